@@ -1,0 +1,54 @@
+package domain
+
+import "time"
+
+// Defaults from CONTRACT.md.
+const (
+	DefaultWaitMax        = 300 * time.Second
+	DefaultTimeout        = 30 * time.Second
+	DefaultMaxResultLines = 200
+	MaxResultBytes        = 1_000_000
+)
+
+// Config holds the server settings the domain obeys.
+type Config struct {
+	// WaitMax is the ceiling on every wait (LIBTMUX_MCP_WAIT_MAX_SECONDS).
+	WaitMax time.Duration
+	// MaxResultLines is the maxLines used when a call gives none
+	// (LIBTMUX_MCP_MAX_RESULT_LINES).
+	MaxResultLines int
+	// MaxResultBytes is the byte ceiling of one result.
+	MaxResultBytes int
+	// LivenessInterval is how often a waiting call asks the terminal
+	// whether the pane is still alive, in case the output stream does not
+	// say so itself.
+	LivenessInterval time.Duration
+}
+
+// DefaultConfig returns the contract's defaults.
+func DefaultConfig() Config {
+	return Config{
+		WaitMax:          DefaultWaitMax,
+		MaxResultLines:   DefaultMaxResultLines,
+		MaxResultBytes:   MaxResultBytes,
+		LivenessInterval: 250 * time.Millisecond,
+	}
+}
+
+// withDefaults fills zero fields with the defaults.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	if c.WaitMax <= 0 {
+		c.WaitMax = d.WaitMax
+	}
+	if c.MaxResultLines <= 0 {
+		c.MaxResultLines = d.MaxResultLines
+	}
+	if c.MaxResultBytes <= 0 {
+		c.MaxResultBytes = d.MaxResultBytes
+	}
+	if c.LivenessInterval <= 0 {
+		c.LivenessInterval = d.LivenessInterval
+	}
+	return c
+}

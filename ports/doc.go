@@ -1,0 +1,12 @@
+// Package ports holds the interfaces the domain needs from the outside world
+// — a Terminal (panes, input, capture, output stream, who is watching) and a
+// Clock — and the small value types that cross them.
+//
+// Ports import nothing but the standard library and speak no multiplexer's
+// language: a pane is a pane, whether tmux, GNU screen or the in-memory fake
+// serves it. Every adapter that implements Terminal must pass the contract
+// suite in test/contract.
+package ports
+
+//go:generate mockgen -source=terminal.go -destination=mocks/terminal_mock.go -package=mocks
+//go:generate mockgen -source=clock.go -destination=mocks/clock_mock.go -package=mocks
