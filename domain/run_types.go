@@ -25,6 +25,8 @@ type RunRequest struct {
 	MaxLines int64
 	// Force allows writing to the server's own pane.
 	Force bool
+	// Progress, if set, hears how the wait goes.
+	Progress ProgressFunc
 }
 
 // RunResult is what run_shell_command reports; the fields are those of the
@@ -42,4 +44,44 @@ type RunResult struct {
 	ForeignOutputSuspected bool
 	StillRunning           bool
 	EffectiveTimeoutMs     int64
+}
+
+// PasteRequest is a paste_text call.
+type PasteRequest struct {
+	PaneID ports.PaneID
+	Text   string
+	Enter  bool // press Enter after the text
+	Force  bool // allow the server's own pane
+}
+
+// PasteResult is what paste_text reports.
+type PasteResult struct {
+	PaneID ports.PaneID
+	Bytes  int64 // UTF-8 length of Text, Enter not counted
+}
+
+// CaptureRequest is a capture_pane call.
+type CaptureRequest struct {
+	PaneID ports.PaneID
+	// Start and End are rows (0 = top of the visible screen, negative =
+	// history); nil means the default (the visible screen).
+	Start, End  *int64
+	JoinWrapped bool
+	// MaxLines keeps at most this many lines from the end; 0 means the
+	// server default.
+	MaxLines int64
+}
+
+// CaptureResult is what capture_pane reports.
+type CaptureResult struct {
+	PaneID         ports.PaneID
+	Text           string
+	TotalLines     int64
+	DroppedLines   int64
+	OmittedBytes   int64
+	ReturnedBytes  int64
+	EffectiveStart *int64 // nil when no row fits
+	EffectiveEnd   *int64
+	RangeClamped   bool
+	ByteClamped    bool
 }

@@ -8,5 +8,5 @@
 // suite in test/contract.
 package ports
 
-//go:generate mockgen -source=terminal.go -destination=mocks/terminal_mock.go -package=mocks
-//go:generate mockgen -source=clock.go -destination=mocks/clock_mock.go -package=mocks
+//go:generate go run github.com/golang/mock/mockgen -source=terminal.go -destination=../adapters/mocks/terminal_mock.go -package=mocks
+//go:generate go run github.com/golang/mock/mockgen -source=clock.go -destination=../adapters/mocks/clock_mock.go -package=mocks

@@ -58,6 +58,11 @@ type PaneInfo struct {
 	// watchers. Empty when nobody watches.
 	Watchers []string
 
+	// Attended reports that a person is attached to the session that holds
+	// the pane, whether or not the pane is on their screen: input sent now
+	// may be noticed soon. Watchers implies Attended.
+	Attended bool
+
 	// Self reports that this server process itself runs in the pane.
 	Self bool
 

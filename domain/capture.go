@@ -1,0 +1,65 @@
+package domain
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// MaxCaptureRows is the server ceiling on the rows one capture_pane call
+// reads; a longer range keeps its newest rows and says rangeClamped.
+const MaxCaptureRows = 100_000
+
+// CapturePane returns the text of a range of the pane's rows: by default
+// the visible screen. Rows outside what the pane holds are left out (the
+// effective range says what was read); a range longer than MaxCaptureRows
+// keeps its newest rows; then maxLines and the byte ceiling trim the front.
+//
+// Errors: *ArgumentError for a bad request; wrapped ports errors from the
+// terminal. Reading is never refused for a busy or watched pane.
+func (s *Service) CapturePane(ctx context.Context, req CaptureRequest) (CaptureResult, error) {
+	if req.MaxLines < 0 {
+		return CaptureResult{}, &ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
+	}
+	info, err := s.term.Pane(ctx, req.PaneID)
+	if err != nil {
+		return CaptureResult{}, fmt.Errorf("describe pane %s: %w", req.PaneID, err)
+	}
+	res := CaptureResult{PaneID: req.PaneID}
+	first, last := int64(0), int64(info.Height-1)
+	if req.Start != nil {
+		first = *req.Start
+	}
+	if req.End != nil {
+		last = *req.End
+	}
+	first = max(first, -int64(info.HistorySize))
+	last = min(last, int64(info.Height-1))
+	if last-first+1 > MaxCaptureRows {
+		first = last - MaxCaptureRows + 1
+		res.RangeClamped = true
+	}
+	if first > last {
+		return res, nil
+	}
+	rows, err := s.term.Capture(ctx, req.PaneID, ports.CaptureRange{Start: int(first), End: int(last), JoinWrapped: req.JoinWrapped})
+	if err != nil {
+		return CaptureResult{}, fmt.Errorf("capture pane %s: %w", req.PaneID, err)
+	}
+	res.EffectiveStart, res.EffectiveEnd = &first, &last
+	if len(rows) == 0 {
+		return res, nil
+	}
+	// Each row ends in a newline, as the terminal prints it, so that the
+	// tail counts an empty last row as a line.
+	t := TailOf(strings.Join(rows, "\n")+"\n", s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
+	res.Text = t.Text
+	res.TotalLines = int64(len(rows))
+	res.DroppedLines = t.DroppedLines
+	res.OmittedBytes = t.OmittedBytes
+	res.ReturnedBytes = t.ReturnedBytes
+	res.ByteClamped = t.OmittedBytes > 0
+	return res, nil
+}

@@ -1,0 +1,33 @@
+package domain
+
+import (
+	"context"
+	"fmt"
+)
+
+// PasteText delivers req.Text to the pane through a paste buffer, exactly
+// as given, and presses Enter afterwards if req.Enter.
+//
+// Errors: *BusyError when another writer holds the pane; *RefusalError when
+// the policy forbids writing to it; wrapped ports errors from the terminal.
+func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult, error) {
+	rv, err := s.res.Acquire(req.PaneID, "paste_text")
+	if err != nil {
+		return PasteResult{}, err
+	}
+	defer rv.Release()
+	if _, err := s.writable(ctx, req.PaneID, req.Force); err != nil {
+		return PasteResult{}, err
+	}
+	if req.Text != "" {
+		if err := s.term.Paste(ctx, req.PaneID, req.Text); err != nil {
+			return PasteResult{}, fmt.Errorf("paste into pane %s: %w", req.PaneID, err)
+		}
+	}
+	if req.Enter {
+		if err := s.term.SendKeys(ctx, req.PaneID, []string{"Enter"}); err != nil {
+			return PasteResult{}, fmt.Errorf("press Enter in pane %s after pasting: %w", req.PaneID, err)
+		}
+	}
+	return PasteResult{PaneID: req.PaneID, Bytes: int64(len(req.Text))}, nil
+}

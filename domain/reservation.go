@@ -1,0 +1,102 @@
+package domain
+
+import (
+	"sync"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// Reservations enforce one writer per pane within this process. A writer
+// takes a pane with Acquire and gives it back with Release; a second writer
+// is refused at once with a *BusyError naming what holds the pane. Nothing
+// waits in a queue: an agent that finds a pane busy should be told so, not
+// left hanging behind a command that may run for an hour.
+//
+// The zero value is not usable; call NewReservations.
+type Reservations struct {
+	mu   sync.Mutex
+	held map[ports.PaneID]*Reservation
+}
+
+// NewReservations returns an empty set of reservations.
+func NewReservations() *Reservations {
+	return &Reservations{held: make(map[ports.PaneID]*Reservation)}
+}
+
+// A Reservation is one writer's hold on a pane.
+type Reservation struct {
+	set    *Reservations
+	pane   ports.PaneID
+	mu     sync.Mutex
+	holder string
+	// returned marks a reservation whose call has returned (timed out or
+	// cancelled) while its command may still run: the one state in which
+	// an interrupt key may reach the pane.
+	returned bool
+	once     sync.Once
+}
+
+// Acquire reserves pane for the writer described by holder (for example
+// `run_shell_command "make test"`). It returns a *BusyError if another
+// writer holds the pane.
+func (r *Reservations) Acquire(pane ports.PaneID, holder string) (*Reservation, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if cur, ok := r.held[pane]; ok {
+		return nil, &BusyError{Pane: pane, Holder: cur.Holder()}
+	}
+	rv := &Reservation{set: r, pane: pane, holder: holder}
+	r.held[pane] = rv
+	return rv, nil
+}
+
+// Holder returns the description of what holds pane, if anything does.
+func (r *Reservations) Holder(pane ports.PaneID) (string, bool) {
+	r.mu.Lock()
+	rv, ok := r.held[pane]
+	r.mu.Unlock()
+	if !ok {
+		return "", false
+	}
+	return rv.Holder(), true
+}
+
+// Holder describes the writer holding the reservation.
+func (rv *Reservation) Holder() string {
+	rv.mu.Lock()
+	defer rv.mu.Unlock()
+	return rv.holder
+}
+
+// Returned records that the call holding the reservation has returned
+// while its command may still run, and describes the holder anew.
+func (rv *Reservation) Returned(holder string) {
+	rv.mu.Lock()
+	rv.holder, rv.returned = holder, true
+	rv.mu.Unlock()
+}
+
+// Lookup returns the reservation on pane, if any, and whether its call has
+// returned.
+func (r *Reservations) Lookup(pane ports.PaneID) (rv *Reservation, returned, ok bool) {
+	r.mu.Lock()
+	rv, ok = r.held[pane]
+	r.mu.Unlock()
+	if !ok {
+		return nil, false, false
+	}
+	rv.mu.Lock()
+	defer rv.mu.Unlock()
+	return rv, rv.returned, true
+}
+
+// Release gives the pane back. Calling it more than once is harmless.
+func (rv *Reservation) Release() {
+	rv.once.Do(func() {
+		rv.set.mu.Lock()
+		if rv.set.held[rv.pane] == rv {
+			delete(rv.set.held, rv.pane)
+		}
+		rv.set.mu.Unlock()
+	})
+}

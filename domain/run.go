@@ -1,0 +1,283 @@
+package domain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// RunShellCommand runs req.Command in a subshell of the pane's shell and
+// waits for it to end, for the deadline, for the pane to die or for ctx to
+// be cancelled, whichever comes first; the result's Outcome says which.
+//
+// The pane stays reserved until the command ends or the pane dies, even
+// after a call that returned timed_out or cancelled: a later write to it is
+// refused with a *BusyError until then.
+//
+// Errors: *ArgumentError for a bad request; *BusyError when another writer
+// holds the pane; *RefusalError when the policy forbids writing to the
+// pane; wrapped ports errors (ErrPaneNotFound, ErrUnavailable) from the
+// terminal. Nothing has been typed into the pane when an error returns.
+func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResult, error) {
+	if req.TimeoutMs < 0 {
+		return RunResult{}, &ArgumentError{Field: "timeoutMs", Reason: "must be at least 1"}
+	}
+	if req.MaxLines < 0 {
+		return RunResult{}, &ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
+	}
+	if req.Command == "" {
+		return RunResult{}, &ArgumentError{Field: "command", Reason: "is empty"}
+	}
+	timeout := s.effectiveTimeout(req.TimeoutMs)
+	maxLines := s.maxLines(req.MaxLines)
+	holder := "run_shell_command " + quoteCommand(req.Command)
+
+	rv, err := s.res.Acquire(req.PaneID, holder)
+	if err != nil {
+		return RunResult{}, err
+	}
+	run, err := s.startRun(ctx, rv, req, maxLines)
+	if err != nil {
+		rv.Release()
+		return RunResult{}, err
+	}
+	outcome := run.wait(ctx, timeout, req.Progress)
+	res := run.result(outcome)
+	res.EffectiveTimeoutMs = timeout.Milliseconds()
+	if res.StillRunning {
+		rv.Returned(holder + fmt.Sprintf(" (its call returned %s; the command may still be running)", outcome))
+		go run.finish()
+	} else {
+		run.close()
+	}
+	return res, nil
+}
+
+// effectiveTimeout clamps the requested wait to the ceiling.
+func (s *Service) effectiveTimeout(ms int64) time.Duration {
+	d := DefaultTimeout
+	if ms > 0 {
+		d = time.Duration(min(ms, s.cfg.WaitMax.Milliseconds())) * time.Millisecond
+	}
+	return min(d, s.cfg.WaitMax)
+}
+
+func (s *Service) maxLines(n int64) int {
+	if n <= 0 {
+		return s.cfg.MaxResultLines
+	}
+	return int(min(n, int64(maxInt)))
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// commandRun is one framed command in flight: the stream it reads, the
+// scanner that finds its frame and the pipeline that keeps its output.
+type commandRun struct {
+	s       *Service
+	rv      *Reservation
+	pane    ports.PaneID
+	id      string
+	stream  ports.OutputStream
+	offset  int64
+	missed  int64
+	scanner *FrameScanner
+	norm    *TextNormalizer
+	tail    *Tail
+	sink    *switchWriter
+	gone    error // why the pane went away, once it has
+}
+
+// startRun checks the pane, opens its output and types the framed command.
+func (s *Service) startRun(ctx context.Context, rv *Reservation, req RunRequest, maxLines int) (*commandRun, error) {
+	info, err := s.term.Pane(ctx, req.PaneID)
+	if err != nil {
+		return nil, fmt.Errorf("describe pane %s: %w", req.PaneID, err)
+	}
+	sh, err := CheckRun(info, req.Force)
+	if err != nil {
+		return nil, err
+	}
+	stream, err := s.term.OpenOutput(ctx, req.PaneID)
+	if err != nil {
+		return nil, fmt.Errorf("open output of pane %s: %w", req.PaneID, err)
+	}
+	r := &commandRun{s: s, rv: rv, pane: req.PaneID, id: s.newID(), stream: stream, offset: stream.End()}
+	r.tail = NewTail(maxLines, s.cfg.MaxResultBytes)
+	r.sink = &switchWriter{w: r.tail}
+	r.norm = NewTextNormalizer(r.sink)
+	r.scanner = NewFrameScanner(r.id, r.norm)
+
+	if err := s.term.SendText(ctx, req.PaneID, Frame(sh, r.id, req.Command)); err != nil {
+		stream.Close()
+		return nil, fmt.Errorf("type command into pane %s: %w", req.PaneID, err)
+	}
+	if err := s.term.SendKeys(ctx, req.PaneID, []string{"Enter"}); err != nil {
+		// The text is typed but not entered; the pane is left as it is
+		// for a person to see, and the error says so.
+		stream.Close()
+		return nil, fmt.Errorf("press Enter in pane %s after typing the command: %w", req.PaneID, err)
+	}
+	return r, nil
+}
+
+// wait follows the command until it ends or the call must return.
+func (r *commandRun) wait(ctx context.Context, timeout time.Duration, progress ProgressFunc) Outcome {
+	w := r.s.newWaiter(timeout, progress)
+	defer w.stop()
+	live := r.s.clock.NewTimer(r.s.cfg.LivenessInterval)
+	defer func() { live.Stop() }()
+	for {
+		if o, done := r.pump(); done {
+			return o
+		}
+		select {
+		case <-r.stream.Changed():
+		case <-w.ticks():
+			w.report()
+		case <-live.C():
+			r.checkAlive(ctx)
+			live = r.s.clock.NewTimer(r.s.cfg.LivenessInterval)
+		case <-w.done():
+			if o, done := r.pump(); done {
+				return o
+			}
+			return OutcomeTimedOut
+		case <-ctx.Done():
+			if o, done := r.pump(); done {
+				return o
+			}
+			return OutcomeCancelled
+		}
+	}
+}
+
+// pump feeds what the stream holds into the scanner and reports whether
+// the command has ended (completed) or can no longer end (pane_died).
+func (r *commandRun) pump() (Outcome, bool) {
+	chunk := r.stream.ReadFrom(r.offset)
+	if chunk.Missed > 0 {
+		r.missed += chunk.Missed
+		if !r.scanner.Started() {
+			// The start marker may have been among the lost bytes. The
+			// command was typed, so it has started; without this the end
+			// marker would never be recognised.
+			r.scanner.Write(StartMarker(r.id))
+		}
+	}
+	if len(chunk.Data) > 0 {
+		r.scanner.Write(chunk.Data)
+		r.offset = chunk.Offset + int64(len(chunk.Data))
+	} else if chunk.Offset > r.offset {
+		r.offset = chunk.Offset
+	}
+	if _, ok := r.scanner.Ended(); ok {
+		return OutcomeCompleted, true
+	}
+	if chunk.Ended != nil && r.gone == nil {
+		r.gone = chunk.Ended
+	}
+	if r.gone != nil {
+		return OutcomePaneDied, true
+	}
+	return "", false
+}
+
+// checkAlive asks the terminal whether the pane still runs, for backends
+// whose stream does not end by itself when the pane dies.
+func (r *commandRun) checkAlive(ctx context.Context) {
+	info, err := r.s.term.Pane(ctx, r.pane)
+	switch {
+	case errors.Is(err, ports.ErrPaneNotFound):
+		r.gone = err
+	case err == nil && info.Dead:
+		r.gone = ports.ErrPaneDead
+	}
+}
+
+// result turns what was read into the tool's result.
+func (r *commandRun) result(o Outcome) RunResult {
+	r.norm.Flush()
+	t := r.tail.Result()
+	res := RunResult{
+		PaneID:                 r.pane,
+		Outcome:                o,
+		Output:                 t.Text,
+		DroppedLines:           t.DroppedLines,
+		OmittedBytes:           t.OmittedBytes,
+		MissedBytes:            r.missed,
+		ReturnedBytes:          t.ReturnedBytes,
+		ForeignOutputSuspected: r.scanner.ForeignSeen(),
+		StillRunning:           o == OutcomeTimedOut || o == OutcomeCancelled,
+	}
+	res.OutputComplete = res.DroppedLines == 0 && res.OmittedBytes == 0 && res.MissedBytes == 0
+	if status, ok := r.scanner.Ended(); ok && o == OutcomeCompleted {
+		res.ExitStatus = &status
+	}
+	return res
+}
+
+// finish keeps following a command whose call has returned, so that the
+// pane is released the moment the command ends or the pane dies and not
+// before.
+func (r *commandRun) finish() {
+	r.sink.set(io.Discard)
+	ctx := context.Background()
+	live := r.s.clock.NewTimer(r.s.cfg.LivenessInterval)
+	defer func() { live.Stop() }()
+	for {
+		if _, done := r.pump(); done {
+			r.close()
+			return
+		}
+		select {
+		case <-r.stream.Changed():
+		case <-live.C():
+			r.checkAlive(ctx)
+			live = r.s.clock.NewTimer(r.s.cfg.LivenessInterval)
+		}
+	}
+}
+
+func (r *commandRun) close() {
+	r.rv.Release()
+	r.stream.Close()
+}
+
+// switchWriter lets a running command's output be dropped once nobody will
+// read it any more, without rebuilding the pipeline.
+type switchWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *switchWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func (s *switchWriter) set(w io.Writer) {
+	s.mu.Lock()
+	s.w = w
+	s.mu.Unlock()
+}
+
+// quoteCommand shortens a command for messages about the pane's holder.
+func quoteCommand(cmd string) string {
+	const limit = 60
+	if len(cmd) > limit {
+		cut := limit
+		for cut > 0 && !utf8.RuneStart(cmd[cut]) {
+			cut--
+		}
+		cmd = cmd[:cut] + "…"
+	}
+	return fmt.Sprintf("%q", cmd)
+}

@@ -1,0 +1,99 @@
+package domain
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// SendKeys presses the named keys in the pane (or, with req.Literal, types
+// req.Keys as text) and then Enter if req.Enter.
+//
+// A pane reserved by run_shell_command refuses it with a *BusyError, with
+// one designed exception: when the call of that command has already
+// returned timed_out or cancelled, keys that are all interrupts (C-c, C-\)
+// are sent — without the Enter — so that a stuck command can be stopped.
+// The reservation itself stays until the command ends.
+//
+// Errors: *ArgumentError for an unknown key name (nothing is sent);
+// *BusyError; *RefusalError when the policy forbids writing to the pane;
+// wrapped ports errors from the terminal.
+func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysResult, error) {
+	var keys []string
+	if req.Literal {
+		if req.Keys == "" && !req.Enter {
+			return SendKeysResult{}, &ArgumentError{Field: "keys", Reason: "is empty"}
+		}
+	} else {
+		var err error
+		if keys, err = ParseKeys(req.Keys); err != nil {
+			return SendKeysResult{}, err
+		}
+	}
+	if rv, returned, held := s.res.Lookup(req.PaneID); held && returned && !req.Literal && allInterrupts(keys) {
+		return s.interrupt(ctx, req.PaneID, keys, req.Force)
+	} else if held {
+		return SendKeysResult{}, &BusyError{Pane: req.PaneID, Holder: rv.Holder()}
+	}
+	rv, err := s.res.Acquire(req.PaneID, "send_keys")
+	if err != nil {
+		return SendKeysResult{}, err
+	}
+	defer rv.Release()
+	info, err := s.writable(ctx, req.PaneID, req.Force)
+	if err != nil {
+		return SendKeysResult{}, err
+	}
+	res := SendKeysResult{PaneID: req.PaneID, ResolvedPaneIDs: []ports.PaneID{req.PaneID}, Attended: info.Attended}
+	if req.Literal {
+		if req.Keys != "" {
+			if err := s.term.SendText(ctx, req.PaneID, req.Keys); err != nil {
+				return SendKeysResult{}, fmt.Errorf("type into pane %s: %w", req.PaneID, err)
+			}
+			res.Sent = append(res.Sent, req.Keys)
+		}
+	} else {
+		if err := s.term.SendKeys(ctx, req.PaneID, keys); err != nil {
+			return SendKeysResult{}, fmt.Errorf("send keys to pane %s: %w", req.PaneID, err)
+		}
+		res.Sent = append(res.Sent, keys...)
+	}
+	if req.Enter {
+		if err := s.term.SendKeys(ctx, req.PaneID, []string{"Enter"}); err != nil {
+			return SendKeysResult{}, fmt.Errorf("press Enter in pane %s: %w", req.PaneID, err)
+		}
+		res.Sent = append(res.Sent, "Enter")
+	}
+	return res, nil
+}
+
+// interrupt sends interrupt keys to a pane whose command outlived its call.
+func (s *Service) interrupt(ctx context.Context, pane ports.PaneID, keys []string, force bool) (SendKeysResult, error) {
+	info, err := s.writable(ctx, pane, force)
+	if err != nil {
+		return SendKeysResult{}, err
+	}
+	if err := s.term.SendKeys(ctx, pane, keys); err != nil {
+		return SendKeysResult{}, fmt.Errorf("send keys to pane %s: %w", pane, err)
+	}
+	return SendKeysResult{PaneID: pane, Sent: keys, ResolvedPaneIDs: []ports.PaneID{pane}, Attended: info.Attended}, nil
+}
+
+// writable describes the pane and applies the write policy.
+func (s *Service) writable(ctx context.Context, pane ports.PaneID, force bool) (ports.PaneInfo, error) {
+	info, err := s.term.Pane(ctx, pane)
+	if err != nil {
+		return info, fmt.Errorf("describe pane %s: %w", pane, err)
+	}
+	return info, CheckWrite(info, force)
+}
+
+func allInterrupts(keys []string) bool {
+	for _, k := range keys {
+		if !IsInterrupt(k) {
+			return false
+		}
+	}
+	return len(keys) > 0
+}

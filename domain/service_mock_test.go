@@ -1,0 +1,227 @@
+package domain_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/golang/mock/gomock"
+
+	"github.com/tmux-mcp/tmux-mcp/adapters/mocks"
+	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// These tests pin down how the domain talks to its ports: which calls it
+// makes, in which order, and — just as important — which it never makes.
+// gomock fails a test on any call it was not told to expect, so a refused
+// write that typed even one byte fails here.
+
+const testID = "0123456789abcdef"
+
+func shellPane(id ports.PaneID) ports.PaneInfo {
+	return ports.PaneInfo{ID: id, Command: "bash", Width: 80, Height: 24, HistoryLimit: 2000, Generation: "1"}
+}
+
+// mockClock returns a clock whose timers never fire on their own; the
+// returned channel fires the deadline timer (the first one made).
+func mockClock(ctrl *gomock.Controller) (*mocks.MockClock, chan time.Time) {
+	clock := mocks.NewMockClock(ctrl)
+	deadline := make(chan time.Time, 1)
+	first := true
+	clock.EXPECT().NewTimer(gomock.Any()).DoAndReturn(func(d time.Duration) ports.Timer {
+		t := mocks.NewMockTimer(ctrl)
+		c := make(chan time.Time)
+		if first {
+			first = false
+			t.EXPECT().C().Return((<-chan time.Time)(deadline)).AnyTimes()
+		} else {
+			t.EXPECT().C().Return((<-chan time.Time)(c)).AnyTimes()
+		}
+		t.EXPECT().Stop().Return(true).AnyTimes()
+		return t
+	}).AnyTimes()
+	clock.EXPECT().Now().Return(time.Unix(0, 0)).AnyTimes()
+	return clock, deadline
+}
+
+func newMockService(t *testing.T, info ports.PaneInfo) (*domain.Service, *mocks.MockTerminal, *gomock.Controller, chan time.Time) {
+	ctrl := gomock.NewController(t)
+	term := mocks.NewMockTerminal(ctrl)
+	term.EXPECT().Pane(gomock.Any(), info.ID).Return(info, nil).AnyTimes()
+	clock, deadline := mockClock(ctrl)
+	svc := domain.NewService(term, clock, domain.DefaultConfig(), domain.WithIDs(func() string { return testID }))
+	return svc, term, ctrl, deadline
+}
+
+func TestRunTypesTheFrameThenEnterAndReadsTheStream(t *testing.T) {
+	svc, term, ctrl, _ := newMockService(t, shellPane("%1"))
+	stream := mocks.NewMockOutputStream(ctrl)
+	changed := make(chan struct{}, 1)
+	var data []byte
+	data = append(data, " printf ...echo of the typed frame...\r\n"...)
+	data = append(data, domain.StartMarker(testID)...)
+	data = append(data, "hello\r\nworld\r\n"...)
+	data = append(data, domain.EndMarker(testID, 7)...)
+	data = append(data, "$ "...)
+
+	gomock.InOrder(
+		term.EXPECT().OpenOutput(gomock.Any(), ports.PaneID("%1")).Return(stream, nil),
+		stream.EXPECT().End().Return(int64(500)),
+		term.EXPECT().SendText(gomock.Any(), ports.PaneID("%1"), domain.Frame(domain.ShellBash, testID, "make it")).Return(nil),
+		term.EXPECT().SendKeys(gomock.Any(), ports.PaneID("%1"), []string{"Enter"}).Return(nil),
+		stream.EXPECT().ReadFrom(int64(500)).Return(ports.OutputChunk{Offset: 500, Data: data}),
+		stream.EXPECT().Close().Return(nil),
+	)
+	stream.EXPECT().Changed().Return((<-chan struct{})(changed)).AnyTimes()
+
+	res, err := svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: "%1", Command: "make it"})
+	if err != nil {
+		t.Fatalf("RunShellCommand: %v", err)
+	}
+	if res.Outcome != domain.OutcomeCompleted || res.ExitStatus == nil || *res.ExitStatus != 7 {
+		t.Fatalf("outcome %s status %v, want completed 7", res.Outcome, res.ExitStatus)
+	}
+	if res.Output != "hello\nworld\n" {
+		t.Errorf("output %q, want only what the command printed", res.Output)
+	}
+	if !res.OutputComplete || res.StillRunning || res.EffectiveTimeoutMs != 30000 {
+		t.Errorf("result %+v", res)
+	}
+}
+
+func TestRefusedWritesSendNothing(t *testing.T) {
+	cases := []struct {
+		name  string
+		edit  func(*ports.PaneInfo)
+		force bool
+	}{
+		{"watched", func(p *ports.PaneInfo) { p.Watchers = []string{"/dev/pts/3"} }, false},
+		{"watched even with force", func(p *ports.PaneInfo) { p.Watchers = []string{"/dev/pts/3"} }, true},
+		{"self without force", func(p *ports.PaneInfo) { p.Self = true }, false},
+		{"synchronized", func(p *ports.PaneInfo) { p.AlsoReaches = []ports.PaneID{"%2"} }, true},
+		{"dead", func(p *ports.PaneInfo) { p.Dead = true }, false},
+		{"copy mode", func(p *ports.PaneInfo) { p.Mode = "copy-mode" }, false},
+		{"not a shell", func(p *ports.PaneInfo) { p.Command = "vim" }, false},
+		{"watch status unknown", func(p *ports.PaneInfo) { p.Unknown = []ports.Fact{ports.FactWatched} }, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			info := shellPane("%4")
+			c.edit(&info)
+			// No other expectation: any OpenOutput, SendText, SendKeys or
+			// Paste would fail the test.
+			svc, _, _, _ := newMockService(t, info)
+			_, err := svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: "%4", Command: "true", Force: c.force})
+			var refusal *domain.RefusalError
+			if !errors.As(err, &refusal) || !errors.Is(err, domain.ErrRefused) {
+				t.Fatalf("err = %v, want a RefusalError", err)
+			}
+			if refusal.Hint == "" {
+				t.Errorf("refusal %q says nothing about what to do", err)
+			}
+		})
+	}
+}
+
+func TestSelfPaneAllowedWithForce(t *testing.T) {
+	info := shellPane("%5")
+	info.Self = true
+	svc, term, _, _ := newMockService(t, info)
+	term.EXPECT().Paste(gomock.Any(), ports.PaneID("%5"), "x").Return(nil)
+	if _, err := svc.PasteText(context.Background(), domain.PasteRequest{PaneID: "%5", Text: "x", Force: true}); err != nil {
+		t.Fatalf("PasteText with force: %v", err)
+	}
+}
+
+func TestPasteRefusedOnWatchedPaneSendsNothing(t *testing.T) {
+	info := shellPane("%6")
+	info.Watchers = []string{"/dev/pts/9"}
+	svc, _, _, _ := newMockService(t, info)
+	_, err := svc.PasteText(context.Background(), domain.PasteRequest{PaneID: "%6", Text: "rm -rf /", Enter: true, Force: true})
+	if !errors.Is(err, domain.ErrRefused) {
+		t.Fatalf("err = %v, want refusal", err)
+	}
+}
+
+func TestPasteThenEnter(t *testing.T) {
+	svc, term, _, _ := newMockService(t, shellPane("%7"))
+	gomock.InOrder(
+		term.EXPECT().Paste(gomock.Any(), ports.PaneID("%7"), "héllo\nworld").Return(nil),
+		term.EXPECT().SendKeys(gomock.Any(), ports.PaneID("%7"), []string{"Enter"}).Return(nil),
+	)
+	res, err := svc.PasteText(context.Background(), domain.PasteRequest{PaneID: "%7", Text: "héllo\nworld", Enter: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Bytes != int64(len("héllo\nworld")) || res.PaneID != "%7" {
+		t.Errorf("result %+v", res)
+	}
+}
+
+func TestTerminalErrorsPassThroughWrapped(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	term := mocks.NewMockTerminal(ctrl)
+	clock, _ := mockClock(ctrl)
+	term.EXPECT().Pane(gomock.Any(), ports.PaneID("%99")).Return(ports.PaneInfo{}, ports.ErrPaneNotFound).Times(3)
+	svc := domain.NewService(term, clock, domain.DefaultConfig())
+	ctx := context.Background()
+	if _, err := svc.RunShellCommand(ctx, domain.RunRequest{PaneID: "%99", Command: "true"}); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("run: %v", err)
+	}
+	if _, err := svc.PasteText(ctx, domain.PasteRequest{PaneID: "%99", Text: "x"}); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("paste: %v", err)
+	}
+	if _, err := svc.CapturePane(ctx, domain.CaptureRequest{PaneID: "%99"}); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("capture: %v", err)
+	}
+}
+
+func TestTimedOutCallKeepsThePaneUntilTheCommandEnds(t *testing.T) {
+	svc, term, ctrl, deadline := newMockService(t, shellPane("%8"))
+	stream := mocks.NewMockOutputStream(ctrl)
+	changed := make(chan struct{}, 1)
+	later := make(chan ports.OutputChunk, 1)
+	closed := make(chan struct{})
+	term.EXPECT().OpenOutput(gomock.Any(), ports.PaneID("%8")).Return(stream, nil)
+	term.EXPECT().SendText(gomock.Any(), ports.PaneID("%8"), gomock.Any()).Return(nil)
+	term.EXPECT().SendKeys(gomock.Any(), ports.PaneID("%8"), []string{"Enter"}).Return(nil)
+	stream.EXPECT().End().Return(int64(0))
+	stream.EXPECT().Changed().Return((<-chan struct{})(changed)).AnyTimes()
+	started := append(domain.StartMarker(testID), "working\r\n"...)
+	stream.EXPECT().ReadFrom(gomock.Any()).DoAndReturn(func(off int64) ports.OutputChunk {
+		if off == 0 {
+			return ports.OutputChunk{Offset: 0, Data: started}
+		}
+		select {
+		case c := <-later:
+			return c
+		default:
+			return ports.OutputChunk{Offset: off}
+		}
+	}).AnyTimes()
+	stream.EXPECT().Close().DoAndReturn(func() error { close(closed); return nil })
+
+	deadline <- time.Unix(5, 0)
+	res, err := svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: "%8", Command: "sleep 100", TimeoutMs: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != domain.OutcomeTimedOut || !res.StillRunning || res.ExitStatus != nil || res.Output != "working\n" || res.EffectiveTimeoutMs != 5000 {
+		t.Fatalf("result %+v", res)
+	}
+	_, err = svc.PasteText(context.Background(), domain.PasteRequest{PaneID: "%8", Text: "x"})
+	var busy *domain.BusyError
+	if !errors.As(err, &busy) {
+		t.Fatalf("paste while the command runs: %v, want BusyError", err)
+	}
+
+	later <- ports.OutputChunk{Offset: int64(len(started)), Data: domain.EndMarker(testID, 0)}
+	changed <- struct{}{}
+	<-closed // the pane is released once the end marker is read
+	term.EXPECT().Paste(gomock.Any(), ports.PaneID("%8"), "x").Return(nil)
+	if _, err := svc.PasteText(context.Background(), domain.PasteRequest{PaneID: "%8", Text: "x"}); err != nil {
+		t.Fatalf("paste after the command ended: %v", err)
+	}
+}

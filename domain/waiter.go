@@ -1,0 +1,58 @@
+package domain
+
+import (
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+type timeDuration = time.Duration
+
+// ProgressInterval is how often a waiting call tells its progress; the
+// contract asks for at least every 2 s.
+const ProgressInterval = time.Second
+
+// A waiter is the clock side of every wait: one deadline and, when the
+// caller listens, a progress tick.
+type waiter struct {
+	clock    ports.Clock
+	start    time.Time
+	total    time.Duration
+	deadline ports.Timer
+	progress ProgressFunc
+	tickT    ports.Timer
+}
+
+func (s *Service) newWaiter(total time.Duration, progress ProgressFunc) *waiter {
+	w := &waiter{clock: s.clock, start: s.clock.Now(), total: total, progress: progress}
+	w.deadline = s.clock.NewTimer(total)
+	if progress != nil {
+		w.tickT = s.clock.NewTimer(ProgressInterval)
+	}
+	return w
+}
+
+// done fires when the wait is over.
+func (w *waiter) done() <-chan time.Time { return w.deadline.C() }
+
+// ticks fires when progress is due; never when nobody listens.
+func (w *waiter) ticks() <-chan time.Time {
+	if w.tickT == nil {
+		return nil
+	}
+	return w.tickT.C()
+}
+
+// report tells progress and arms the next tick.
+func (w *waiter) report() {
+	elapsed := min(w.clock.Now().Sub(w.start), w.total)
+	w.progress(elapsed, w.total)
+	w.tickT = w.clock.NewTimer(ProgressInterval)
+}
+
+func (w *waiter) stop() {
+	w.deadline.Stop()
+	if w.tickT != nil {
+		w.tickT.Stop()
+	}
+}
