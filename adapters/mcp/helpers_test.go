@@ -1,0 +1,169 @@
+package mcpadapter_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/domain"
+)
+
+// stubTools answers each call with the function set for it and records the
+// requests it saw. A call whose function is unset fails the test.
+type stubTools struct {
+	t       *testing.T
+	run     func(context.Context, domain.RunRequest) (domain.RunResult, error)
+	paste   func(context.Context, domain.PasteRequest) (domain.PasteResult, error)
+	capture func(context.Context, domain.CaptureRequest) (domain.CaptureResult, error)
+
+	mu       sync.Mutex
+	runs     []domain.RunRequest
+	pastes   []domain.PasteRequest
+	captures []domain.CaptureRequest
+}
+
+func (s *stubTools) RunShellCommand(ctx context.Context, req domain.RunRequest) (domain.RunResult, error) {
+	s.mu.Lock()
+	s.runs = append(s.runs, req)
+	s.mu.Unlock()
+	if s.run == nil {
+		s.t.Errorf("unexpected RunShellCommand(%+v)", req)
+		return domain.RunResult{}, nil
+	}
+	return s.run(ctx, req)
+}
+
+func (s *stubTools) PasteText(ctx context.Context, req domain.PasteRequest) (domain.PasteResult, error) {
+	s.mu.Lock()
+	s.pastes = append(s.pastes, req)
+	s.mu.Unlock()
+	if s.paste == nil {
+		s.t.Errorf("unexpected PasteText(%+v)", req)
+		return domain.PasteResult{}, nil
+	}
+	return s.paste(ctx, req)
+}
+
+func (s *stubTools) CapturePane(ctx context.Context, req domain.CaptureRequest) (domain.CaptureResult, error) {
+	s.mu.Lock()
+	s.captures = append(s.captures, req)
+	s.mu.Unlock()
+	if s.capture == nil {
+		s.t.Errorf("unexpected CapturePane(%+v)", req)
+		return domain.CaptureResult{}, nil
+	}
+	return s.capture(ctx, req)
+}
+
+func (s *stubTools) calls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.runs) + len(s.pastes) + len(s.captures)
+}
+
+// connect serves tools over the SDK's in-memory transport and returns a
+// real client session on it, closed at the end of the test.
+func connect(t *testing.T, tools mcpadapter.Tools) (*mcp.ClientSession, *mcpadapter.Server) {
+	t.Helper()
+	ctx := context.Background()
+	srv := mcpadapter.NewServer(tools, mcpadapter.Options{Version: "1.2.3"})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.SDK().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatalf("server connect: %v", err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatalf("client connect: %v", err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return cs, srv
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("CallTool(%s): protocol error %v", tool, err)
+	}
+	return res
+}
+
+// texts returns the text of each content block.
+func texts(t *testing.T, res *mcp.CallToolResult) []string {
+	t.Helper()
+	var out []string
+	for _, c := range res.Content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok {
+			t.Fatalf("content block %T, want *mcp.TextContent", c)
+		}
+		out = append(out, tc.Text)
+	}
+	return out
+}
+
+// structured returns the structured content as a JSON object, after
+// checking that the first text block is the same JSON.
+func structured(t *testing.T, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %q", texts(t, res))
+	}
+	m, ok := res.StructuredContent.(map[string]any)
+	if !ok {
+		t.Fatalf("structuredContent = %#v, want a JSON object", res.StructuredContent)
+	}
+	txt := texts(t, res)
+	if len(txt) == 0 {
+		t.Fatal("no text content")
+	}
+	var fromText map[string]any
+	if err := json.Unmarshal([]byte(txt[0]), &fromText); err != nil {
+		t.Fatalf("first text block is not JSON: %v\n%s", err, txt[0])
+	}
+	if !jsonEqual(fromText, m) {
+		t.Errorf("text block and structured content differ:\ntext: %s\nstructured: %v", txt[0], m)
+	}
+	return m
+}
+
+// toolErrorText returns the text of a tool error, failing the test if res
+// is not one.
+func toolErrorText(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if !res.IsError {
+		t.Fatalf("IsError = false, want a tool error; content %q", texts(t, res))
+	}
+	if res.StructuredContent != nil {
+		t.Errorf("tool error has structured content %v", res.StructuredContent)
+	}
+	return strings.Join(texts(t, res), "\n")
+}
+
+// jsonEqual reports whether a and b encode the same JSON value.
+func jsonEqual(a, b any) bool {
+	na, ok1 := normalize(a)
+	nb, ok2 := normalize(b)
+	return ok1 && ok2 && reflect.DeepEqual(na, nb)
+}
+
+func normalize(v any) (any, bool) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, false
+	}
+	return out, true
+}

@@ -1,0 +1,100 @@
+package mcpadapter
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/domain"
+)
+
+// progressRelay turns a waiting call's progress reports into MCP progress
+// notifications for the progress token the client gave.
+//
+// A domain.ProgressFunc must not block, but sending a notification writes
+// to the connection, which can. So reports are handed to a goroutine that
+// sends them; a report that arrives while another is being sent replaces
+// any not yet sent, since only the newest matters to the client.
+type progressRelay struct {
+	session *mcp.ServerSession
+	token   any
+
+	mu      sync.Mutex
+	pending *progressReport
+	wake    chan struct{} // one slot: a send is due
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+type progressReport struct{ elapsed, total time.Duration }
+
+// relayProgress returns the ProgressFunc to give the domain for req, and a
+// function to call when the call returns, which sends the last report (so
+// that it precedes the result) and stops the relay. Without a progress
+// token it returns a nil ProgressFunc.
+func relayProgress(ctx context.Context, req *mcp.CallToolRequest) (domain.ProgressFunc, func()) {
+	if req.Session == nil || req.Params.GetProgressToken() == nil {
+		return nil, func() {}
+	}
+	r := &progressRelay{
+		session: req.Session,
+		token:   req.Params.GetProgressToken(),
+		wake:    make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	go r.run(ctx)
+	var once sync.Once
+	return r.report, func() {
+		once.Do(func() {
+			close(r.stop)
+			<-r.done
+		})
+	}
+}
+
+// report is the domain.ProgressFunc.
+func (r *progressRelay) report(elapsed, total time.Duration) {
+	r.mu.Lock()
+	r.pending = &progressReport{elapsed, total}
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default: // a send is already due; it will take this report
+	}
+}
+
+func (r *progressRelay) run(ctx context.Context) {
+	defer close(r.done)
+	var last time.Duration = -1
+	send := func() {
+		r.mu.Lock()
+		p := r.pending
+		r.pending = nil
+		r.mu.Unlock()
+		// Progress must increase with every notification.
+		if p == nil || p.elapsed <= last {
+			return
+		}
+		last = p.elapsed
+		// A failed send means the client is gone; the call's own result
+		// will fail the same way, so there is nothing to add here.
+		_ = r.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+			ProgressToken: r.token,
+			Progress:      float64(p.elapsed.Milliseconds()),
+			Total:         float64(p.total.Milliseconds()),
+			Message:       fmt.Sprintf("waited %s of %s", p.elapsed.Round(time.Millisecond), p.total.Round(time.Millisecond)),
+		})
+	}
+	for {
+		select {
+		case <-r.wake:
+			send()
+		case <-r.stop:
+			send()
+			return
+		}
+	}
+}

@@ -1,0 +1,253 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/domain"
+)
+
+// Tools is what the transport needs from the domain: the three specified
+// tools' calls. *domain.Service implements it.
+//
+// Each method returns a result, or an error that the transport turns into
+// a tool error (see toolError): a *domain.RefusalError, *domain.BusyError
+// or *domain.ArgumentError, or an error wrapping a ports sentinel such as
+// ports.ErrPaneNotFound. RunShellCommand reports a cancelled ctx as a
+// result with outcome "cancelled", not as an error.
+type Tools interface {
+	RunShellCommand(ctx context.Context, req domain.RunRequest) (domain.RunResult, error)
+	PasteText(ctx context.Context, req domain.PasteRequest) (domain.PasteResult, error)
+	CapturePane(ctx context.Context, req domain.CaptureRequest) (domain.CaptureResult, error)
+}
+
+var _ Tools = (*domain.Service)(nil)
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	// Version is reported to clients as the server's version; empty means
+	// "devel".
+	Version string
+	// Logger receives the transport's and the SDK's logs; nil discards
+	// them. It must not write to the stdio transport's output.
+	Logger *slog.Logger
+}
+
+// Name is the server name reported to clients.
+const Name = "tmux-mcp"
+
+const instructions = "Tools to work in terminal panes. Pane ids look like %3. " +
+	"Use run_shell_command to run a command and get exactly its output and exit status; " +
+	"paste_text to type text into a pane exactly as given; capture_pane to read what a pane shows. " +
+	"A pane running a command through run_shell_command refuses other writes until the command ends."
+
+// A Server is the MCP server with the tools registered. It is independent
+// of any transport: serve it with ServeStdio, HTTPHandler, or any
+// mcp.Transport through SDK.
+type Server struct {
+	sdk    *mcp.Server
+	tools  Tools
+	logger *slog.Logger
+
+	// closing is cancelled by Close. Every call's context is cancelled
+	// with it, so that a shutdown does not wait out a long command.
+	closing   context.Context
+	close     context.CancelCauseFunc
+	closeOnce sync.Once
+}
+
+// NewServer returns a Server whose tools call t.
+//
+// It panics if an embedded schema is broken, which is a programming error
+// that the package's tests catch.
+func NewServer(t Tools, opts Options) *Server {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	version := opts.Version
+	if version == "" {
+		version = "devel"
+	}
+	closing, closeFn := context.WithCancelCause(context.Background())
+	s := &Server{
+		sdk: mcp.NewServer(&mcp.Implementation{Name: Name, Title: "tmux MCP server", Version: version},
+			&mcp.ServerOptions{Instructions: instructions, Logger: logger}),
+		tools:   t,
+		logger:  logger,
+		closing: closing,
+		close:   closeFn,
+	}
+	for _, spec := range s.specs() {
+		schemas, err := loadSchemas(spec.name)
+		if err != nil {
+			panic(fmt.Sprintf("mcpadapter: %v", err))
+		}
+		s.sdk.AddTool(&mcp.Tool{
+			Name:         spec.name,
+			Title:        spec.title,
+			Description:  spec.description,
+			Annotations:  spec.annotations,
+			InputSchema:  schemas.input,
+			OutputSchema: schemas.output,
+		}, s.handler(spec, schemas))
+	}
+	return s
+}
+
+// SDK returns the underlying go-sdk server, to serve on other transports.
+func (s *Server) SDK() *mcp.Server { return s.sdk }
+
+// Close makes every running call return now, as cancelled, and every later
+// call fail at once; it does not close sessions, which their transports
+// own. It lets a shutdown finish without waiting out a command's timeout.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { s.close(ErrServerClosing) })
+}
+
+// toolSpec is one tool as the transport serves it. call does the work on
+// validated arguments and returns the output value (marshalled to the
+// structured content) and, optionally, a notice for the text half.
+type toolSpec struct {
+	name        string
+	title       string
+	description string
+	annotations *mcp.ToolAnnotations
+	call        func(ctx context.Context, req *mcp.CallToolRequest, a arguments) (out any, notice string, err error)
+}
+
+// handler wraps a tool's call with what every tool shares: argument
+// validation, cancellation on Close, error mapping, the structured and text
+// halves of the result, and a check of the result against the output schema.
+func (s *Server) handler(spec toolSpec, schemas *toolSchemas) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		start := time.Now()
+		defer func() {
+			// A panic in a call must not take the server, and with it every
+			// pane reservation, down; the client gets an error instead.
+			if p := recover(); p != nil {
+				s.logger.Error("tool call panicked", "tool", spec.name, "panic", p, "stack", string(debug.Stack()))
+				res, err = toolError(fmt.Errorf("internal error in %s: %v", spec.name, p)), nil
+			}
+		}()
+		args, err := schemas.parseArguments(req.Params.Arguments)
+		if err != nil {
+			var arg *domain.ArgumentError
+			if errors.As(err, &arg) {
+				s.logger.Info("tool call rejected", "tool", spec.name, "error", err)
+				return toolError(err), nil
+			}
+			return nil, err // malformed request: a protocol error
+		}
+
+		if cause := context.Cause(s.closing); cause != nil {
+			return toolError(fmt.Errorf("%s not started: %w", spec.name, cause)), nil
+		}
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		stop := context.AfterFunc(s.closing, func() { cancel(context.Cause(s.closing)) })
+		defer stop()
+
+		out, notice, err := spec.call(ctx, req, args)
+		if err != nil {
+			if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
+				err = fmt.Errorf("%w: %w", cause, err)
+			}
+			s.logger.Info("tool call failed", "tool", spec.name, "pane", args.str("paneId"), "error", err,
+				"duration", time.Since(start))
+			return toolError(err), nil
+		}
+		res, err = s.result(spec.name, schemas, out, notice)
+		if err != nil {
+			s.logger.Error("tool result invalid", "tool", spec.name, "error", err)
+			return toolError(err), nil
+		}
+		s.logger.Info("tool call done", "tool", spec.name, "pane", args.str("paneId"), "duration", time.Since(start))
+		return res, nil
+	}
+}
+
+// result builds a successful tool result: out as structured content, the
+// same JSON as the first text block, and notice (if any) as a second text
+// block, so that a client parsing the first block as JSON still can.
+func (s *Server) result(tool string, schemas *toolSchemas, out any, notice string) (*mcp.CallToolResult, error) {
+	data, err := encode(out)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: encode %s result: %w", tool, err)
+	}
+	// The output types follow the schemas by construction, but a value
+	// from the domain can still break them (a malformed pane id, an
+	// unknown outcome); a client that validates would then reject the
+	// whole result, so say so plainly instead.
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("internal error: decode %s result: %w", tool, err)
+	}
+	if err := schemas.outputResolved.Validate(v); err != nil {
+		return nil, fmt.Errorf("internal error: the %s result does not match its output schema: %w", tool, err)
+	}
+	content := []mcp.Content{&mcp.TextContent{Text: string(data)}}
+	if notice != "" {
+		content = append(content, &mcp.TextContent{Text: notice})
+	}
+	return &mcp.CallToolResult{Content: content, StructuredContent: data}, nil
+}
+
+// ServeStdio serves one session over newline-delimited JSON-RPC, reading r
+// and writing w, until r ends, ctx is done or the connection fails. Nothing
+// but JSON-RPC messages is written to w.
+//
+// When r ends, calls still running are cancelled. When ctx is done, the
+// Server is closed (see Close), so running calls return at once, and the
+// session ends; results of calls that were running are not sent, since a
+// closing session writes nothing more. The error is nil after either;
+// otherwise it says why the connection failed.
+func (s *Server) ServeStdio(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
+	ss, err := s.sdk.Connect(ctx, &mcp.IOTransport{Reader: r, Writer: w}, nil)
+	if err != nil {
+		return fmt.Errorf("stdio: %w", err)
+	}
+	stop := context.AfterFunc(ctx, func() {
+		// The session's Close waits for running calls to return: make them.
+		s.Close()
+		_ = ss.Close()
+	})
+	defer stop()
+	err = ss.Wait()
+	if ctx.Err() != nil || err == nil || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return fmt.Errorf("stdio: %w", err)
+}
+
+// HTTPPath is where HTTPHandler serves MCP.
+const HTTPPath = "/mcp"
+
+// HTTPHandler serves the MCP streamable HTTP transport at HTTPPath, one
+// session per client, every session on this Server (so pane reservations
+// hold across clients). It keeps the SDK's DNS-rebinding protection for
+// requests arriving on a loopback address and refuses cross-origin
+// requests from browsers, since the tools run commands as the user. A
+// request body may be as large as a stdio message (16 MiB), so that large
+// pastes work on both transports; a call whose HTTP request goes away is
+// cancelled.
+func (s *Server) HTTPHandler() http.Handler {
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.sdk },
+		&mcp.StreamableHTTPOptions{
+			Logger:                       s.logger,
+			MaxRequestBodyBytes:          mcp.DefaultMaxLineLength,
+			PropagateRequestCancellation: true,
+		})
+	mux := http.NewServeMux()
+	mux.Handle(HTTPPath, http.NewCrossOriginProtection().Handler(mcpHandler))
+	return mux
+}

@@ -1,0 +1,107 @@
+// Package app wires the server together with go.uber.org/fx: one module
+// per concern (config, logging, backend, clock, domain, MCP, transport),
+// adapters bound to the ports with fx.As. It is, with cmd/, the only
+// package that knows fx; every constructor here is a plain function too.
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+)
+
+// version is the server's version when set at link time, with
+// -ldflags "-X github.com/tmux-mcp/tmux-mcp/app.version=v1.2.3".
+var version string
+
+// Version returns the server's version: the one set at link time, else the
+// module version Go recorded in the binary, else "devel".
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// Stdio is the process's standard streams. With the stdio transport, Out
+// carries nothing but JSON-RPC; logs go to Err.
+type Stdio struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+}
+
+// New returns the application for cfg, not started.
+func New(cfg Config, std Stdio) *fx.App {
+	return fx.New(
+		fx.WithLogger(NewFxLogger),
+		LoggingModule(std.Err),
+		ConfigModule(cfg),
+		BackendModule(cfg),
+		DomainModule,
+		MCPModule,
+		TransportModule(cfg, std),
+	)
+}
+
+// Exit codes of Main.
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // the server could not start or its transport failed
+	ExitUsage   = 2 // a setting is wrong; the server did not start
+)
+
+// Main runs the server as the tmux-mcp binary does, with the given
+// arguments (without the program name), environment and standard streams,
+// until stdin ends (stdio), a signal arrives or the transport fails. It
+// returns the process's exit code.
+func Main(args []string, env func(string) string, std Stdio) int {
+	cfg, err := ParseConfig(args, env, std.Err)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return ExitOK
+	case err != nil:
+		fmt.Fprintf(std.Err, "tmux-mcp: %v\n", err)
+		return ExitUsage
+	case cfg.Version:
+		fmt.Fprintf(std.Out, "tmux-mcp %s\n", Version())
+		return ExitOK
+	}
+
+	app := New(cfg, std)
+	if err := app.Err(); err != nil {
+		fmt.Fprintf(std.Err, "tmux-mcp: %v\n", err)
+		return ExitFailure
+	}
+	log := NewLogger(std.Err)
+	log.Info("starting tmux-mcp", zap.String("version", Version()), zap.String("backend", cfg.Backend),
+		zap.String("transport", cfg.Transport), zap.String("safety", string(cfg.Safety)),
+		zap.Duration("waitMax", cfg.WaitMax), zap.Int("maxResultLines", cfg.MaxResultLines))
+
+	startCtx, cancel := context.WithTimeout(context.Background(), app.StartTimeout())
+	defer cancel()
+	if err := app.Start(startCtx); err != nil {
+		fmt.Fprintf(std.Err, "tmux-mcp: %v\n", err)
+		return ExitFailure
+	}
+	sig := <-app.Wait()
+
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), app.StopTimeout())
+	defer cancelStop()
+	if err := app.Stop(stopCtx); err != nil {
+		fmt.Fprintf(std.Err, "tmux-mcp: %v\n", err)
+		if sig.ExitCode == ExitOK {
+			return ExitFailure
+		}
+	}
+	return sig.ExitCode
+}

@@ -1,0 +1,280 @@
+package app_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/fx/fxevent"
+
+	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
+	"github.com/tmux-mcp/tmux-mcp/app"
+)
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of loggers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// mainSession runs Main as the binary does, with args, and connects a real
+// MCP client to its stdin and stdout. end closes the client (ending stdin)
+// and returns Main's exit code and every line Main wrote to stdout.
+func mainSession(t *testing.T, args ...string) (cs *mcp.ClientSession, stderr *syncBuffer, end func() (int, []string)) {
+	t.Helper()
+	stdinR, stdinW := io.Pipe()
+	stdoutR, stdoutW := io.Pipe()
+	stderr = &syncBuffer{}
+	exit := make(chan int, 1)
+	go func() {
+		code := app.Main(args, envOf(nil), app.Stdio{In: stdinR, Out: stdoutW, Err: stderr})
+		stdoutW.Close()
+		exit <- code
+	}()
+
+	// Keep every line the server writes, to check that it is all JSON-RPC;
+	// the client reads what the scanner reads, through the tee.
+	var lines []string
+	linesDone := make(chan struct{})
+	clientR, teeW := io.Pipe()
+	go func() {
+		defer close(linesDone)
+		sc := bufio.NewScanner(io.TeeReader(stdoutR, teeW))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+		}
+		teeW.Close()
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
+		Connect(context.Background(), &mcp.IOTransport{Reader: clientR, Writer: stdinW}, nil)
+	if err != nil {
+		stdinW.Close()
+		t.Fatalf("connect: %v (exit %d)\nstderr:\n%s", err, <-exit, stderr.String())
+	}
+	return cs, stderr, func() (int, []string) {
+		cs.Close() // ends stdin: the server shuts down
+		code := <-exit
+		<-linesDone
+		return code, lines
+	}
+}
+
+func checkJSONRPCOnly(t *testing.T, lines []string) {
+	t.Helper()
+	if len(lines) < 2 {
+		t.Errorf("stdout = %q, want the JSON-RPC responses", lines)
+	}
+	for _, line := range lines {
+		var msg struct {
+			JSONRPC string `json:"jsonrpc"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil || msg.JSONRPC != "2.0" {
+			t.Errorf("stdout carries a line that is not JSON-RPC: %q", line)
+		}
+	}
+}
+
+func runEcho(t *testing.T, cs *mcp.ClientSession, pane string) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{
+		Name:      "run_shell_command",
+		Arguments: map[string]any{"paneId": pane, "command": "echo hello; exit 3"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := res.StructuredContent.(map[string]any)
+	if res.IsError || got["outcome"] != "completed" || got["exitStatus"] != 3.0 || got["output"] != "hello\n" {
+		t.Errorf("run_shell_command = %+v (error %v, content %v)", got, res.IsError, res.Content)
+	}
+}
+
+// TestMainServesTheFakeBackendOverStdio runs the server as the binary does,
+// on the in-memory backend.
+func TestMainServesTheFakeBackendOverStdio(t *testing.T) {
+	cs, stderr, end := mainSession(t, "-backend", "fake")
+	runEcho(t, cs, string(app.DemoPane))
+	code, lines := end()
+	if code != app.ExitOK {
+		t.Errorf("Main = %d, want %d once stdin ends\nstderr:\n%s", code, app.ExitOK, stderr.String())
+	}
+	checkJSONRPCOnly(t, lines)
+	for _, s := range []string{"starting tmux-mcp", "backend", "fake", "stdin closed"} {
+		if !strings.Contains(stderr.String(), s) {
+			t.Errorf("stderr lacks %q:\n%s", s, stderr.String())
+		}
+	}
+}
+
+// TestMainServesAPrivateTmuxServer runs the server on real tmux with no
+// socket named: it starts a private tmux server, serves its pane, and
+// kills the server when stdin ends.
+func TestMainServesAPrivateTmuxServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	cs, stderr, end := mainSession(t, "-backend", "tmux")
+	m := regexp.MustCompile(`"socket": "([^"]+)"`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		end()
+		t.Fatalf("no private socket named in the log:\n%s", stderr.String())
+	}
+	socket := m[1]
+	t.Cleanup(func() {
+		// In case the server failed to: never leave a tmux server behind.
+		_ = exec.Command("tmux", "-L", socket, "kill-server").Run()
+		// tmux 3.3a leaves the socket file of a killed server.
+		dir := os.Getenv("TMUX_TMPDIR")
+		if dir == "" {
+			dir = "/tmp"
+		}
+		_ = os.Remove(filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), socket))
+	})
+	runEcho(t, cs, "%0")
+	code, lines := end()
+	if code != app.ExitOK {
+		t.Errorf("Main = %d, want %d\nstderr:\n%s", code, app.ExitOK, stderr.String())
+	}
+	checkJSONRPCOnly(t, lines)
+	if err := exec.Command("tmux", "-L", socket, "has-session").Run(); err == nil {
+		t.Errorf("the private tmux server %s still runs after the server stopped", socket)
+	}
+}
+
+func TestMainExitCodes(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      []string
+		env       map[string]string
+		code      int
+		stdout    string // substring; "" means stdout must stay empty
+		stderrHas string
+	}{
+		{name: "version", args: []string{"-version"}, code: app.ExitOK, stdout: "tmux-mcp "},
+		{name: "help", args: []string{"-h"}, code: app.ExitOK, stderrHas: "Usage: tmux-mcp"},
+		{name: "bad setting", env: map[string]string{"LIBTMUX_SAFETY": "all"}, code: app.ExitUsage, stderrHas: "LIBTMUX_SAFETY"},
+		{name: "address that cannot be bound", args: []string{"-backend", "fake", "-transport", "http", "-listen", "256.0.0.1:1"},
+			code: app.ExitFailure, stderrHas: "listen on 256.0.0.1:1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr syncBuffer
+			code := app.Main(tt.args, envOf(tt.env), app.Stdio{In: strings.NewReader(""), Out: &stdout, Err: &stderr})
+			if code != tt.code {
+				t.Errorf("Main = %d, want %d\nstderr:\n%s", code, tt.code, stderr.String())
+			}
+			if tt.stdout == "" && stdout.String() != "" {
+				t.Errorf("stdout = %q, want nothing", stdout.String())
+			}
+			if !strings.Contains(stdout.String(), tt.stdout) {
+				t.Errorf("stdout = %q, want %q", stdout.String(), tt.stdout)
+			}
+			if !strings.Contains(stderr.String(), tt.stderrHas) {
+				t.Errorf("stderr = %q, want %q", stderr.String(), tt.stderrHas)
+			}
+		})
+	}
+}
+
+func TestSlogLoggerWritesThroughZap(t *testing.T) {
+	var buf syncBuffer
+	log := app.NewSlogLogger(app.NewLogger(&buf)).With("session", "s1").WithGroup("call")
+	log.Debug("hidden below info")
+	log.Info("tool call done", "tool", "capture_pane", "duration", 1500*time.Millisecond, slog.Group("pane", "id", "%1"))
+	out := buf.String()
+	if strings.Contains(out, "hidden") {
+		t.Errorf("debug line written at info level: %s", out)
+	}
+	for _, s := range []string{"INFO", "tool call done", `"session": "s1"`, `"call.tool": "capture_pane"`, `"call.duration": "1.5s"`, `"call.pane.id": "%1"`} {
+		if !strings.Contains(out, s) {
+			t.Errorf("log line lacks %s: %s", s, out)
+		}
+	}
+}
+
+func TestFxLogsOnlyErrorsAtInfoLevel(t *testing.T) {
+	var buf syncBuffer
+	l := app.NewFxLogger(app.NewLogger(&buf))
+	l.LogEvent(&fxevent.Provided{ConstructorName: "app.NewService()", OutputTypeNames: []string{"*domain.Service"}})
+	if buf.String() != "" {
+		t.Errorf("fx chatter logged at info level: %q", buf.String())
+	}
+	l.LogEvent(&fxevent.Invoked{FunctionName: "serve", Err: errors.New("boom")})
+	if !strings.Contains(buf.String(), "boom") {
+		t.Errorf("fx error not logged: %q", buf.String())
+	}
+}
+
+func TestDriveClockMovesTheFakeClockWithTheSystemClock(t *testing.T) {
+	c := fake.NewClock(time.Now())
+	stop := app.DriveClock(c, time.Millisecond)
+	defer stop()
+	start := c.Now()
+	timer := c.NewTimer(5 * time.Millisecond)
+	fired := <-timer.C() // nobody else moves this clock: only DriveClock can fire it
+	if fired.Sub(start) < 5*time.Millisecond {
+		t.Errorf("fired %v after start, want at least 5ms", fired.Sub(start))
+	}
+}
+
+func TestHTTPTransportServesMCPAtSlashMCP(t *testing.T) {
+	cfg, err := app.ParseConfig([]string{"-backend", "fake", "-transport", "http", "-listen", "127.0.0.1:0"}, envOf(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr syncBuffer
+	a := app.New(cfg, app.Stdio{In: strings.NewReader(""), Out: &stdout, Err: &stderr})
+	ctx := context.Background()
+	if err := a.Start(ctx); err != nil {
+		t.Fatalf("start: %v\nstderr:\n%s", err, stderr.String())
+	}
+	defer func() {
+		if err := a.Stop(ctx); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+		if stdout.String() != "" {
+			t.Errorf("stdout = %q, want nothing", stdout.String())
+		}
+	}()
+	m := regexp.MustCompile(`"url": "(http://127\.0\.0\.1:\d+/mcp)"`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no URL in the log:\n%s", stderr.String())
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: m[1]}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	runEcho(t, cs, string(app.DemoPane))
+}

@@ -1,0 +1,204 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/domain"
+)
+
+// Safety is the server's safety tier (CONTRACT.md, "Server settings").
+// Tiers are validated and carried; what each allows is decided elsewhere.
+type Safety string
+
+// Safety tiers.
+const (
+	SafetyReadonly    Safety = "readonly"
+	SafetyMutating    Safety = "mutating"
+	SafetyDestructive Safety = "destructive"
+)
+
+// Transports.
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http"
+)
+
+// Backends.
+const (
+	BackendTmux = "tmux"
+	BackendFake = "fake"
+)
+
+// Config is the server's settings, from flags and the environment.
+type Config struct {
+	SocketName string // tmux -L; empty for none
+	SocketPath string // tmux -S; empty for none
+	TmuxBin    string // the tmux binary; empty for "tmux" on PATH
+	Safety     Safety
+	Transport  string // TransportStdio or TransportHTTP
+	Listen     string // the address for TransportHTTP
+	Backend    string // BackendTmux or BackendFake
+
+	// WaitMax is the ceiling on every wait; MaxResultLines the maxLines
+	// of a call that gives none.
+	WaitMax        time.Duration
+	MaxResultLines int
+
+	// Version asks for the version to be printed instead of serving.
+	Version bool
+}
+
+// Defaults of the settings that have one.
+const (
+	DefaultListen = "127.0.0.1:8808"
+)
+
+// Environment variables (CONTRACT.md, "Server settings").
+const (
+	EnvSocketName     = "LIBTMUX_SOCKET"
+	EnvSocketPath     = "LIBTMUX_SOCKET_PATH"
+	EnvTmuxBin        = "LIBTMUX_TMUX_BIN"
+	EnvSafety         = "LIBTMUX_SAFETY"
+	EnvWaitMaxSeconds = "LIBTMUX_MCP_WAIT_MAX_SECONDS"
+	EnvMaxResultLines = "LIBTMUX_MCP_MAX_RESULT_LINES"
+)
+
+// ErrInvalidSetting marks a configuration error: the server must not
+// start. The error's message says which setting is wrong.
+var ErrInvalidSetting = errors.New("invalid setting")
+
+// ParseConfig reads the settings from the command-line arguments (without
+// the program name) and from env, which returns "" for an unset variable.
+// Flags win over the environment; an empty variable counts as unset.
+//
+// The two socket settings are taken together: a socket flag overrides both
+// socket variables, so that "-socket-path" on the command line is not
+// mixed with a LIBTMUX_SOCKET from the environment. Naming both a socket
+// name and a socket path from the same source is an error.
+//
+// Errors wrap ErrInvalidSetting, or are flag.ErrHelp when help was asked
+// for, after the usage text has been written to usage.
+func ParseConfig(args []string, env func(string) string, usage io.Writer) (Config, error) {
+	cfg := Config{}
+	fs := flag.NewFlagSet("tmux-mcp", flag.ContinueOnError)
+	// The flag package would print the usage on every error; the caller
+	// reports errors itself, and the usage only on request.
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&cfg.SocketName, "socket-name", "", "tmux socket name, as tmux -L (env "+EnvSocketName+")")
+	fs.StringVar(&cfg.SocketPath, "socket-path", "", "tmux socket path, as tmux -S (env "+EnvSocketPath+")")
+	fs.StringVar(&cfg.TmuxBin, "tmux-bin", "", "tmux binary (env "+EnvTmuxBin+"; default: tmux on PATH)")
+	safety := fs.String("safety", "", "safety tier: readonly, mutating or destructive (env "+EnvSafety+"; default mutating)")
+	fs.StringVar(&cfg.Transport, "transport", TransportStdio, "transport: stdio or http")
+	fs.StringVar(&cfg.Listen, "listen", DefaultListen, "address for the http transport, which serves MCP at /mcp")
+	fs.StringVar(&cfg.Backend, "backend", BackendTmux, "terminal backend: tmux, or fake (an in-memory terminal for demos and tests)")
+	fs.BoolVar(&cfg.Version, "version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(usage)
+			fmt.Fprintf(usage, "Usage: tmux-mcp [flags]\n\nAn MCP server for working in terminal panes. Flags win over environment variables.\n\n")
+			fs.PrintDefaults()
+			fmt.Fprintf(usage, "\nEnvironment only:\n  %s\n    \twait ceiling in seconds (default %d)\n  %s\n    \tmaxLines of a call that gives none (default %d)\n",
+				EnvWaitMaxSeconds, int(domain.DefaultWaitMax/time.Second), EnvMaxResultLines, domain.DefaultMaxResultLines)
+			return Config{}, err
+		}
+		return Config{}, fmt.Errorf("%w: %v (see -help)", ErrInvalidSetting, err)
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("%w: unexpected argument %q; settings are flags (see -help)", ErrInvalidSetting, fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	if !set["socket-name"] && !set["socket-path"] {
+		cfg.SocketName, cfg.SocketPath = env(EnvSocketName), env(EnvSocketPath)
+		if cfg.SocketName != "" && cfg.SocketPath != "" {
+			return Config{}, fmt.Errorf("%w: %s and %s are both set; set one", ErrInvalidSetting, EnvSocketName, EnvSocketPath)
+		}
+	} else if cfg.SocketName != "" && cfg.SocketPath != "" {
+		return Config{}, fmt.Errorf("%w: -socket-name and -socket-path are both given; give one", ErrInvalidSetting)
+	}
+	if !set["tmux-bin"] {
+		cfg.TmuxBin = env(EnvTmuxBin)
+	}
+	if !set["safety"] {
+		*safety = env(EnvSafety)
+	}
+	var err error
+	if cfg.Safety, err = parseSafety(*safety, set["safety"]); err != nil {
+		return Config{}, err
+	}
+	switch cfg.Transport {
+	case TransportStdio, TransportHTTP:
+	default:
+		return Config{}, fmt.Errorf("%w: -transport %q: want stdio or http", ErrInvalidSetting, cfg.Transport)
+	}
+	switch cfg.Backend {
+	case BackendTmux, BackendFake:
+	default:
+		return Config{}, fmt.Errorf("%w: -backend %q: want tmux or fake", ErrInvalidSetting, cfg.Backend)
+	}
+	if cfg.WaitMax, err = parseWaitMax(env(EnvWaitMaxSeconds)); err != nil {
+		return Config{}, err
+	}
+	if cfg.MaxResultLines, err = parseMaxResultLines(env(EnvMaxResultLines)); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+func parseSafety(s string, fromFlag bool) (Safety, error) {
+	switch Safety(s) {
+	case "":
+		return SafetyMutating, nil
+	case SafetyReadonly, SafetyMutating, SafetyDestructive:
+		return Safety(s), nil
+	}
+	source := EnvSafety
+	if fromFlag {
+		source = "-safety"
+	}
+	return "", fmt.Errorf("%w: %s %q: want readonly, mutating or destructive", ErrInvalidSetting, source, s)
+}
+
+func parseWaitMax(s string) (time.Duration, error) {
+	if s == "" {
+		return domain.DefaultWaitMax, nil
+	}
+	secs, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	// The ceiling must be a positive number of seconds that a Duration
+	// can hold (some 292 years).
+	if err != nil || !(secs > 0) || secs > math.MaxInt64/float64(time.Second) {
+		return 0, fmt.Errorf("%w: %s=%q: want a positive number of seconds", ErrInvalidSetting, EnvWaitMaxSeconds, s)
+	}
+	d := time.Duration(secs * float64(time.Second))
+	if d < time.Millisecond {
+		return 0, fmt.Errorf("%w: %s=%q: want at least 0.001 seconds", ErrInvalidSetting, EnvWaitMaxSeconds, s)
+	}
+	return d, nil
+}
+
+func parseMaxResultLines(s string) (int, error) {
+	if s == "" {
+		return domain.DefaultMaxResultLines, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%w: %s=%q: want a positive whole number of lines", ErrInvalidSetting, EnvMaxResultLines, s)
+	}
+	return n, nil
+}
+
+// DomainConfig returns the domain's settings for cfg.
+func DomainConfig(cfg Config) domain.Config {
+	d := domain.DefaultConfig()
+	d.WaitMax = cfg.WaitMax
+	d.MaxResultLines = cfg.MaxResultLines
+	return d
+}

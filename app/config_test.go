@@ -1,0 +1,149 @@
+package app_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/app"
+	"github.com/tmux-mcp/tmux-mcp/domain"
+)
+
+func envOf(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func defaults() app.Config {
+	return app.Config{
+		Safety:         app.SafetyMutating,
+		Transport:      app.TransportStdio,
+		Listen:         "127.0.0.1:8808",
+		Backend:        app.BackendTmux,
+		WaitMax:        300 * time.Second,
+		MaxResultLines: 200,
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		edit func(*app.Config) // from defaults()
+	}{
+		{name: "defaults", edit: func(*app.Config) {}},
+		{
+			name: "every flag",
+			args: []string{"-socket-name", "work", "-tmux-bin", "/opt/tmux", "-safety", "readonly",
+				"-transport", "http", "-listen", "127.0.0.1:9000", "-backend", "fake", "-version"},
+			edit: func(c *app.Config) {
+				c.SocketName, c.TmuxBin, c.Safety = "work", "/opt/tmux", app.SafetyReadonly
+				c.Transport, c.Listen, c.Backend, c.Version = "http", "127.0.0.1:9000", "fake", true
+			},
+		},
+		{
+			name: "every variable",
+			env: map[string]string{"LIBTMUX_SOCKET_PATH": "/tmp/s", "LIBTMUX_TMUX_BIN": "tmux3", "LIBTMUX_SAFETY": "destructive",
+				"LIBTMUX_MCP_WAIT_MAX_SECONDS": "12.5", "LIBTMUX_MCP_MAX_RESULT_LINES": "40"},
+			edit: func(c *app.Config) {
+				c.SocketPath, c.TmuxBin, c.Safety = "/tmp/s", "tmux3", app.SafetyDestructive
+				c.WaitMax, c.MaxResultLines = 12500*time.Millisecond, 40
+			},
+		},
+		{
+			name: "flags win over variables",
+			args: []string{"-socket-name", "flag", "-tmux-bin", "flagbin", "-safety", "readonly"},
+			env:  map[string]string{"LIBTMUX_SOCKET": "env", "LIBTMUX_TMUX_BIN": "envbin", "LIBTMUX_SAFETY": "destructive"},
+			edit: func(c *app.Config) { c.SocketName, c.TmuxBin, c.Safety = "flag", "flagbin", app.SafetyReadonly },
+		},
+		{
+			name: "a socket flag overrides both socket variables",
+			args: []string{"-socket-path", "/run/flag.sock"},
+			env:  map[string]string{"LIBTMUX_SOCKET": "env"},
+			edit: func(c *app.Config) { c.SocketPath = "/run/flag.sock" },
+		},
+		{
+			name: "empty variables count as unset",
+			env:  map[string]string{"LIBTMUX_SAFETY": "", "LIBTMUX_MCP_WAIT_MAX_SECONDS": "", "LIBTMUX_MCP_MAX_RESULT_LINES": ""},
+			edit: func(*app.Config) {},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := app.ParseConfig(tt.args, envOf(tt.env), &bytes.Buffer{})
+			if err != nil {
+				t.Fatalf("ParseConfig: %v", err)
+			}
+			want := defaults()
+			tt.edit(&want)
+			if got != want {
+				t.Errorf("ParseConfig =\n %+v\nwant\n %+v", got, want)
+			}
+		})
+	}
+}
+
+func TestParseConfigRefusesToStartOnABadSetting(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		says string
+	}{
+		{"unknown safety flag", []string{"-safety", "yolo"}, nil, `-safety "yolo"`},
+		{"unknown safety variable", nil, map[string]string{"LIBTMUX_SAFETY": "Mutating"}, `LIBTMUX_SAFETY "Mutating"`},
+		{"unknown transport", []string{"-transport", "sse"}, nil, `-transport "sse"`},
+		{"unknown backend", []string{"-backend", "screen"}, nil, `-backend "screen"`},
+		{"both socket flags", []string{"-socket-name", "a", "-socket-path", "/b"}, nil, "both"},
+		{"both socket variables", nil, map[string]string{"LIBTMUX_SOCKET": "a", "LIBTMUX_SOCKET_PATH": "/b"}, "both"},
+		{"wait ceiling not a number", nil, map[string]string{"LIBTMUX_MCP_WAIT_MAX_SECONDS": "5m"}, "LIBTMUX_MCP_WAIT_MAX_SECONDS"},
+		{"wait ceiling zero", nil, map[string]string{"LIBTMUX_MCP_WAIT_MAX_SECONDS": "0"}, "positive"},
+		{"wait ceiling negative", nil, map[string]string{"LIBTMUX_MCP_WAIT_MAX_SECONDS": "-3"}, "positive"},
+		{"wait ceiling NaN", nil, map[string]string{"LIBTMUX_MCP_WAIT_MAX_SECONDS": "NaN"}, "positive"},
+		{"wait ceiling beyond a Duration", nil, map[string]string{"LIBTMUX_MCP_WAIT_MAX_SECONDS": "1e300"}, "positive"},
+		{"result lines zero", nil, map[string]string{"LIBTMUX_MCP_MAX_RESULT_LINES": "0"}, "LIBTMUX_MCP_MAX_RESULT_LINES"},
+		{"result lines fractional", nil, map[string]string{"LIBTMUX_MCP_MAX_RESULT_LINES": "2.5"}, "whole number"},
+		{"unknown flag", []string{"-verbose"}, nil, "-verbose"},
+		{"positional argument", []string{"serve"}, nil, `"serve"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var usage bytes.Buffer
+			_, err := app.ParseConfig(tt.args, envOf(tt.env), &usage)
+			if !errors.Is(err, app.ErrInvalidSetting) {
+				t.Fatalf("ParseConfig error = %v, want ErrInvalidSetting", err)
+			}
+			if !strings.Contains(err.Error(), tt.says) {
+				t.Errorf("error %q does not name %q", err, tt.says)
+			}
+			if usage.Len() != 0 {
+				t.Errorf("usage written on an error: %q", usage.String())
+			}
+		})
+	}
+}
+
+func TestParseConfigHelpWritesUsage(t *testing.T) {
+	var usage bytes.Buffer
+	_, err := app.ParseConfig([]string{"-help"}, envOf(nil), &usage)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("error = %v, want flag.ErrHelp", err)
+	}
+	for _, s := range []string{"-socket-name", "LIBTMUX_SOCKET", "-safety", "LIBTMUX_MCP_WAIT_MAX_SECONDS", "LIBTMUX_MCP_MAX_RESULT_LINES", "/mcp"} {
+		if !strings.Contains(usage.String(), s) {
+			t.Errorf("usage lacks %q:\n%s", s, usage.String())
+		}
+	}
+}
+
+func TestDomainConfigCarriesTheLimits(t *testing.T) {
+	cfg := defaults()
+	cfg.WaitMax, cfg.MaxResultLines = 7*time.Second, 33
+	got := app.DomainConfig(cfg)
+	if got.WaitMax != 7*time.Second || got.MaxResultLines != 33 || got.MaxResultBytes != domain.MaxResultBytes {
+		t.Errorf("DomainConfig = %+v", got)
+	}
+}
