@@ -1,0 +1,446 @@
+package fake
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// The scripted shell (see "The scripted shell" in the package
+// documentation): a pane's line editor at the prompt, and the job that runs
+// an entered command as a sequence of ops.
+
+// Run is what a scripted command does when the fake shell runs it. It
+// starts by printing Output, prints each Step at its time, and ends Delay
+// after it started (or with its last step, if that is later) with Status.
+type Run struct {
+	// Output is printed as soon as the command starts.
+	Output string
+
+	// Steps are printed later, each At its time after the start.
+	Steps []Step
+
+	// Delay is how long after its start the command ends.
+	Delay time.Duration
+
+	// Status is the command's exit status.
+	Status int
+
+	// Hang keeps the command running after its steps until it is
+	// interrupted (or the pane dies); Delay and Status are then unused.
+	Hang bool
+
+	// IgnoreInterrupt makes C-c echo "^C" and change nothing else, as for
+	// a program that catches SIGINT.
+	IgnoreInterrupt bool
+
+	// Command is the pane's foreground program while the command waits
+	// for its next step (as tmux would report "make" or "sleep"); default:
+	// the shell.
+	Command string
+}
+
+// Step is output printed a while after a command started.
+type Step struct {
+	At     time.Duration
+	Output string
+}
+
+func (r Run) ops() []op {
+	var ops []op
+	if r.Output != "" {
+		ops = append(ops, op{kind: opOutput, text: r.Output})
+	}
+	steps := slices.Clone(r.Steps)
+	slices.SortStableFunc(steps, func(a, b Step) int { return cmp.Compare(a.At, b.At) })
+	var at time.Duration
+	for _, s := range steps {
+		if s.At > at {
+			ops = append(ops, op{kind: opSleep, d: s.At - at, command: r.Command})
+			at = s.At
+		}
+		ops = append(ops, op{kind: opOutput, text: s.Output})
+	}
+	if r.Hang {
+		return append(ops, op{kind: opHang, command: r.Command})
+	}
+	if r.Delay > at {
+		ops = append(ops, op{kind: opSleep, d: r.Delay - at, command: r.Command})
+	}
+	return append(ops, op{kind: opStatus, n: r.Status})
+}
+
+// Expect queues runs for the pane's next framed commands, one each, in
+// order, ahead of any Script.
+func (t *Terminal) Expect(id ports.PaneID, runs ...Run) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.must(id)
+	p.expect = append(p.expect, runs...)
+}
+
+// Script sets the function that decides what each framed command does,
+// given its unframed text, once the Expect queue is empty; nil restores
+// the interpreter. f is called with the Terminal locked: it must not call
+// the Terminal or move its Clock.
+func (t *Terminal) Script(id ports.PaneID, f func(command string) Run) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.must(id).script = f
+}
+
+// editor is the shell's line editor at its prompt.
+type editor struct {
+	buf       []byte // typed since the last run, continuation lines joined by "\n"
+	lineStart int    // where the line being edited starts in buf
+	esc       inputEsc
+	pasting   bool // inside a bracketed paste
+}
+
+// inputEsc skips escape sequences in typed input (arrow keys, function
+// keys, the bracketed-paste markers), noting the paste markers.
+type inputEsc struct {
+	state  int // 0 none, 1 after ESC, 2 in CSI, 3 after ESC O
+	params []byte
+}
+
+// job is the command the shell is running.
+type job struct {
+	framed    bool
+	id        string // the frame's id
+	ops       []op
+	pc        int
+	status    int
+	ignoreInt bool
+	fg        string // the foreground program while blocked, if not the shell
+	timer     *timer
+	reading   bool // an opRead is reading the terminal
+	sink      bool // what it reads is discarded
+	line      []byte
+	typeahead []byte
+}
+
+func (p *pane) isShell() bool {
+	prog := p.spec.Command
+	if p.override != "" {
+		prog = p.override
+	}
+	_, ok := domain.ShellFor(prog)
+	return ok
+}
+
+func (p *pane) prompt() {
+	if !p.dead && p.isShell() {
+		p.emit([]byte(p.spec.Prompt))
+	}
+}
+
+// output prints program output, with the tty's "\n" to "\r\n".
+func (p *pane) output(s string) {
+	p.emit(bytes.ReplaceAll([]byte(s), []byte("\n"), []byte("\r\n")))
+}
+
+// receive hands typed bytes to whatever reads the pane's terminal.
+func (p *pane) receive(b []byte) {
+	for _, c := range b {
+		switch {
+		case p.dead || p.mode != "" || !p.isShell():
+			return
+		case p.job == nil:
+			p.editByte(c)
+		case p.job.reading:
+			p.readByte(c)
+		default:
+			p.typeAhead(c)
+		}
+	}
+}
+
+func (p *pane) editByte(c byte) {
+	e := &p.ed
+	if e.esc.state != 0 {
+		p.escByte(c)
+		return
+	}
+	switch {
+	case c == 0x1b:
+		e.esc.state = 1
+	case e.pasting:
+		if c == '\r' {
+			c = '\n'
+		}
+		e.buf = append(e.buf, c)
+		if c == '\n' {
+			e.lineStart = len(e.buf)
+			p.emit([]byte("\r\n"))
+		} else {
+			p.emit([]byte{c})
+		}
+	case c == '\r' || c == '\n':
+		p.enter()
+	case c == 0x03:
+		p.emit([]byte("^C\r\n"))
+		p.ed = editor{}
+		p.prompt()
+	case c == 0x04:
+		if len(e.buf) == 0 {
+			p.die()
+		}
+	case c == 0x7f || c == 0x08:
+		if n := eraseRune(e.buf[e.lineStart:]); n > 0 {
+			e.buf = e.buf[:len(e.buf)-n]
+			p.emit([]byte("\b \b"))
+		}
+	case c < 0x20:
+		// Tab (completion) and other controls: nothing the fake models.
+	default:
+		e.buf = append(e.buf, c)
+		p.emit([]byte{c})
+	}
+}
+
+// escByte consumes a byte of an escape sequence typed at the prompt.
+func (p *pane) escByte(c byte) {
+	e := &p.ed.esc
+	switch e.state {
+	case 1:
+		switch c {
+		case '[':
+			e.state, e.params = 2, e.params[:0]
+		case 'O':
+			e.state = 3
+		default:
+			e.state = 0 // Meta with a key: ignored
+		}
+	case 2:
+		if c >= 0x40 && c <= 0x7e {
+			e.state = 0
+			switch string(e.params) + string(c) {
+			case "200~":
+				p.ed.pasting = true
+			case "201~":
+				p.ed.pasting = false
+			}
+			return
+		}
+		e.params = append(e.params, c)
+	case 3:
+		e.state = 0
+	}
+}
+
+// eraseRune returns how many bytes the last rune of b takes.
+func eraseRune(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	_, n := utf8.DecodeLastRune(b)
+	return n
+}
+
+// enter ends the line being edited: a continuation, or a command to run.
+func (p *pane) enter() {
+	e := &p.ed
+	p.emit([]byte("\r\n"))
+	line := e.buf[e.lineStart:]
+	if n := len(line) - len(bytes.TrimRight(line, `\`)); n%2 == 1 {
+		e.buf = append(e.buf, '\n')
+		e.lineStart = len(e.buf)
+		p.emit([]byte("> "))
+		return
+	}
+	text := string(e.buf)
+	p.ed = editor{}
+	p.run(text)
+}
+
+// run runs an entered command line.
+func (p *pane) run(text string) {
+	if sh, id, command, ok := domain.Unframe(text); ok {
+		p.commands = append(p.commands, command)
+		if fam, _ := domain.ShellFor(p.command()); fam != sh {
+			p.output(fmt.Sprintf("%s: the fake shell cannot run a command framed for %s\n", p.shellName, sh))
+			p.prompt()
+			return
+		}
+		j := &job{framed: true, id: id}
+		switch {
+		case len(p.expect) > 0:
+			r := p.expect[0]
+			p.expect = p.expect[1:]
+			j.ops, j.ignoreInt = r.ops(), r.IgnoreInterrupt
+		case p.script != nil:
+			r := p.script(command)
+			j.ops, j.ignoreInt = r.ops(), r.IgnoreInterrupt
+		default:
+			j.ops = compile(p.shellName, command)
+		}
+		p.job = j
+		p.emit(domain.StartMarker(id))
+		p.step()
+		return
+	}
+	if len(bytes.TrimSpace([]byte(text))) == 0 {
+		p.prompt()
+		return
+	}
+	p.job = &job{ops: compile(p.shellName, text)}
+	p.step()
+}
+
+// step runs the job's ops until one blocks or the job ends.
+func (p *pane) step() {
+	j := p.job
+	j.fg = ""
+	for j.pc < len(j.ops) {
+		o := j.ops[j.pc]
+		j.pc++
+		switch o.kind {
+		case opOutput:
+			p.output(o.text)
+		case opStatus:
+			j.status = o.n
+		case opExit:
+			status := o.n
+			if status < 0 {
+				status = j.status
+			}
+			if !j.framed {
+				// exit typed at the prompt ends the shell itself.
+				p.die()
+				return
+			}
+			p.finish(status)
+			return
+		case opSleep:
+			if o.d <= 0 {
+				continue
+			}
+			j.fg = o.command
+			j.timer = p.t.clock.afterFunc(o.d, func() {
+				p.t.mu.Lock()
+				defer p.t.mu.Unlock()
+				if p.job == j {
+					j.timer = nil
+					p.step()
+				}
+			})
+			return
+		case opRead:
+			j.fg, j.reading, j.sink = o.command, true, o.sink
+			return
+		case opHang:
+			j.fg = o.command
+			return
+		}
+	}
+	p.finish(j.status)
+}
+
+// finish ends the running job with status and lets the shell read its
+// type-ahead.
+func (p *pane) finish(status int) {
+	j := p.job
+	p.stopJob()
+	if j.framed {
+		p.emit(domain.EndMarker(j.id, status))
+	}
+	p.prompt()
+	p.receive(j.typeahead)
+}
+
+// interrupt ends the running job as SIGINT would.
+func (p *pane) interrupt() {
+	j := p.job
+	p.stopJob()
+	if j.framed {
+		// The frame traps SIGINT to exit 130 and print its end marker.
+		p.emit(domain.EndMarker(j.id, 130))
+	} else {
+		p.emit([]byte("\r\n"))
+	}
+	p.prompt()
+}
+
+func (p *pane) stopJob() {
+	if j := p.job; j != nil && j.timer != nil {
+		j.timer.Stop()
+	}
+	p.job = nil
+}
+
+// typeAhead handles a byte typed while a command runs without reading
+// the terminal.
+func (p *pane) typeAhead(c byte) {
+	j := p.job
+	if c == 0x03 {
+		p.emit([]byte("^C"))
+		j.typeahead, j.line = nil, nil
+		if !j.ignoreInt {
+			p.interrupt()
+		}
+		return
+	}
+	p.cookedEcho(c)
+	j.typeahead = append(j.typeahead, c)
+}
+
+// readByte handles a byte typed while cat reads the terminal, which is in
+// canonical mode: lines go to cat when ended, C-d on an empty line is the
+// end of its input.
+func (p *pane) readByte(c byte) {
+	j := p.job
+	switch c {
+	case 0x03:
+		p.emit([]byte("^C"))
+		p.interrupt()
+	case 0x04:
+		if len(j.line) == 0 {
+			j.reading, j.sink = false, false
+			p.step()
+			return
+		}
+		if !j.sink {
+			p.output(string(j.line))
+		}
+		j.line = nil
+	case '\r', '\n':
+		p.cookedEcho(c)
+		if !j.sink {
+			p.output(string(j.line) + "\n")
+		}
+		j.line = nil
+	default:
+		p.cookedEcho(c)
+	}
+}
+
+// cookedEcho echoes a byte as a tty in canonical mode with ECHO, ECHOE and
+// ECHOCTL does, keeping job.line as the tty's line buffer.
+func (p *pane) cookedEcho(c byte) {
+	j := p.job
+	switch {
+	case c == '\r' || c == '\n':
+		p.emit([]byte("\r\n"))
+		if !j.reading {
+			j.line = nil
+		}
+	case c == 0x7f || c == 0x08:
+		if n := eraseRune(j.line); n > 0 {
+			j.line = j.line[:len(j.line)-n]
+			p.emit([]byte("\b \b"))
+		}
+	case c < 0x20 && c != '\t':
+		j.line = append(j.line, c)
+		p.emit([]byte{'^', c + '@'})
+	default:
+		j.line = append(j.line, c)
+		p.emit([]byte{c})
+	}
+}

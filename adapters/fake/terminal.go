@@ -1,0 +1,625 @@
+package fake
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// Terminal is an in-memory ports.Terminal. Its panes have a screen, an
+// output stream at absolute offsets and, when their command is a shell, a
+// scripted shell that echoes what is typed and runs what is entered,
+// framed commands included, on the fake Clock; the package documentation
+// describes each.
+//
+// Everything happens synchronously: when SendText, SendKeys or Paste
+// returns, the echo and any output due at the current time are already on
+// the screen and in the stream; output due later appears while a test
+// advances the Clock.
+//
+// Test controls panic when the pane does not exist. Terminal is safe for
+// concurrent use.
+type Terminal struct {
+	mu          sync.Mutex
+	clock       *Clock
+	window      int
+	panes       map[ports.PaneID]*pane
+	nextID      int
+	nextGen     int
+	nextGroup   int
+	unavailable bool
+}
+
+// An Option changes a Terminal at construction.
+type Option func(*Terminal)
+
+// WithClock makes the Terminal schedule scripted output on c instead of a
+// clock of its own.
+func WithClock(c *Clock) Option { return func(t *Terminal) { t.clock = c } }
+
+// WithOutputWindow sets how many of each pane's newest output bytes are
+// retained for ReadFrom (default DefaultOutputWindow).
+func WithOutputWindow(n int) Option { return func(t *Terminal) { t.window = n } }
+
+// New returns a Terminal without panes. Unless WithClock says otherwise it
+// has its own Clock, starting at 2025-01-01 00:00 UTC.
+func New(opts ...Option) *Terminal {
+	t := &Terminal{window: DefaultOutputWindow, panes: make(map[ports.PaneID]*pane)}
+	for _, o := range opts {
+		o(t)
+	}
+	if t.clock == nil {
+		t.clock = NewClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	}
+	return t
+}
+
+// Clock returns the clock the Terminal schedules scripted output on.
+func (t *Terminal) Clock() *Clock { return t.clock }
+
+// PaneSpec describes a pane to add. Zero fields take the defaults given.
+type PaneSpec struct {
+	// Width and Height of the visible screen; default 80 by 24.
+	Width, Height int
+
+	// HistoryLimit is how many rows scrolled off the screen are kept;
+	// 0 means DefaultHistoryLimit and a negative value keeps none.
+	HistoryLimit int
+
+	// Command is the pane's program; default "bash". A shell (any name
+	// domain.ShellFor knows) gets the scripted shell; any other program
+	// swallows what is typed, which is only recorded in Sent.
+	Command string
+
+	// Prompt is what the shell prints when it is ready for a command;
+	// default "$ ".
+	Prompt string
+
+	// OutputWindow overrides the Terminal's output window for this pane.
+	OutputWindow int
+}
+
+// pane is one pane's whole state, guarded by Terminal.mu.
+type pane struct {
+	t    *Terminal
+	id   ports.PaneID
+	spec PaneSpec
+	gen  string
+	dead bool
+
+	mode      string
+	override  string // the command SetCommand set, if any
+	watchers  []string
+	attended  bool
+	group     int // synchronization group; 0 for none
+	self      bool
+	unknown   []ports.Fact
+	scr       *screen
+	log       outputLog
+	sent      []Input
+	commands  []string
+	expect    []Run
+	script    func(command string) Run
+	ed        editor
+	job       *job
+	shellName string // base name of the shell, for its messages
+}
+
+// AddPane adds a live pane and returns its id: "%0", "%1", ... in order.
+// A shell pane starts by printing its prompt, so its output stream starts
+// at offset len(Prompt).
+func (t *Terminal) AddPane(spec PaneSpec) ports.PaneID {
+	if spec.Width <= 0 {
+		spec.Width = 80
+	}
+	if spec.Height <= 0 {
+		spec.Height = 24
+	}
+	switch {
+	case spec.HistoryLimit == 0:
+		spec.HistoryLimit = DefaultHistoryLimit
+	case spec.HistoryLimit < 0:
+		spec.HistoryLimit = 0
+	}
+	if spec.Command == "" {
+		spec.Command = "bash"
+	}
+	if spec.Prompt == "" {
+		spec.Prompt = "$ "
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if spec.OutputWindow <= 0 {
+		spec.OutputWindow = t.window
+	}
+	id := ports.PaneID("%" + strconv.Itoa(t.nextID))
+	t.nextID++
+	p := &pane{t: t, id: id, spec: spec, gen: t.generation()}
+	p.scr = newScreen(spec.Width, spec.Height, spec.HistoryLimit)
+	p.log.window = spec.OutputWindow
+	p.shellName = spec.Command[strings.LastIndexByte(spec.Command, '/')+1:]
+	t.panes[id] = p
+	p.prompt()
+	return id
+}
+
+func (t *Terminal) generation() string {
+	t.nextGen++
+	return strconv.Itoa(t.nextGen)
+}
+
+// lookup finds a pane for a port method; the error's text starts with
+// what, which holds a %s for the id.
+func (t *Terminal) lookup(ctx context.Context, id ports.PaneID, what string) (*pane, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf(what+": %w", id, err)
+	}
+	if t.unavailable {
+		return nil, fmt.Errorf(what+": %w", id, ports.ErrUnavailable)
+	}
+	p, ok := t.panes[id]
+	if !ok {
+		return nil, fmt.Errorf(what+": %w", id, ports.ErrPaneNotFound)
+	}
+	return p, nil
+}
+
+// lookupLive is lookup for input: a dead pane is an error too.
+func (t *Terminal) lookupLive(ctx context.Context, id ports.PaneID, what string) (*pane, error) {
+	p, err := t.lookup(ctx, id, what)
+	if err == nil && p.dead {
+		err = fmt.Errorf(what+": %w", id, ports.ErrPaneDead)
+	}
+	return p, err
+}
+
+// Pane describes the pane. Facts set unknown with SetUnknown are reported
+// in Unknown with their fields zeroed.
+func (t *Terminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, err := t.lookup(ctx, id, "describe pane %s")
+	if err != nil {
+		return ports.PaneInfo{}, err
+	}
+	info := ports.PaneInfo{
+		ID:           p.id,
+		Generation:   p.gen,
+		Dead:         p.dead,
+		Mode:         p.mode,
+		Command:      p.command(),
+		Width:        p.spec.Width,
+		Height:       p.spec.Height,
+		HistorySize:  p.scr.historySize(),
+		HistoryLimit: p.spec.HistoryLimit,
+		AlsoReaches:  p.alsoReaches(),
+		Watchers:     slices.Clone(p.watchers),
+		Attended:     p.attended || len(p.watchers) > 0,
+		Self:         p.self,
+		Unknown:      slices.Clone(p.unknown),
+	}
+	for _, f := range p.unknown {
+		switch f {
+		case ports.FactWatched:
+			info.Watchers = nil
+		case ports.FactAlsoReaches:
+			info.AlsoReaches = nil
+		case ports.FactSelf:
+			info.Self = false
+		case ports.FactMode:
+			info.Mode = ""
+		case ports.FactCommand:
+			info.Command = ""
+		}
+	}
+	return info, nil
+}
+
+// command returns the pane's foreground program.
+func (p *pane) command() string {
+	switch {
+	case p.override != "":
+		return p.override
+	case p.job != nil && p.job.fg != "":
+		return p.job.fg
+	}
+	return p.spec.Command
+}
+
+// alsoReaches lists the other panes in p's synchronization group, in id
+// order.
+func (p *pane) alsoReaches() []ports.PaneID {
+	if p.group == 0 {
+		return nil
+	}
+	var ids []ports.PaneID
+	for id, q := range p.t.panes {
+		if q != p && q.group == p.group {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, comparePaneIDs)
+	return ids
+}
+
+func comparePaneIDs(a, b ports.PaneID) int {
+	x, _ := strconv.Atoi(strings.TrimPrefix(string(a), "%"))
+	y, _ := strconv.Atoi(strings.TrimPrefix(string(b), "%"))
+	return x - y
+}
+
+// SendText types text into the pane and into every pane synchronized with
+// it, as tmux does for typed input.
+func (t *Terminal) SendText(ctx context.Context, id ports.PaneID, text string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, err := t.lookupLive(ctx, id, "send text to pane %s")
+	if err != nil {
+		return err
+	}
+	p.deliver(Input{Kind: InputText, Text: text}, []byte(text), true)
+	return nil
+}
+
+// SendKeys presses the named keys in the pane and in every pane
+// synchronized with it. Names are the contract's: "Enter", "Escape",
+// "Tab", "BTab", "BSpace", "Space", arrows, "Home", "End", "PageUp" and
+// "PageDown" (also "PPage", "NPage", "PgUp", "PgDn"), "Insert"/"IC",
+// "Delete"/"DC", "F1" to "F12", or a single character, each with optional
+// "C-", "M-" and "S-" modifiers; named keys match without regard to case. An unknown name fails the
+// whole call with ErrUnknownKey before any key is pressed.
+func (t *Terminal) SendKeys(ctx context.Context, id ports.PaneID, keys []string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, err := t.lookupLive(ctx, id, "send keys to pane %s")
+	if err != nil {
+		return err
+	}
+	var b []byte
+	for _, k := range keys {
+		kb, ok := keyBytes(k)
+		if !ok {
+			return fmt.Errorf("send keys to pane %s: %q: %w", id, k, ports.ErrUnknownKey)
+		}
+		b = append(b, kb...)
+	}
+	p.deliver(Input{Kind: InputKeys, Keys: slices.Clone(keys)}, b, true)
+	return nil
+}
+
+// Paste delivers text to the pane alone (a paste, unlike typing, is not
+// copied to synchronized panes in tmux), wrapped in the bracketed-paste
+// markers when the pane's program asked for them.
+func (t *Terminal) Paste(ctx context.Context, id ports.PaneID, text string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, err := t.lookupLive(ctx, id, "paste into pane %s")
+	if err != nil {
+		return err
+	}
+	b := []byte(text)
+	if p.scr.bracketed {
+		b = slices.Concat([]byte("\x1b[200~"), b, []byte("\x1b[201~"))
+	}
+	p.deliver(Input{Kind: InputPaste, Text: text}, b, false)
+	return nil
+}
+
+// deliver records in and hands b to the pane's program, and to the
+// programs of the live panes synchronized with it when synced.
+func (p *pane) deliver(in Input, b []byte, synced bool) {
+	var also []*pane
+	if synced {
+		for _, id := range p.alsoReaches() {
+			if q := p.t.panes[id]; !q.dead {
+				also = append(also, q)
+			}
+		}
+	}
+	p.sent = append(p.sent, in)
+	p.receive(b)
+	for _, q := range also {
+		in.Via = p.id
+		q.sent = append(q.sent, in)
+		q.receive(b)
+	}
+}
+
+// Capture returns the rows in r. Unlike tmux, which clamps, the fake
+// rejects a range outside [-HistorySize, Height-1] or with Start > End:
+// the port leaves keeping within it to the caller, and a test should
+// learn that the caller did not.
+func (t *Terminal) Capture(ctx context.Context, id ports.PaneID, r ports.CaptureRange) ([]string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, err := t.lookup(ctx, id, "capture pane %s")
+	if err != nil {
+		return nil, err
+	}
+	hist := p.scr.historySize()
+	if r.Start < -hist || r.End > p.spec.Height-1 || r.Start > r.End {
+		return nil, fmt.Errorf("capture pane %s: rows %d..%d are not within %d..%d", id, r.Start, r.End, -hist, p.spec.Height-1)
+	}
+	return p.scr.capture(r.Start, r.End, r.JoinWrapped), nil
+}
+
+// OpenOutput starts a stream of the pane's output from its present end.
+// On a dead pane the stream is already ended (ErrPaneDead) but can still
+// be asked for its end offset.
+func (t *Terminal) OpenOutput(ctx context.Context, id ports.PaneID) (ports.OutputStream, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, err := t.lookup(ctx, id, "open output of pane %s")
+	if err != nil {
+		return nil, err
+	}
+	s := &stream{t: t, log: &p.log, from: p.log.end(), changed: make(chan struct{}, 1)}
+	if p.dead {
+		s.end(p.deadErr())
+		return s, nil
+	}
+	if p.log.streams == nil {
+		p.log.streams = make(map[*stream]struct{})
+	}
+	p.log.streams[s] = struct{}{}
+	return s, nil
+}
+
+func (p *pane) deadErr() error { return fmt.Errorf("pane %s: %w", p.id, ports.ErrPaneDead) }
+
+// emit records bytes the pane's program wrote: on the screen and in the
+// output stream.
+func (p *pane) emit(b []byte) {
+	p.scr.write(b)
+	p.log.append(b)
+}
+
+// die ends the pane's process: the pane stays, dead, as with tmux's
+// remain-on-exit.
+func (p *pane) die() {
+	if p.dead {
+		return
+	}
+	p.dead = true
+	p.stopJob()
+	p.ed = editor{}
+	p.log.endStreams(p.deadErr())
+}
+
+// must returns the pane for a test control, panicking if there is none.
+func (t *Terminal) must(id ports.PaneID) *pane {
+	p, ok := t.panes[id]
+	if !ok {
+		panic(fmt.Sprintf("fake terminal: no pane %s", id))
+	}
+	return p
+}
+
+// mustLive is must for controls that need a live pane.
+func (t *Terminal) mustLive(id ports.PaneID) *pane {
+	p := t.must(id)
+	if p.dead {
+		panic(fmt.Sprintf("fake terminal: pane %s is dead", id))
+	}
+	return p
+}
+
+// KillPane ends the pane's process. The pane stays, reporting Dead, its
+// screen kept; open streams end with ErrPaneDead; input fails with
+// ErrPaneDead. A running scripted command is abandoned without an end
+// marker, as a killed shell prints none. Killing a dead pane does nothing.
+func (t *Terminal) KillPane(id ports.PaneID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.must(id).die()
+}
+
+// RemovePane removes the pane: open streams end with ErrPaneNotFound and
+// every method then reports ErrPaneNotFound for its id.
+func (t *Terminal) RemovePane(id ports.PaneID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.must(id)
+	p.stopJob()
+	p.log.endStreams(fmt.Errorf("pane %s: %w", id, ports.ErrPaneNotFound))
+	delete(t.panes, id)
+}
+
+// Respawn replaces the pane's process with a fresh one of its original
+// command, as tmux's respawn-pane -k does: a live process is killed first
+// (ending open streams), the pane gets a new Generation, leaves any mode,
+// forgets SetCommand and, for a shell, prints a new prompt. The screen is
+// kept and output offsets keep counting.
+func (t *Terminal) Respawn(id ports.PaneID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.must(id)
+	p.die()
+	p.dead = false
+	p.gen = t.generation()
+	p.mode, p.override = "", ""
+	p.scr.bracketed = false
+	p.prompt()
+}
+
+// SetMode puts the pane in a mode such as "copy-mode", or takes it out
+// with "". While in a mode, input goes to the mode: it is recorded in Sent
+// and reaches no program.
+func (t *Terminal) SetMode(id ports.PaneID, mode string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.must(id).mode = mode
+}
+
+// SetCommand makes the pane report name as its foreground program, and
+// "" restores the pane's own account. While name is not a shell, input
+// reaches no program (only Sent records it), as if that program swallowed
+// it.
+func (t *Terminal) SetCommand(id ports.PaneID, name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.must(id).override = name
+}
+
+// Attach makes a person watch the pane through the named client (for
+// example "/dev/pts/3"); it then appears in Watchers, and Attended is set.
+func (t *Terminal) Attach(id ports.PaneID, watcher string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.must(id)
+	if !slices.Contains(p.watchers, watcher) {
+		p.watchers = append(p.watchers, watcher)
+	}
+}
+
+// Detach undoes Attach for the named client.
+func (t *Terminal) Detach(id ports.PaneID, watcher string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.must(id)
+	p.watchers = slices.DeleteFunc(p.watchers, func(w string) bool { return w == watcher })
+}
+
+// SetAttended says whether a person is attached to the pane's session
+// without the pane being on their screen. A pane with watchers is
+// attended whatever this says.
+func (t *Terminal) SetAttended(id ports.PaneID, attended bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.must(id).attended = attended
+}
+
+// Synchronize makes typed input to any of the panes reach all of them
+// (they leave any group they were in). Each then lists the others in
+// AlsoReaches.
+func (t *Terminal) Synchronize(ids ...ports.PaneID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.nextGroup++
+	for _, id := range ids {
+		t.must(id).group = t.nextGroup
+	}
+}
+
+// Desynchronize takes the panes out of their synchronization groups.
+func (t *Terminal) Desynchronize(ids ...ports.PaneID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, id := range ids {
+		t.must(id).group = 0
+	}
+}
+
+// SetSelf marks the pane as the one the server runs in (and no other);
+// "" marks none.
+func (t *Terminal) SetSelf(id ports.PaneID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if id != "" {
+		t.must(id)
+	}
+	for pid, p := range t.panes {
+		p.self = pid == id
+	}
+}
+
+// SetUnknown makes the pane report the facts as unknown, replacing any
+// set before; with no facts, everything is known again.
+func (t *Terminal) SetUnknown(id ports.PaneID, facts ...ports.Fact) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.must(id).unknown = slices.Clone(facts)
+}
+
+// SetBracketedPaste turns the pane's bracketed-paste mode on or off, as
+// its program would by printing CSI ? 2004 h or l (which the fake also
+// honours).
+func (t *Terminal) SetBracketedPaste(id ports.PaneID, on bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.must(id).scr.bracketed = on
+}
+
+// SetUnavailable makes every port method fail with ErrUnavailable, as if
+// the multiplexer had gone away, until it is called with false. Test
+// controls keep working.
+func (t *Terminal) SetUnavailable(unavailable bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.unavailable = unavailable
+}
+
+// Inject writes b into the pane's output as another writer would (a
+// background job, another program sharing the tty): to the screen and the
+// stream, byte for byte, with no newline translation. Panics if the pane
+// is dead.
+func (t *Terminal) Inject(id ports.PaneID, b []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.mustLive(id).emit(b)
+}
+
+// LoseOutput counts n bytes as written by the pane but never seen by the
+// backend, as a backend that dropped output would: offsets move on by n
+// with no data, and readers get them in Missed. Because a chunk holds one
+// contiguous run of bytes, what was retained before the gap is dropped
+// from the window too. The screen is not changed.
+func (t *Terminal) LoseOutput(id ports.PaneID, n int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.must(id).log.lose(n)
+}
+
+// Output returns the bytes of the pane's output still retained, from any
+// offset a stream could read. It is for tests that inspect what the pane
+// printed without opening a stream.
+func (t *Terminal) Output(id ports.PaneID) []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.must(id).log.data)
+}
+
+// InputKind says how an Input was sent.
+type InputKind string
+
+// The kinds of input.
+const (
+	InputText  InputKind = "text"  // SendText
+	InputKeys  InputKind = "keys"  // SendKeys
+	InputPaste InputKind = "paste" // Paste
+)
+
+// Input is one call that sent something to a pane.
+type Input struct {
+	Kind InputKind
+	Text string   // for text and paste
+	Keys []string // for keys
+
+	// Via is the pane the input was sent to when it reached this one only
+	// because the two are synchronized; empty otherwise.
+	Via ports.PaneID
+}
+
+// Sent returns every input the pane received, in order, including input
+// that a mode or a non-shell program swallowed and input that reached it
+// through synchronization. Calls that failed (dead pane, unknown key) are
+// not recorded.
+func (t *Terminal) Sent(id ports.PaneID) []Input {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.must(id).sent)
+}
+
+// Commands returns the commands of the framed commands the pane's shell
+// has run, unframed, in order.
+func (t *Terminal) Commands(id ports.PaneID) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.must(id).commands)
+}

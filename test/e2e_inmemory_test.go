@@ -1,0 +1,560 @@
+package test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
+	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/domain"
+)
+
+// The end-to-end test of the three specified tools: a real MCP client and
+// the real domain, over the SDK's in-memory transport, on the fake
+// terminal and fake clock. Time moves only when the test moves it, and
+// only once the server is seen waiting on the clock, so every outcome is
+// decided by the scenario and none by the scheduler.
+
+// inmem is one server on a fresh terminal, with a client connected.
+type inmem struct {
+	t     *testing.T
+	clock *fake.Clock
+	term  *fake.Terminal
+	srv   *mcpadapter.Server
+	cs    *mcp.ClientSession
+	// responses receives every JSON-RPC response the client reads, even
+	// one to a call the client has given up on (a cancelled one).
+	responses chan *jsonrpc.Response
+}
+
+// newInmem starts a server with one shell pane, %0.
+func newInmem(t *testing.T) *inmem { return newInmemWith(t, nil) }
+
+// newInmemWith is newInmem with client options.
+func newInmemWith(t *testing.T, opts *mcp.ClientOptions) *inmem {
+	t.Helper()
+	e := &inmem{t: t, clock: fake.NewClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)), responses: make(chan *jsonrpc.Response, 64)}
+	e.term = fake.New(fake.WithClock(e.clock))
+	if id := e.term.AddPane(fake.PaneSpec{}); id != "%0" {
+		t.Fatalf("first pane is %s, want %%0", id)
+	}
+	svc := domain.NewService(e.term, e.clock, domain.Config{WaitMax: 60 * time.Second, MaxResultLines: 100})
+	e.srv = mcpadapter.NewServer(svc, mcpadapter.Options{Version: "e2e"})
+	st, ct := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := e.srv.SDK().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.cs, err = mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, opts).
+		Connect(ctx, &tapTransport{Transport: ct, responses: e.responses}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		e.cs.Close()
+		ss.Wait()
+	})
+	return e
+}
+
+// call calls a tool and fails the test on a protocol error.
+func (e *inmem) call(tool string, args map[string]any) *mcp.CallToolResult {
+	e.t.Helper()
+	res, err := e.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		e.t.Fatalf("%s: protocol error %v", tool, err)
+	}
+	return res
+}
+
+// start calls a tool in the background; the result arrives on the channel.
+func (e *inmem) start(tool string, args map[string]any) <-chan *mcp.CallToolResult {
+	out := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := e.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			e.t.Errorf("%s: protocol error %v", tool, err)
+		}
+		out <- res
+	}()
+	return out
+}
+
+// awaitWaiting returns once the server has made n timers on the clock,
+// which the domain does only when a call waits. It fails the test rather
+// than hang if that never happens.
+func (e *inmem) awaitWaiting(n int) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.clock.WaitForTimers(ctx, n); err != nil {
+		e.t.Fatalf("the server never waited on the clock (%d timers pending): %v", e.clock.PendingTimers(), err)
+	}
+}
+
+// runTimers is how many timers a waiting run_shell_command holds without a
+// progress token: its deadline and its liveness check.
+const runTimers = 2
+
+// tapTransport hands a copy of every response its connection reads to a
+// channel.
+type tapTransport struct {
+	mcp.Transport
+	responses chan<- *jsonrpc.Response
+}
+
+func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &tapConn{Connection: c, responses: t.responses}, nil
+}
+
+type tapConn struct {
+	mcp.Connection
+	responses chan<- *jsonrpc.Response
+}
+
+func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Response); ok {
+		select {
+		case c.responses <- r:
+		default: // nobody is listening for this many; the client has it anyway
+		}
+	}
+	return msg, err
+}
+
+// runOutput is run_shell_command's structured content.
+type runOutput struct {
+	DroppedLines           int64  `json:"droppedLines"`
+	EffectiveTimeoutMs     int64  `json:"effectiveTimeoutMs"`
+	ExitStatus             *int   `json:"exitStatus"`
+	ForeignOutputSuspected bool   `json:"foreignOutputSuspected"`
+	MissedBytes            int64  `json:"missedBytes"`
+	OmittedBytes           int64  `json:"omittedBytes"`
+	Outcome                string `json:"outcome"`
+	Output                 string `json:"output"`
+	OutputComplete         bool   `json:"outputComplete"`
+	PaneID                 string `json:"paneId"`
+	ReturnedBytes          int64  `json:"returnedBytes"`
+	StillRunning           bool   `json:"stillRunning"`
+}
+
+var runFields = []string{"droppedLines", "effectiveTimeoutMs", "exitStatus", "foreignOutputSuspected", "missedBytes",
+	"omittedBytes", "outcome", "output", "outputComplete", "paneId", "returnedBytes", "stillRunning"}
+
+// decode checks a successful result's two halves (every field present, no
+// other; the first text block the same JSON) and decodes it into out.
+func decode(t *testing.T, res *mcp.CallToolResult, fields []string, out any) {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %s", errorText(t, res))
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("structured content is not an object: %s", raw)
+	}
+	if len(m) != len(fields) {
+		t.Errorf("structured content has %d fields, want %d: %s", len(m), len(fields), raw)
+	}
+	for _, f := range fields {
+		if _, ok := m[f]; !ok {
+			t.Errorf("structured content lacks %s: %s", f, raw)
+		}
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("first content block is %T, want text", res.Content[0])
+	}
+	var fromText, fromStructured any
+	_ = json.Unmarshal(raw, &fromStructured)
+	if err := json.Unmarshal([]byte(tc.Text), &fromText); err != nil {
+		t.Fatalf("first text block is not JSON: %q", tc.Text)
+	}
+	if a, b := mustMarshal(fromText), mustMarshal(fromStructured); a != b {
+		t.Errorf("text block %s differs from structured content %s", a, b)
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustMarshal(v any) string {
+	b, _ := json.Marshal(v) // maps marshal with sorted keys
+	return string(b)
+}
+
+func decodeRun(t *testing.T, res *mcp.CallToolResult) runOutput {
+	t.Helper()
+	var out runOutput
+	decode(t, res, runFields, &out)
+	return out
+}
+
+func errorText(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if !res.IsError {
+		t.Fatalf("IsError = false, want a tool error; structured content %v", res.StructuredContent)
+	}
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func status(n int) *int { return &n }
+
+func checkRun(t *testing.T, got, want runOutput) {
+	t.Helper()
+	if (got.ExitStatus == nil) != (want.ExitStatus == nil) || (got.ExitStatus != nil && *got.ExitStatus != *want.ExitStatus) {
+		t.Errorf("exitStatus = %v, want %v", deref(got.ExitStatus), deref(want.ExitStatus))
+	}
+	got.ExitStatus, want.ExitStatus = nil, nil
+	if got != want {
+		t.Errorf("run_shell_command =\n %+v\nwant\n %+v", got, want)
+	}
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func TestInMemoryRunShellCommandCompleted(t *testing.T) {
+	e := newInmem(t)
+	res := e.call("run_shell_command", map[string]any{"paneId": "%0", "command": "echo hello; printf 'a > b\\n'; exit 3"})
+	checkRun(t, decodeRun(t, res), runOutput{
+		Outcome:            "completed",
+		ExitStatus:         status(3),
+		Output:             "hello\na > b\n",
+		ReturnedBytes:      12,
+		OutputComplete:     true,
+		PaneID:             "%0",
+		EffectiveTimeoutMs: 30000,
+	})
+	if len(res.Content) != 1 {
+		t.Errorf("complete output carries a notice: %v", res.Content)
+	}
+	// The pane is free again: a second command runs at once.
+	checkRun(t, decodeRun(t, e.call("run_shell_command", map[string]any{"paneId": "%0", "command": "true"})), runOutput{
+		Outcome: "completed", ExitStatus: status(0), OutputComplete: true, PaneID: "%0", EffectiveTimeoutMs: 30000,
+	})
+}
+
+func TestInMemoryRunShellCommandWithheldLinesCarryANotice(t *testing.T) {
+	e := newInmem(t)
+	res := e.call("run_shell_command", map[string]any{"paneId": "%0", "command": "printf 'line%d\\n' 1 2 3 4 5", "maxLines": 2})
+	checkRun(t, decodeRun(t, res), runOutput{
+		Outcome: "completed", ExitStatus: status(0), Output: "line4\nline5\n", DroppedLines: 3, ReturnedBytes: 12,
+		OutputComplete: false, PaneID: "%0", EffectiveTimeoutMs: 30000,
+	})
+	if len(res.Content) != 2 || !strings.Contains(res.Content[1].(*mcp.TextContent).Text, "3 lines") {
+		t.Errorf("content = %v, want the JSON and a notice of 3 withheld lines", res.Content)
+	}
+}
+
+func TestInMemoryRunShellCommandTimedOut(t *testing.T) {
+	e := newInmem(t)
+	// The ceiling is 60 s: a larger timeout is clamped, not refused.
+	done := e.start("run_shell_command", map[string]any{"paneId": "%0", "command": "echo started; sleep 100", "timeoutMs": 90000})
+	e.awaitWaiting(runTimers)
+	e.clock.Advance(60 * time.Second)
+	checkRun(t, decodeRun(t, <-done), runOutput{
+		Outcome: "timed_out", Output: "started\n", ReturnedBytes: 8, OutputComplete: true, PaneID: "%0",
+		StillRunning: true, EffectiveTimeoutMs: 60000,
+	})
+}
+
+func TestInMemoryRunShellCommandPaneDied(t *testing.T) {
+	e := newInmem(t)
+	done := e.start("run_shell_command", map[string]any{"paneId": "%0", "command": "echo started; sleep 100", "timeoutMs": 5000})
+	e.awaitWaiting(runTimers)
+	e.term.KillPane("%0")
+	checkRun(t, decodeRun(t, <-done), runOutput{
+		Outcome: "pane_died", Output: "started\n", ReturnedBytes: 8, OutputComplete: true, PaneID: "%0",
+		StillRunning: false, EffectiveTimeoutMs: 5000,
+	})
+	// A dead pane refuses the next command before anything is sent.
+	msg := errorText(t, e.call("run_shell_command", map[string]any{"paneId": "%0", "command": "true"}))
+	if !strings.Contains(msg, "dead") {
+		t.Errorf("run in a dead pane: %q, want it refused as dead", msg)
+	}
+}
+
+func TestInMemoryRunShellCommandCancelled(t *testing.T) {
+	e := newInmem(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	clientErr := make(chan error, 1)
+	go func() {
+		_, err := e.cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_shell_command",
+			Arguments: map[string]any{"paneId": "%0", "command": "echo started; sleep 100"}})
+		clientErr <- err
+	}()
+	e.awaitWaiting(runTimers)
+	cancel()
+	if err := <-clientErr; err == nil {
+		t.Fatal("cancelled call returned no error to the client")
+	}
+	// The client has stopped listening, but the server still answers the
+	// cancelled call; the tap shows what it said.
+	var resp *jsonrpc.Response
+	for resp = range e.responses {
+		if resp.Error != nil {
+			t.Fatalf("cancelled call answered with a protocol error: %v", resp.Error)
+		}
+		var probe struct {
+			StructuredContent map[string]any `json:"structuredContent"`
+		}
+		if json.Unmarshal(resp.Result, &probe) == nil && probe.StructuredContent["outcome"] != nil {
+			break // the initialize response carries no outcome
+		}
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(resp.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	checkRun(t, decodeRun(t, &res), runOutput{
+		Outcome: "cancelled", Output: "started\n", ReturnedBytes: 8, OutputComplete: true, PaneID: "%0",
+		StillRunning: true, EffectiveTimeoutMs: 30000,
+	})
+}
+
+func TestInMemoryRunShellCommandReportsProgress(t *testing.T) {
+	notes := make(chan *mcp.ProgressNotificationParams, 16)
+	e := newInmemWith(t, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			notes <- req.Params
+		},
+	})
+	params := &mcp.CallToolParams{Name: "run_shell_command",
+		Arguments: map[string]any{"paneId": "%0", "command": "sleep 3; echo done", "timeoutMs": 10000}}
+	params.SetProgressToken("p1")
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := e.cs.CallTool(context.Background(), params)
+		if err != nil {
+			t.Errorf("CallTool: %v", err)
+		}
+		done <- res
+	}()
+	e.awaitWaiting(runTimers + 1) // and the progress tick
+	e.clock.Advance(time.Second)  // the tick is due; the command sleeps on
+	n := <-notes
+	if n.ProgressToken != "p1" || n.Progress != 1000 || n.Total != 10000 {
+		t.Errorf("progress = %+v, want 1000 of 10000 ms for token p1", n)
+	}
+	e.clock.Advance(2 * time.Second)
+	out := decodeRun(t, <-done)
+	if out.Outcome != "completed" || out.Output != "done\n" {
+		t.Errorf("run = %+v", out)
+	}
+}
+
+func TestInMemoryBusyPaneRefusesOtherWritesButNotReads(t *testing.T) {
+	e := newInmem(t)
+	done := e.start("run_shell_command", map[string]any{"paneId": "%0", "command": "sleep 100", "timeoutMs": 1000})
+	e.awaitWaiting(runTimers)
+	e.clock.Advance(time.Second)
+	if out := decodeRun(t, <-done); out.Outcome != "timed_out" || !out.StillRunning {
+		t.Fatalf("first call = %+v, want timed_out and still running", out)
+	}
+
+	// The command still runs: every write is refused at once.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"run_shell_command", map[string]any{"paneId": "%0", "command": "echo again"}},
+		{"paste_text", map[string]any{"paneId": "%0", "text": "echo again", "enter": true}},
+	} {
+		msg := errorText(t, e.call(c.tool, c.args))
+		for _, s := range []string{"%0", "busy", `"sleep 100"`, "timed_out"} {
+			if !strings.Contains(msg, s) {
+				t.Errorf("%s on a busy pane: %q lacks %q", c.tool, msg, s)
+			}
+		}
+	}
+	// Reading is never refused.
+	var cap captureOutput
+	decode(t, e.call("capture_pane", map[string]any{"paneId": "%0"}), captureFields, &cap)
+	if cap.PaneID != "%0" {
+		t.Errorf("capture_pane of a busy pane = %+v", cap)
+	}
+	if sent := e.term.Sent("%0"); len(sent) != 2 { // the framed command and its Enter
+		t.Errorf("input reached the busy pane: %+v", sent)
+	}
+}
+
+func TestInMemoryRefusals(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(e *inmem)
+		force bool
+		says  []string
+	}{
+		{"watched", func(e *inmem) { e.term.Attach("%0", "/dev/pts/3") }, false, []string{"watching", "/dev/pts/3"}},
+		{"watched, even with force", func(e *inmem) { e.term.Attach("%0", "/dev/pts/3") }, true, []string{"watching", "force does not"}},
+		{"in copy mode", func(e *inmem) { e.term.SetMode("%0", "copy-mode") }, false, []string{"copy-mode", "leave the mode"}},
+		{"synchronized", func(e *inmem) { e.term.AddPane(fake.PaneSpec{}); e.term.Synchronize("%0", "%1") }, false, []string{"synchronized", "%1"}},
+		{"the server's own pane", func(e *inmem) { e.term.SetSelf("%0") }, false, []string{"this server itself", "force: true"}},
+		{"not a shell", func(e *inmem) { e.term.SetCommand("%0", "vim") }, false, []string{`"vim"`, "not a shell"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newInmem(t)
+			tt.setup(e)
+			msg := errorText(t, e.call("run_shell_command", map[string]any{"paneId": "%0", "command": "echo hi", "force": tt.force}))
+			for _, s := range append(tt.says, "refused", "%0") {
+				if !strings.Contains(msg, s) {
+					t.Errorf("refusal %q lacks %q", msg, s)
+				}
+			}
+			if sent := e.term.Sent("%0"); len(sent) != 0 {
+				t.Errorf("refused, yet input was sent: %+v", sent)
+			}
+		})
+	}
+}
+
+func TestInMemoryForceAllowsTheServersOwnPane(t *testing.T) {
+	e := newInmem(t)
+	e.term.SetSelf("%0")
+	out := decodeRun(t, e.call("run_shell_command", map[string]any{"paneId": "%0", "command": "echo hi", "force": true}))
+	if out.Outcome != "completed" || out.Output != "hi\n" {
+		t.Errorf("forced run = %+v", out)
+	}
+}
+
+func TestInMemoryArgumentAndPaneErrors(t *testing.T) {
+	e := newInmem(t)
+	tests := []struct {
+		tool string
+		args map[string]any
+		says string
+	}{
+		{"run_shell_command", map[string]any{"paneId": "%0", "command": "true", "timeoutMs": 0}, "timeoutMs"},
+		{"run_shell_command", map[string]any{"paneId": "%0", "command": ""}, "command"},
+		{"run_shell_command", map[string]any{"paneId": "%42", "command": "true"}, "not found"},
+		{"paste_text", map[string]any{"paneId": "%42", "text": "x"}, "not found"},
+		{"capture_pane", map[string]any{"paneId": "%42"}, "not found"},
+	}
+	for _, tt := range tests {
+		if msg := errorText(t, e.call(tt.tool, tt.args)); !strings.Contains(msg, tt.says) {
+			t.Errorf("%s %v: %q lacks %q", tt.tool, tt.args, msg, tt.says)
+		}
+	}
+	if sent := e.term.Sent("%0"); len(sent) != 0 {
+		t.Errorf("a rejected call sent input: %+v", sent)
+	}
+}
+
+type pasteOutput struct {
+	Bytes  int64  `json:"bytes"`
+	PaneID string `json:"paneId"`
+}
+
+func TestInMemoryPasteText(t *testing.T) {
+	e := newInmem(t)
+	var out pasteOutput
+	// Key names are not read: "C-c" is three characters of text.
+	decode(t, e.call("paste_text", map[string]any{"paneId": "%0", "text": "echo C-c é"}), []string{"bytes", "paneId"}, &out)
+	if out != (pasteOutput{Bytes: 11, PaneID: "%0"}) {
+		t.Errorf("paste_text = %+v, want 11 bytes to %%0", out)
+	}
+	want := []fake.Input{{Kind: fake.InputPaste, Text: "echo C-c é"}}
+	if got := e.term.Sent("%0"); !sameInputs(got, want) {
+		t.Errorf("sent %+v, want %+v", got, want)
+	}
+	// With enter, the shell runs what was pasted.
+	decode(t, e.call("paste_text", map[string]any{"paneId": "%0", "text": "", "enter": true}), []string{"bytes", "paneId"}, &out)
+	if out.Bytes != 0 {
+		t.Errorf("bytes = %d for empty text, want 0 (Enter is not counted)", out.Bytes)
+	}
+	var screen captureOutput
+	decode(t, e.call("capture_pane", map[string]any{"paneId": "%0"}), captureFields, &screen)
+	if !strings.HasPrefix(screen.Text, "$ echo C-c é\nC-c é\n$\n") {
+		t.Errorf("screen = %q, want the pasted command run", screen.Text)
+	}
+}
+
+func sameInputs(got, want []fake.Input) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if got[i].Kind != want[i].Kind || got[i].Text != want[i].Text {
+			return false
+		}
+	}
+	return true
+}
+
+type captureOutput struct {
+	ByteClamped    bool   `json:"byteClamped"`
+	DroppedLines   int64  `json:"droppedLines"`
+	EffectiveEnd   *int64 `json:"effectiveEnd"`
+	EffectiveStart *int64 `json:"effectiveStart"`
+	OmittedBytes   int64  `json:"omittedBytes"`
+	PaneID         string `json:"paneId"`
+	RangeClamped   bool   `json:"rangeClamped"`
+	ReturnedBytes  int64  `json:"returnedBytes"`
+	Text           string `json:"text"`
+	TotalLines     int64  `json:"totalLines"`
+}
+
+var captureFields = []string{"byteClamped", "droppedLines", "effectiveEnd", "effectiveStart", "omittedBytes",
+	"paneId", "rangeClamped", "returnedBytes", "text", "totalLines"}
+
+func TestInMemoryCapturePane(t *testing.T) {
+	e := newInmem(t)
+	e.term.Inject("%0", []byte("first\r\nsecond\r\n"))
+
+	var out captureOutput
+	decode(t, e.call("capture_pane", map[string]any{"paneId": "%0"}), captureFields, &out)
+	if !strings.HasPrefix(out.Text, "$ first\nsecond\n") {
+		t.Errorf("text = %q, want the screen's rows", out.Text)
+	}
+	if out.PaneID != "%0" || out.TotalLines != 24 || out.DroppedLines != 0 || out.OmittedBytes != 0 ||
+		out.RangeClamped || out.ByteClamped || out.ReturnedBytes != int64(len(out.Text)) ||
+		out.EffectiveStart == nil || *out.EffectiveStart != 0 || out.EffectiveEnd == nil || *out.EffectiveEnd != 23 {
+		t.Errorf("capture_pane of the visible screen = %+v (start %v, end %v)", out, deref64(out.EffectiveStart), deref64(out.EffectiveEnd))
+	}
+
+	// maxLines keeps the newest rows of the range.
+	decode(t, e.call("capture_pane", map[string]any{"paneId": "%0", "start": 0, "end": 1, "maxLines": 1}), captureFields, &out)
+	if out.Text != "second\n" || out.TotalLines != 2 || out.DroppedLines != 1 || out.ReturnedBytes != 7 {
+		t.Errorf("capture_pane rows 0-1, maxLines 1 = %+v", out)
+	}
+
+	// No history yet: a range wholly above the screen holds no row.
+	decode(t, e.call("capture_pane", map[string]any{"paneId": "%0", "start": -10, "end": -1}), captureFields, &out)
+	if out.EffectiveStart != nil || out.EffectiveEnd != nil || out.Text != "" || out.TotalLines != 0 {
+		t.Errorf("capture_pane of absent history = %+v (start %v, end %v), want null range", out, deref64(out.EffectiveStart), deref64(out.EffectiveEnd))
+	}
+}
+
+func deref64(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
