@@ -34,6 +34,7 @@ type Reservation struct {
 	// an interrupt key may reach the pane.
 	returned bool
 	once     sync.Once
+	done     chan struct{}
 }
 
 // Acquire reserves pane for the writer described by holder (for example
@@ -45,20 +46,9 @@ func (r *Reservations) Acquire(pane ports.PaneID, holder string) (*Reservation, 
 	if cur, ok := r.held[pane]; ok {
 		return nil, &BusyError{Pane: pane, Holder: cur.Holder()}
 	}
-	rv := &Reservation{set: r, pane: pane, holder: holder}
+	rv := &Reservation{set: r, pane: pane, holder: holder, done: make(chan struct{})}
 	r.held[pane] = rv
 	return rv, nil
-}
-
-// Holder returns the description of what holds pane, if anything does.
-func (r *Reservations) Holder(pane ports.PaneID) (string, bool) {
-	r.mu.Lock()
-	rv, ok := r.held[pane]
-	r.mu.Unlock()
-	if !ok {
-		return "", false
-	}
-	return rv.Holder(), true
 }
 
 // Holder describes the writer holding the reservation.
@@ -98,5 +88,19 @@ func (rv *Reservation) Release() {
 			delete(rv.set.held, rv.pane)
 		}
 		rv.set.mu.Unlock()
+		close(rv.done)
 	})
+}
+
+// Released returns a channel that is closed once pane is free of the
+// reservation holding it now; closed at once if none does.
+func (r *Reservations) Released(pane ports.PaneID) <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rv, ok := r.held[pane]; ok {
+		return rv.done
+	}
+	closed := make(chan struct{})
+	close(closed)
+	return closed
 }

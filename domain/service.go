@@ -36,3 +36,8 @@ func NewService(term ports.Terminal, clock ports.Clock, cfg Config, opts ...Opti
 
 // Config returns the settings in force.
 func (s *Service) Config() Config { return s.cfg }
+
+// Released returns a channel that is closed once no writer of this Service
+// holds the pane: at once if none does now, else when the command holding
+// it ends or its pane dies.
+func (s *Service) Released(pane ports.PaneID) <-chan struct{} { return s.res.Released(pane) }

@@ -141,14 +141,16 @@ func completePrefix(data []byte) int {
 	n := len(data)
 	// An unfinished escape sequence near the end.
 	const lookback = 64 << 10
-	for i := n - 1; i >= 0 && i >= n-lookback; i-- {
+	// Walk back over escapes: an unfinished one may sit inside an earlier
+	// string sequence (OSC, DCS) that is itself unfinished.
+	for i := len(data) - 1; i >= 0 && i >= len(data)-lookback; i-- {
 		if data[i] != 0x1b {
 			continue
 		}
-		if !escapeComplete(data[i:]) {
-			n = i
+		if escapeComplete(data[i:]) {
+			break
 		}
-		break
+		n = i
 	}
 	// An unfinished UTF-8 character at the end.
 	for back := 1; back <= utf8.UTFMax && back <= n; back++ {

@@ -1,0 +1,121 @@
+package domain
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// stubTerminal answers Pane and OpenOutput; everything else is unused here.
+type stubTerminal struct {
+	ports.Terminal
+	info   ports.PaneInfo
+	stream ports.OutputStream
+}
+
+func (s stubTerminal) Pane(context.Context, ports.PaneID) (ports.PaneInfo, error) { return s.info, nil }
+func (s stubTerminal) OpenOutput(context.Context, ports.PaneID) (ports.OutputStream, error) {
+	return s.stream, nil
+}
+
+type stubStream struct{ end int64 }
+
+func (s stubStream) Changed() <-chan struct{}           { return nil }
+func (s stubStream) ReadFrom(o int64) ports.OutputChunk { return ports.OutputChunk{Offset: o} }
+func (s stubStream) End() int64                         { return s.end }
+func (s stubStream) Close() error                       { return nil }
+
+func TestCursorPastTheEndIsRefused(t *testing.T) {
+	info := ports.PaneInfo{ID: "%3", Generation: "g1", Height: 24}
+	svc := NewService(stubTerminal{info: info, stream: stubStream{end: 100}}, nil, Config{})
+	future := cursor{Instance: svc.instance, Pane: "%3", Generation: "g1", Offset: 101}.String()
+	_, err := svc.CaptureSince(context.Background(), CaptureSinceRequest{PaneID: "%3", Cursor: future})
+	if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "past the end") {
+		t.Fatalf("err %v", err)
+	}
+	_, err = svc.WaitForText(context.Background(), WaitForTextRequest{PaneID: "%3", Patterns: []string{"x"}, Cursor: future})
+	if !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("wait_for_text: %v", err)
+	}
+}
+
+func TestCursorRoundTrip(t *testing.T) {
+	c := cursor{Instance: "abc", Pane: "%12", Generation: "77:1", Offset: 1 << 40}
+	got, err := parseCursor(c.String())
+	if err != nil || got != c {
+		t.Fatalf("round trip: %+v, %v", got, err)
+	}
+	for _, bad := range []string{"", "%%%", "YWJj", cursor{Instance: "a", Pane: "%1", Generation: "g", Offset: -1}.String()} {
+		if _, err := parseCursor(bad); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("parseCursor(%q): %v", bad, err)
+		}
+	}
+}
+
+func TestCompletePrefix(t *testing.T) {
+	cases := map[string]int{
+		"plain":                5,
+		"ab\x1b":               2,
+		"ab\x1b[":              2,
+		"ab\x1b[31":            2,
+		"ab\x1b[31m":           7,
+		"ab\x1b]0;title":       2,
+		"ab\x1b]0;title\x07":   12,
+		"ab\x1b]0;t\x1b":       2,
+		"ab\x1b]0;t\x1b\\":     9,
+		"ab\x1bP1;2":           2,
+		"ab\x1b(":              2,
+		"ab\x1b(B":             5,
+		"ab\x1b7":              4,
+		"é":                    2,
+		"a\xc3":                1,
+		"a\xe2\x82":            1,
+		"a\xe2\x82\xac":        4,
+		"a\x1b[1m\xf0\x9f\x98": 5,
+	}
+	for in, want := range cases {
+		if got := completePrefix([]byte(in)); got != want {
+			t.Errorf("completePrefix(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestQuoteCommandShortensLongCommands(t *testing.T) {
+	if got := quoteCommand("make test"); got != `"make test"` {
+		t.Errorf("got %s", got)
+	}
+	long := strings.Repeat("é", 40) // 80 bytes
+	got := quoteCommand(long)
+	if !strings.HasSuffix(got, `…"`) || len(got) > 70 || strings.ContainsRune(got, '\uFFFD') {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestReservationsAreOnePerPane(t *testing.T) {
+	r := NewReservations()
+	a, err := r.Acquire("%1", "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Acquire("%1", "second"); !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "first") {
+		t.Fatalf("second writer: %v", err)
+	}
+	if _, err := r.Acquire("%2", "other pane"); err != nil {
+		t.Fatalf("another pane: %v", err)
+	}
+	released := r.Released("%1")
+	a.Release()
+	a.Release() // harmless
+	select {
+	case <-released:
+	case <-time.After(time.Second):
+		t.Fatal("Released channel not closed")
+	}
+	if _, err := r.Acquire("%1", "third"); err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+}

@@ -1,0 +1,404 @@
+package domain_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
+	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// These tests drive the Service through the fake terminal and clock: a
+// scripted shell runs the framed commands, and time moves only when a test
+// moves it, after the Service is seen waiting.
+
+type rig struct {
+	t     *testing.T
+	term  *fake.Terminal
+	clock *fake.Clock
+	svc   *domain.Service
+	pane  ports.PaneID
+}
+
+func newRig(t *testing.T, cfg domain.Config) *rig {
+	t.Helper()
+	clock := fake.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	term := fake.New(fake.WithClock(clock))
+	r := &rig{t: t, term: term, clock: clock, pane: term.AddPane(fake.PaneSpec{})}
+	r.svc = domain.NewService(term, clock, cfg)
+	t.Cleanup(func() { r.svc.Close() })
+	return r
+}
+
+// waitTimers returns once the code under test has n timers pending.
+func (r *rig) waitTimers(n int) {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.clock.WaitForTimers(ctx, n); err != nil {
+		r.t.Fatalf("the service never waited on %d timers: %v", n, err)
+	}
+}
+
+type runReply struct {
+	res domain.RunResult
+	err error
+}
+
+func (r *rig) runAsync(ctx context.Context, req domain.RunRequest) <-chan runReply {
+	if req.PaneID == "" {
+		req.PaneID = r.pane
+	}
+	ch := make(chan runReply, 1)
+	go func() {
+		res, err := r.svc.RunShellCommand(ctx, req)
+		ch <- runReply{res, err}
+	}()
+	return ch
+}
+
+func (r *rig) run(req domain.RunRequest) domain.RunResult {
+	r.t.Helper()
+	if req.PaneID == "" {
+		req.PaneID = r.pane
+	}
+	res, err := r.svc.RunShellCommand(context.Background(), req)
+	if err != nil {
+		r.t.Fatalf("RunShellCommand(%q): %v", req.Command, err)
+	}
+	return res
+}
+
+func (r *rig) released() {
+	r.t.Helper()
+	select {
+	case <-r.svc.Released(r.pane):
+	case <-time.After(10 * time.Second):
+		r.t.Fatalf("pane %s was never released", r.pane)
+	}
+}
+
+func status(res domain.RunResult) string {
+	if res.ExitStatus == nil {
+		return "null"
+	}
+	return strconv.Itoa(*res.ExitStatus)
+}
+
+func TestRunCompletedReportsOutputAndStatus(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	res := r.run(domain.RunRequest{Command: "printf 'hello\\nworld\\n'; exit 3"})
+	want := domain.RunResult{PaneID: r.pane, Outcome: domain.OutcomeCompleted, Output: "hello\nworld\n",
+		ReturnedBytes: 12, OutputComplete: true, EffectiveTimeoutMs: 30000}
+	if status(res) != "3" {
+		t.Errorf("exitStatus %s, want 3", status(res))
+	}
+	res.ExitStatus = nil
+	if res != want {
+		t.Errorf("result\n got %+v\nwant %+v", res, want)
+	}
+	if got := r.term.Commands(r.pane); len(got) != 1 || got[0] != "printf 'hello\\nworld\\n'; exit 3" {
+		t.Errorf("the shell ran %q, want the command exactly once", got)
+	}
+}
+
+func TestRunOutputHoldsNeitherEchoNorPromptNorMarkers(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	res := r.run(domain.RunRequest{Command: "echo only-this"})
+	if res.Output != "only-this\n" {
+		t.Errorf("output %q", res.Output)
+	}
+	if strings.Contains(res.Output, "base64") || strings.Contains(res.Output, "$ ") || strings.Contains(res.Output, "\x1b") {
+		t.Errorf("framing leaked into output %q", res.Output)
+	}
+}
+
+func TestRunWaitsOnTheClockUntilTheCommandEnds(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Expect(r.pane, fake.Run{Output: "start\n", Steps: []fake.Step{{At: 2 * time.Second, Output: "later\n"}}, Delay: 3 * time.Second, Status: 0})
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "slow"})
+	r.waitTimers(2) // deadline and liveness
+	r.clock.Advance(3 * time.Second)
+	got := <-reply
+	if got.err != nil || got.res.Outcome != domain.OutcomeCompleted || got.res.Output != "start\nlater\n" || status(got.res) != "0" {
+		t.Fatalf("got %+v, %v", got.res, got.err)
+	}
+}
+
+func TestRunTimesOutThenThePaneStaysBusyUntilTheCommandEnds(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Expect(r.pane, fake.Run{Output: "working\n", Hang: true})
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "sleep 1000", TimeoutMs: 1500})
+	r.waitTimers(2)
+	r.clock.Advance(1500 * time.Millisecond)
+	got := <-reply
+	res := got.res
+	if got.err != nil || res.Outcome != domain.OutcomeTimedOut || !res.StillRunning || res.ExitStatus != nil ||
+		res.Output != "working\n" || res.EffectiveTimeoutMs != 1500 {
+		t.Fatalf("got %+v, %v", res, got.err)
+	}
+
+	// Every other write is refused at once, naming the holder.
+	_, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "x"})
+	var busy *domain.BusyError
+	if !errors.As(err, &busy) || !strings.Contains(err.Error(), "sleep 1000") || !strings.Contains(err.Error(), "timed_out") {
+		t.Fatalf("paste on a busy pane: %v", err)
+	}
+	if _, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: r.pane, Command: "true"}); !errors.Is(err, domain.ErrBusy) {
+		t.Fatalf("second run on a busy pane: %v", err)
+	}
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "q", Enter: true}); !errors.Is(err, domain.ErrBusy) {
+		t.Fatalf("send_keys q on a busy pane: %v", err)
+	}
+	// Reading is never refused.
+	if _, err := r.svc.CapturePane(context.Background(), domain.CaptureRequest{PaneID: r.pane}); err != nil {
+		t.Fatalf("capture on a busy pane: %v", err)
+	}
+
+	// The designed exception: an interrupt frees a pane whose call returned.
+	sk, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c", Enter: true})
+	if err != nil || len(sk.Sent) != 1 || sk.Sent[0] != "C-c" {
+		t.Fatalf("interrupt: %+v, %v (want C-c sent without Enter)", sk, err)
+	}
+	r.released()
+	if _, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "x"}); err != nil {
+		t.Fatalf("paste after the command ended: %v", err)
+	}
+}
+
+func TestRunInterruptedFromOutsideReturnsTheStatusNotTimedOut(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Expect(r.pane, fake.Run{Output: "busy\n", Hang: true})
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "sleep 100"})
+	r.waitTimers(2)
+	// A person (or another program) presses C-c, bypassing this server.
+	if err := r.term.SendKeys(context.Background(), r.pane, []string{"C-c"}); err != nil {
+		t.Fatal(err)
+	}
+	got := <-reply
+	if got.res.Outcome != domain.OutcomeCompleted || status(got.res) != "130" || got.res.StillRunning {
+		t.Fatalf("got %+v, %v", got.res, got.err)
+	}
+	r.released()
+}
+
+func TestRunPaneDiesDuringTheCommand(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Expect(r.pane, fake.Run{Output: "last words\n", Hang: true})
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "crash"})
+	r.waitTimers(2)
+	r.term.KillPane(r.pane)
+	got := <-reply
+	res := got.res
+	if got.err != nil || res.Outcome != domain.OutcomePaneDied || res.ExitStatus != nil || res.StillRunning || res.Output != "last words\n" {
+		t.Fatalf("got %+v, %v", res, got.err)
+	}
+	r.released()
+}
+
+func TestRunPaneRemovedIsNoticedByTheLivenessCheck(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Expect(r.pane, fake.Run{Hang: true})
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "x"})
+	r.waitTimers(2)
+	r.term.RemovePane(r.pane)
+	r.clock.Advance(domain.DefaultConfig().LivenessInterval)
+	if got := <-reply; got.res.Outcome != domain.OutcomePaneDied {
+		t.Fatalf("got %+v, %v", got.res, got.err)
+	}
+}
+
+func TestRunCancelledKeepsTheReservation(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Expect(r.pane, fake.Run{Hang: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	reply := r.runAsync(ctx, domain.RunRequest{Command: "long"})
+	r.waitTimers(2)
+	cancel()
+	got := <-reply
+	if got.err != nil || got.res.Outcome != domain.OutcomeCancelled || !got.res.StillRunning || got.res.ExitStatus != nil {
+		t.Fatalf("got %+v, %v", got.res, got.err)
+	}
+	if _, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "x"}); !errors.Is(err, domain.ErrBusy) {
+		t.Fatalf("paste after a cancelled call: %v, want busy", err)
+	}
+	r.term.SendKeys(context.Background(), r.pane, []string{"C-c"})
+	r.released()
+}
+
+func TestRunRemovesAnotherCallersFrames(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	foreign := string(domain.StartMarker("feedfeedfeedfeed")) + "theirs\r\n" + string(domain.EndMarker("feedfeedfeedfeed", 0))
+	r.term.Expect(r.pane, fake.Run{Output: "mine 1\n", Steps: []fake.Step{{At: time.Second, Output: "mine 2\n"}}, Delay: time.Second})
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "x"})
+	r.waitTimers(2)
+	r.term.Inject(r.pane, []byte(foreign))
+	r.clock.Advance(time.Second)
+	got := <-reply
+	if got.res.Output != "mine 1\nmine 2\n" || !got.res.ForeignOutputSuspected {
+		t.Fatalf("got %+v", got.res)
+	}
+}
+
+func TestRunTruncationAccounting(t *testing.T) {
+	lines := strings.Repeat("0123456789\n", 10) // 10 lines, 110 bytes
+	cases := []struct {
+		name     string
+		maxLines int64
+		maxBytes int
+		want     string
+		dropped  int64
+		omitted  int64
+	}{
+		{"everything fits", 0, 0, lines, 0, 0},
+		{"maxLines keeps the newest", 3, 0, strings.Repeat("0123456789\n", 3), 7, 0},
+		{"byte ceiling cuts the front", 0, 25, "89\n0123456789\n0123456789\n", 0, 85},
+		{"both", 5, 30, "3456789\n0123456789\n0123456789\n", 5, 25},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := domain.DefaultConfig()
+			if c.maxBytes > 0 {
+				cfg.MaxResultBytes = c.maxBytes
+			}
+			r := newRig(t, cfg)
+			r.term.Expect(r.pane, fake.Run{Output: lines})
+			res := r.run(domain.RunRequest{Command: "seq", MaxLines: c.maxLines})
+			if res.Output != c.want || res.DroppedLines != c.dropped || res.OmittedBytes != c.omitted ||
+				res.ReturnedBytes != int64(len(c.want)) || res.OutputComplete != (c.dropped == 0 && c.omitted == 0) {
+				t.Errorf("got %+v", res)
+			}
+		})
+	}
+}
+
+func TestRunCountsOutputTheTerminalLost(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Expect(r.pane, fake.Run{Output: "before\n", Hang: true})
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "flood"})
+	r.waitTimers(2)
+	r.term.LoseOutput(r.pane, 4096)
+	r.term.Inject(r.pane, []byte("after\r\n"))
+	r.term.SendKeys(context.Background(), r.pane, []string{"C-c"})
+	got := <-reply
+	res := got.res
+	if res.Outcome != domain.OutcomeCompleted || res.MissedBytes != 4096 || res.OutputComplete || !strings.Contains(res.Output, "after\n") {
+		t.Fatalf("got %+v", res)
+	}
+}
+
+func TestRunFindsTheEndEvenWhenTheStartMarkerWasLost(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Expect(r.pane, fake.Run{Hang: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stream, _ := r.term.OpenOutput(ctx, r.pane)
+	defer stream.Close()
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "x"})
+	r.waitTimers(2)
+	// Everything so far, start marker included, is declared lost.
+	r.term.LoseOutput(r.pane, 10)
+	r.term.SendKeys(context.Background(), r.pane, []string{"C-c"})
+	if got := <-reply; got.res.Outcome != domain.OutcomeCompleted || got.res.MissedBytes == 0 {
+		t.Fatalf("got %+v", got.res)
+	}
+}
+
+func TestRunTimeouts(t *testing.T) {
+	cfg := domain.DefaultConfig()
+	cfg.WaitMax = time.Minute
+	cases := []struct {
+		ms   int64
+		want int64
+	}{{0, 30000}, {1, 1}, {5000, 5000}, {600000, 60000}}
+	for _, c := range cases {
+		r := newRig(t, cfg)
+		if res := r.run(domain.RunRequest{Command: "true", TimeoutMs: c.ms}); res.EffectiveTimeoutMs != c.want {
+			t.Errorf("timeoutMs %d: effective %d, want %d", c.ms, res.EffectiveTimeoutMs, c.want)
+		}
+	}
+	cfg.WaitMax = 10 * time.Second
+	r := newRig(t, cfg)
+	if res := r.run(domain.RunRequest{Command: "true"}); res.EffectiveTimeoutMs != 10000 {
+		t.Errorf("default under a 10 s ceiling: %d", res.EffectiveTimeoutMs)
+	}
+}
+
+func TestRunRejectsBadArgumentsBeforeTouchingThePane(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	for _, req := range []domain.RunRequest{
+		{PaneID: r.pane, Command: ""},
+		{PaneID: r.pane, Command: "true", TimeoutMs: -1},
+		{PaneID: r.pane, Command: "true", MaxLines: -1},
+	} {
+		_, err := r.svc.RunShellCommand(context.Background(), req)
+		var arg *domain.ArgumentError
+		if !errors.As(err, &arg) || !errors.Is(err, domain.ErrInvalidArgument) || arg.Field == "" {
+			t.Errorf("%+v: %v", req, err)
+		}
+	}
+	if sent := r.term.Sent(r.pane); len(sent) != 0 {
+		t.Errorf("sent %+v", sent)
+	}
+}
+
+func TestRunReportsProgressWhileItWaits(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Expect(r.pane, fake.Run{Delay: 3 * time.Second})
+	var mu sync.Mutex
+	var ticks []time.Duration
+	progress := func(elapsed, total time.Duration) {
+		mu.Lock()
+		ticks = append(ticks, elapsed)
+		mu.Unlock()
+		if total != 30*time.Second {
+			t.Errorf("total %v", total)
+		}
+	}
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "x", Progress: progress})
+	for i := 1; i <= 3; i++ {
+		r.waitTimers(3) // deadline, liveness, progress
+		r.clock.Advance(time.Second)
+	}
+	if got := <-reply; got.res.Outcome != domain.OutcomeCompleted {
+		t.Fatalf("got %+v", got.res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ticks) < 2 || ticks[0] != time.Second || ticks[1] != 2*time.Second {
+		t.Errorf("progress at %v, want every second", ticks)
+	}
+}
+
+func TestRunRefusalsLeaveThePaneFree(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Attach(r.pane, "/dev/pts/7")
+	_, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: r.pane, Command: "true", Force: true})
+	if !errors.Is(err, domain.ErrRefused) || !strings.Contains(err.Error(), "/dev/pts/7") {
+		t.Fatalf("watched pane: %v", err)
+	}
+	r.term.Detach(r.pane, "/dev/pts/7")
+	if res := r.run(domain.RunRequest{Command: "true"}); res.Outcome != domain.OutcomeCompleted {
+		t.Fatalf("after detach: %+v", res)
+	}
+}
+
+func TestRunOnAnUnknownPane(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	_, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: "%42", Command: "true"})
+	if !errors.Is(err, ports.ErrPaneNotFound) || !strings.Contains(err.Error(), "%42") {
+		t.Fatalf("err %v", err)
+	}
+	// The failed call holds nothing.
+	select {
+	case <-r.svc.Released("%42"):
+	default:
+		t.Fatal("an unknown pane stays reserved")
+	}
+}

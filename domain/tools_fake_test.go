@@ -1,0 +1,457 @@
+package domain_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
+	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+func i64(n int64) *int64 { return &n }
+
+// fill prints n numbered lines in the pane, scrolling the screen.
+func (r *rig) fill(n int) {
+	r.t.Helper()
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		b.WriteString("line " + itoa(i) + "\r\n")
+	}
+	r.term.Inject(r.pane, []byte(b.String()))
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+func TestCapturePaneDefaultIsTheVisibleScreen(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.fill(30) // 80x24: 7 rows scroll into history
+	res, err := r.svc.CapturePane(context.Background(), domain.CaptureRequest{PaneID: r.pane})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *res.EffectiveStart != 0 || *res.EffectiveEnd != 23 || res.TotalLines != 24 || res.DroppedLines != 0 {
+		t.Fatalf("got %+v", res)
+	}
+	rows := strings.Split(strings.TrimSuffix(res.Text, "\n"), "\n")
+	if len(rows) != 24 || rows[0] != "line 8" || rows[22] != "line 30" || rows[23] != "" {
+		t.Fatalf("rows %q", rows)
+	}
+	if res.ReturnedBytes != int64(len(res.Text)) || res.RangeClamped || res.ByteClamped {
+		t.Errorf("got %+v", res)
+	}
+}
+
+func TestCapturePaneRanges(t *testing.T) {
+	cases := []struct {
+		name         string
+		start, end   *int64
+		maxLines     int64
+		first, last  int64
+		text         string
+		total, drops int64
+	}{
+		{"history only", i64(-3), i64(-1), 0, -3, -1, "line 5\nline 6\nline 7\n", 3, 0},
+		{"start before the oldest row is clamped to it", i64(-1000), i64(-6), 0, -7, -6, "$ line 1\nline 2\n", 2, 0},
+		{"end past the screen is clamped", i64(22), i64(500), 0, 22, 23, "line 30\n\n", 2, 0},
+		{"maxLines keeps the newest rows", i64(-7), i64(-1), 2, -7, -1, "line 6\nline 7\n", 7, 5},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, domain.DefaultConfig())
+			r.fill(30)
+			res, err := r.svc.CapturePane(context.Background(), domain.CaptureRequest{PaneID: r.pane, Start: c.start, End: c.end, MaxLines: c.maxLines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *res.EffectiveStart != c.first || *res.EffectiveEnd != c.last || res.Text != c.text || res.TotalLines != c.total || res.DroppedLines != c.drops {
+				t.Errorf("got start %d end %d text %q total %d dropped %d", *res.EffectiveStart, *res.EffectiveEnd, res.Text, res.TotalLines, res.DroppedLines)
+			}
+		})
+	}
+}
+
+func TestCapturePaneEmptyRangeHasNullBounds(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	res, err := r.svc.CapturePane(context.Background(), domain.CaptureRequest{PaneID: r.pane, Start: i64(-5), End: i64(-1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.EffectiveStart != nil || res.EffectiveEnd != nil || res.Text != "" || res.TotalLines != 0 {
+		t.Errorf("no history yet, got %+v", res)
+	}
+}
+
+func TestCapturePaneByteCeiling(t *testing.T) {
+	cfg := domain.DefaultConfig()
+	cfg.MaxResultBytes = 20
+	r := newRig(t, cfg)
+	r.fill(30)
+	res, err := r.svc.CapturePane(context.Background(), domain.CaptureRequest{PaneID: r.pane, Start: i64(-7), End: i64(-1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.ByteClamped || res.OmittedBytes == 0 || res.ReturnedBytes > 20 || !strings.HasSuffix(res.Text, "line 7\n") {
+		t.Errorf("got %+v", res)
+	}
+}
+
+func TestCapturePaneRejectsNegativeMaxLines(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	if _, err := r.svc.CapturePane(context.Background(), domain.CaptureRequest{PaneID: r.pane, MaxLines: -1}); !errors.Is(err, domain.ErrInvalidArgument) {
+		t.Fatal(err)
+	}
+}
+
+func since(t *testing.T, r *rig, cursor string, wait int64) domain.CaptureSinceResult {
+	t.Helper()
+	res, err := r.svc.CaptureSince(context.Background(), domain.CaptureSinceRequest{PaneID: r.pane, Cursor: cursor, WaitMs: wait})
+	if err != nil {
+		t.Fatalf("CaptureSince: %v", err)
+	}
+	return res
+}
+
+func TestCaptureSinceSeedsThenReturnsOnlyWhatIsNew(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Inject(r.pane, []byte("old text\r\n"))
+	first := since(t, r, "", 0)
+	if !first.Seeded || !first.Streaming || first.Cursor == nil || !strings.Contains(first.Text, "old text") {
+		t.Fatalf("seed %+v", first)
+	}
+	r.term.Inject(r.pane, []byte("\x1b[1;31mred\x1b[0m\r\n10%\r100%\r\nnext"))
+	second := since(t, r, *first.Cursor, 0)
+	if second.Seeded || second.Text != "red\n100%\nnext" || second.MissedBytes != 0 {
+		t.Fatalf("second %+v", second)
+	}
+	third := since(t, r, *second.Cursor, 0)
+	if third.Text != "" || *third.Cursor != *second.Cursor {
+		t.Fatalf("nothing new, got %+v", third)
+	}
+}
+
+func TestCaptureSinceKeepsAnUnfinishedEscapeForTheNextCall(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	c := *since(t, r, "", 0).Cursor
+	r.term.Inject(r.pane, []byte("abc\x1b[3"))
+	a := since(t, r, c, 0)
+	r.term.Inject(r.pane, []byte("1mdef é"[:7]))
+	b := since(t, r, *a.Cursor, 0)
+	r.term.Inject(r.pane, []byte("é"[1:]))
+	d := since(t, r, *b.Cursor, 0)
+	if a.Text != "abc" || b.Text != "def " || d.Text != "é" {
+		t.Fatalf("texts %q %q %q", a.Text, b.Text, d.Text)
+	}
+}
+
+func TestCaptureSinceWaitsForOutput(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	c := *since(t, r, "", 0).Cursor
+	done := make(chan domain.CaptureSinceResult, 1)
+	go func() { done <- since(t, r, c, 5000) }()
+	r.waitTimers(1)
+	r.term.Inject(r.pane, []byte("arrived\r\n"))
+	res := <-done
+	if res.Text != "arrived\n" || res.EffectiveTimeoutMs != 5000 {
+		t.Fatalf("got %+v", res)
+	}
+	// With nothing new it returns when the wait is over.
+	go func() { done <- since(t, r, *res.Cursor, 2000) }()
+	r.waitTimers(1)
+	r.clock.Advance(2 * time.Second)
+	if res := <-done; res.Text != "" {
+		t.Fatalf("got %+v", res)
+	}
+}
+
+func TestCaptureSinceCountsLostOutput(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	c := *since(t, r, "", 0).Cursor
+	r.term.LoseOutput(r.pane, 300)
+	r.term.Inject(r.pane, []byte("tail\r\n"))
+	res := since(t, r, c, 0)
+	if res.MissedBytes != 300 || res.Text != "tail\n" {
+		t.Fatalf("got %+v", res)
+	}
+}
+
+func TestCaptureSinceRefusesForeignCursors(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	other := r.term.AddPane(fake.PaneSpec{})
+	c := *since(t, r, "", 0).Cursor
+	ctx := context.Background()
+	otherCursor, _ := r.svc.CaptureSince(ctx, domain.CaptureSinceRequest{PaneID: other})
+	elsewhere := domain.NewService(r.term, r.clock, domain.DefaultConfig())
+	defer elsewhere.Close()
+	foreignRun, _ := elsewhere.CaptureSince(ctx, domain.CaptureSinceRequest{PaneID: r.pane})
+
+	cases := map[string]string{
+		"garbage":            "not-a-cursor!",
+		"another pane":       *otherCursor.Cursor,
+		"another server run": *foreignRun.Cursor,
+	}
+	for name, cur := range cases {
+		if _, err := r.svc.CaptureSince(ctx, domain.CaptureSinceRequest{PaneID: r.pane, Cursor: cur}); !errors.Is(err, domain.ErrInvalidArgument) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	r.term.Respawn(r.pane)
+	if _, err := r.svc.CaptureSince(ctx, domain.CaptureSinceRequest{PaneID: r.pane, Cursor: c}); !errors.Is(err, domain.ErrInvalidArgument) || !strings.Contains(err.Error(), "restarted") {
+		t.Errorf("respawned pane: %v", err)
+	}
+}
+
+func TestCaptureSinceRejectsTamperedCursorsAndNegativeWaits(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	a := since(t, r, "", 0)
+	if _, err := r.svc.CaptureSince(context.Background(), domain.CaptureSinceRequest{PaneID: r.pane, Cursor: *a.Cursor + "x"}); !errors.Is(err, domain.ErrInvalidArgument) {
+		t.Errorf("tampered cursor: %v", err)
+	}
+	if _, err := r.svc.CaptureSince(context.Background(), domain.CaptureSinceRequest{PaneID: r.pane, WaitMs: -1}); !errors.Is(err, domain.ErrInvalidArgument) {
+		t.Errorf("negative waitMs: %v", err)
+	}
+}
+
+func waitText(r *rig, ctx context.Context, req domain.WaitForTextRequest) <-chan domain.WaitForTextResult {
+	req.PaneID = r.pane
+	ch := make(chan domain.WaitForTextResult, 1)
+	go func() {
+		res, err := r.svc.WaitForText(ctx, req)
+		if err != nil {
+			r.t.Errorf("WaitForText: %v", err)
+		}
+		ch <- res
+	}()
+	return ch
+}
+
+func TestWaitForTextMatchesAPatternSplitAcrossWrites(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	reply := waitText(r, context.Background(), domain.WaitForTextRequest{Patterns: []string{"nope", "Build OK"}})
+	r.waitTimers(1)
+	r.term.Inject(r.pane, []byte("compiling\r\nBuild"))
+	r.term.Inject(r.pane, []byte("\x1b[32m O\x1b[0mK\r\n"))
+	res := <-reply
+	if res.Outcome != domain.WaitMatched || res.Matched == nil || *res.Matched != "Build OK" || res.AlreadyOnScreen {
+		t.Fatalf("got %+v", res)
+	}
+	if !strings.Contains(res.Output, "compiling\n") || !strings.Contains(res.Screen, "Build OK") || res.Cursor == "" {
+		t.Errorf("got %+v", res)
+	}
+}
+
+func TestWaitForTextRegex(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	reply := waitText(r, context.Background(), domain.WaitForTextRequest{Patterns: []string{`listening on :\d+`}, Regex: true})
+	r.waitTimers(1)
+	r.term.Inject(r.pane, []byte("listening on :8080\r\n"))
+	if res := <-reply; res.Outcome != domain.WaitMatched || *res.Matched != `listening on :\d+` {
+		t.Fatalf("got %+v", res)
+	}
+}
+
+func TestWaitForTextIgnoresWhatIsAlreadyOnScreen(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Inject(r.pane, []byte("READY\r\n"))
+	reply := waitText(r, context.Background(), domain.WaitForTextRequest{Patterns: []string{"READY"}, TimeoutMs: 1000})
+	r.waitTimers(1)
+	r.clock.Advance(time.Second)
+	res := <-reply
+	if res.Outcome != domain.WaitTimedOut || !res.AlreadyOnScreen || res.Matched != nil || res.EffectiveTimeoutMs != 1000 {
+		t.Fatalf("got %+v", res)
+	}
+	// New output that repeats it does count.
+	reply = waitText(r, context.Background(), domain.WaitForTextRequest{Patterns: []string{"READY"}})
+	r.waitTimers(1)
+	r.term.Inject(r.pane, []byte("READY\r\n"))
+	if res := <-reply; res.Outcome != domain.WaitMatched || !res.AlreadyOnScreen {
+		t.Fatalf("got %+v", res)
+	}
+}
+
+func TestWaitForTextFromACursorSeesOutputWrittenBeforeTheCall(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	c := *since(t, r, "", 0).Cursor
+	r.term.Inject(r.pane, []byte("done!\r\n"))
+	res, err := r.svc.WaitForText(context.Background(), domain.WaitForTextRequest{PaneID: r.pane, Patterns: []string{"done!"}, Cursor: c})
+	if err != nil || res.Outcome != domain.WaitMatched {
+		t.Fatalf("got %+v, %v", res, err)
+	}
+}
+
+func TestWaitForTextOutcomes(t *testing.T) {
+	t.Run("pane died", func(t *testing.T) {
+		r := newRig(t, domain.DefaultConfig())
+		reply := waitText(r, context.Background(), domain.WaitForTextRequest{Patterns: []string{"x"}})
+		r.waitTimers(1)
+		r.term.KillPane(r.pane)
+		if res := <-reply; res.Outcome != domain.WaitPaneDied {
+			t.Fatalf("got %+v", res)
+		}
+	})
+	t.Run("output lost", func(t *testing.T) {
+		r := newRig(t, domain.DefaultConfig())
+		reply := waitText(r, context.Background(), domain.WaitForTextRequest{Patterns: []string{"x"}})
+		r.waitTimers(1)
+		r.term.LoseOutput(r.pane, 77)
+		if res := <-reply; res.Outcome != domain.WaitOutputLost || res.MissedBytes != 77 {
+			t.Fatalf("got %+v", res)
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		r := newRig(t, domain.DefaultConfig())
+		ctx, cancel := context.WithCancel(context.Background())
+		reply := waitText(r, ctx, domain.WaitForTextRequest{Patterns: []string{"x"}})
+		r.waitTimers(1)
+		cancel()
+		if res := <-reply; res.Outcome != domain.WaitCancelled {
+			t.Fatalf("got %+v", res)
+		}
+	})
+}
+
+func TestWaitForTextRejectsBadPatterns(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	for name, req := range map[string]domain.WaitForTextRequest{
+		"no pattern":      {},
+		"empty substring": {Patterns: []string{""}},
+		"bad regex":       {Patterns: []string{"(unclosed"}, Regex: true},
+		"negative wait":   {Patterns: []string{"x"}, TimeoutMs: -5},
+		"bad cursor":      {Patterns: []string{"x"}, Cursor: "???"},
+	} {
+		req.PaneID = r.pane
+		if _, err := r.svc.WaitForText(context.Background(), req); !errors.Is(err, domain.ErrInvalidArgument) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestSendKeys(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	res, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "e c h o Space h i", Enter: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Sent, " ") != "e c h o Space h i Enter" || len(res.ResolvedPaneIDs) != 1 || res.ResolvedPaneIDs[0] != r.pane {
+		t.Fatalf("got %+v", res)
+	}
+	if out := string(r.term.Output(r.pane)); !strings.Contains(out, "echo hi\r\nhi\r\n") {
+		t.Fatalf("the shell did not run echo hi: %q", out)
+	}
+}
+
+func TestSendKeysLiteral(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.SetAttended(r.pane, true)
+	res, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "echo C-c", Literal: true})
+	if err != nil || !res.Attended || strings.Join(res.Sent, "|") != "echo C-c" {
+		t.Fatalf("got %+v, %v", res, err)
+	}
+	sent := r.term.Sent(r.pane)
+	if len(sent) != 1 || sent[0].Kind != fake.InputText || sent[0].Text != "echo C-c" {
+		t.Fatalf("sent %+v", sent)
+	}
+}
+
+func TestSendKeysUnknownNameSendsNothing(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	_, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c Escpae", Enter: true})
+	if !errors.Is(err, domain.ErrInvalidArgument) || !strings.Contains(err.Error(), "Escpae") {
+		t.Fatalf("err %v", err)
+	}
+	if sent := r.term.Sent(r.pane); len(sent) != 0 {
+		t.Fatalf("sent %+v", sent)
+	}
+}
+
+func TestSendKeysRefusedOnWatchedPane(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Attach(r.pane, "/dev/pts/1")
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c", Force: true}); !errors.Is(err, domain.ErrRefused) {
+		t.Fatal(err)
+	}
+}
+
+func TestInterruptIsRefusedWhileTheRunCallIsStillWaiting(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Expect(r.pane, fake.Run{Hang: true})
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "x", TimeoutMs: 1000})
+	r.waitTimers(2)
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c"}); !errors.Is(err, domain.ErrBusy) {
+		t.Fatalf("interrupt during a live call: %v", err)
+	}
+	r.clock.Advance(time.Second)
+	<-reply
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c C-x"}); !errors.Is(err, domain.ErrBusy) {
+		t.Fatalf("a non-interrupt key after the call returned: %v", err)
+	}
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c", Literal: true}); !errors.Is(err, domain.ErrBusy) {
+		t.Fatalf("literal text C-c: %v", err)
+	}
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: `C-\`}); err != nil {
+		t.Fatalf("C-\\ after the call returned: %v", err)
+	}
+}
+
+func TestParseKey(t *testing.T) {
+	good := map[string]string{
+		"Enter": "Enter", "enter": "Enter", "C-c": "C-c", "M-x": "M-x", "C-M-Up": "C-M-Up", "S-Tab": "S-Tab",
+		"F12": "F12", "a": "a", "é": "é", "BSpace": "BSpace", "pageup": "PageUp", `C-\`: `C-\`, "-": "-", "C--": "C--",
+	}
+	for in, want := range good {
+		if got, ok := domain.ParseKey(in); !ok || got != want {
+			t.Errorf("ParseKey(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "Escpae", "F13", "C-C-c", "ab", "C-", "\x01", "hello world"} {
+		if got, ok := domain.ParseKey(bad); ok {
+			t.Errorf("ParseKey(%q) = %q, accepted", bad, got)
+		}
+	}
+	if _, err := domain.ParseKeys("   "); !errors.Is(err, domain.ErrInvalidArgument) {
+		t.Errorf("no keys: %v", err)
+	}
+}
+
+func TestPolicyMessages(t *testing.T) {
+	base := ports.PaneInfo{ID: "%1", Command: "zsh"}
+	for _, f := range []ports.Fact{ports.FactWatched, ports.FactAlsoReaches, ports.FactSelf, ports.FactMode} {
+		info := base
+		info.Unknown = []ports.Fact{f}
+		err := domain.CheckWrite(info, true)
+		if !errors.Is(err, domain.ErrRefused) || !strings.Contains(err.Error(), "cannot tell") {
+			t.Errorf("unknown %s: %v", f, err)
+		}
+	}
+	info := base
+	info.Unknown = []ports.Fact{ports.FactCommand}
+	if err := domain.CheckWrite(info, false); err != nil {
+		t.Errorf("paste needs no command: %v", err)
+	}
+	if _, err := domain.CheckRun(info, false); !errors.Is(err, domain.ErrRefused) {
+		t.Errorf("run needs the command: %v", err)
+	}
+	if sh, err := domain.CheckRun(base, false); err != nil || sh != domain.ShellZsh {
+		t.Errorf("zsh: %v %v", sh, err)
+	}
+	sync := base
+	sync.AlsoReaches = []ports.PaneID{"%2", "%3"}
+	if err := domain.CheckWrite(sync, true); err == nil || !strings.Contains(err.Error(), "%2, %3") {
+		t.Errorf("synchronized: %v", err)
+	}
+}
+
+func TestServiceConfigDefaults(t *testing.T) {
+	svc := domain.NewService(fake.New(), fake.NewClock(time.Unix(0, 0)), domain.Config{})
+	if got := svc.Config(); got != domain.DefaultConfig() {
+		t.Errorf("zero Config became %+v", got)
+	}
+}
