@@ -133,6 +133,52 @@ func TestMainServesTheFakeBackendOverStdio(t *testing.T) {
 	}
 }
 
+// TestMainServesTheWaitingAndInputTools drives the fake backend's shell
+// through the binary with send_keys, and follows it with capture_since and
+// wait_for_text. Nothing here waits on the clock: the wait ends on the
+// shell's output.
+func TestMainServesTheWaitingAndInputTools(t *testing.T) {
+	cs, stderr, end := mainSession(t, "-backend", "fake")
+	defer func() {
+		if code, _ := end(); code != app.ExitOK {
+			t.Errorf("Main = %d, want %d\nstderr:\n%s", code, app.ExitOK, stderr.String())
+		}
+	}()
+	pane := string(app.DemoPane)
+	callOK := func(tool string, args map[string]any) map[string]any {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		got, _ := res.StructuredContent.(map[string]any)
+		if res.IsError || got == nil {
+			t.Fatalf("%s = %v (error %v)", tool, res.Content, res.IsError)
+		}
+		return got
+	}
+
+	seed := callOK("capture_since", map[string]any{"paneId": pane})
+	cursor, _ := seed["cursor"].(string)
+	if seed["seeded"] != true || cursor == "" {
+		t.Fatalf("capture_since without a cursor = %v, want seeded with a cursor", seed)
+	}
+	// The typed line does not hold the answer, so only the command's output
+	// can match.
+	sent := callOK("send_keys", map[string]any{"paneId": pane, "keys": "e c h o Space $ ( ( 6 * 7 ) )"})
+	if keys, _ := sent["sent"].([]any); len(keys) == 0 || keys[len(keys)-1] != "Enter" {
+		t.Errorf("send_keys = %v, want Enter pressed last", sent)
+	}
+	waited := callOK("wait_for_text", map[string]any{"paneId": pane, "patterns": []string{"42"}, "cursor": cursor})
+	if waited["outcome"] != "matched" || waited["matched"] != "42" {
+		t.Errorf("wait_for_text = %v, want 42 matched", waited)
+	}
+	since := callOK("capture_since", map[string]any{"paneId": pane, "cursor": cursor})
+	if text, _ := since["text"].(string); !strings.Contains(text, "echo $((6*7))\n42\n") {
+		t.Errorf("capture_since text = %q, want the typed command and its output", text)
+	}
+}
+
 // TestMainServesAPrivateTmuxServer runs the server on real tmux with no
 // socket named: it starts a private tmux server, serves its pane, and
 // kills the server when stdin ends.

@@ -3,6 +3,7 @@ package test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,8 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/domain"
 )
 
-// The end-to-end test of the three specified tools: a real MCP client and
+// The end-to-end test of the three specified tools (e2e_waiting_test.go
+// has the waiting and input tools'): a real MCP client and
 // the real domain, over the SDK's in-memory transport, on the fake
 // terminal and fake clock. Time moves only when the test moves it, and
 // only once the server is seen waiting on the clock, so every outcome is
@@ -39,11 +41,24 @@ func newInmem(t *testing.T) *inmem { return newInmemWith(t, nil) }
 // newInmemWith is newInmem with client options.
 func newInmemWith(t *testing.T, opts *mcp.ClientOptions) *inmem {
 	t.Helper()
-	e := &inmem{t: t, clock: fake.NewClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)), responses: make(chan *jsonrpc.Response, 64)}
-	e.term = fake.New(fake.WithClock(e.clock))
-	if id := e.term.AddPane(fake.PaneSpec{}); id != "%0" {
+	clock := fake.NewClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
+	term := fake.New(fake.WithClock(clock))
+	if id := term.AddPane(fake.PaneSpec{}); id != "%0" {
 		t.Fatalf("first pane is %s, want %%0", id)
 	}
+	return newInmemOnWith(t, term, clock, opts)
+}
+
+// newInmemOn starts a server of its own, with a client connected, on an
+// existing terminal and clock: another run of the server, as far as the
+// panes can tell.
+func newInmemOn(t *testing.T, term *fake.Terminal, clock *fake.Clock) *inmem {
+	return newInmemOnWith(t, term, clock, nil)
+}
+
+func newInmemOnWith(t *testing.T, term *fake.Terminal, clock *fake.Clock, opts *mcp.ClientOptions) *inmem {
+	t.Helper()
+	e := &inmem{t: t, clock: clock, term: term, responses: make(chan *jsonrpc.Response, 64)}
 	svc := domain.NewService(e.term, e.clock, domain.Config{WaitMax: 60 * time.Second, MaxResultLines: 100})
 	e.srv = mcpadapter.NewServer(svc, mcpadapter.Options{Version: "e2e"})
 	st, ct := mcp.NewInMemoryTransports()
@@ -60,6 +75,7 @@ func newInmemWith(t *testing.T, opts *mcp.ClientOptions) *inmem {
 	t.Cleanup(func() {
 		e.cs.Close()
 		ss.Wait()
+		svc.Close()
 	})
 	return e
 }
@@ -97,6 +113,49 @@ func (e *inmem) awaitWaiting(n int) {
 	if err := e.clock.WaitForTimers(ctx, n); err != nil {
 		e.t.Fatalf("the server never waited on the clock (%d timers pending): %v", e.clock.PendingTimers(), err)
 	}
+}
+
+// cancelled calls tool, cancels the call once the server holds timers
+// timers on the clock (it waits), and returns the result the server still
+// sent for it: the client has stopped listening, but the tap shows what the
+// server said.
+func (e *inmem) cancelled(tool string, args map[string]any, timers int) *mcp.CallToolResult {
+	e.t.Helper()
+	// The responses to earlier calls are in the tap already, each read
+	// before its call returned: forget them.
+	for drained := false; !drained; {
+		select {
+		case <-e.responses:
+		default:
+			drained = true
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clientErr := make(chan error, 1)
+	go func() {
+		_, err := e.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		clientErr <- err
+	}()
+	e.awaitWaiting(timers)
+	cancel()
+	if err := <-clientErr; err == nil {
+		e.t.Fatalf("cancelled %s returned no error to the client", tool)
+	}
+	var resp *jsonrpc.Response
+	select {
+	case resp = <-e.responses:
+	case <-time.After(10 * time.Second):
+		e.t.Fatalf("the server never answered the cancelled %s", tool)
+	}
+	if resp.Error != nil {
+		e.t.Fatalf("cancelled %s answered with a protocol error: %v", tool, resp.Error)
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(resp.Result, &res); err != nil {
+		e.t.Fatal(err)
+	}
+	return &res
 }
 
 // runTimers is how many timers a waiting run_shell_command holds without a
@@ -302,71 +361,11 @@ func TestInMemoryRunShellCommandPaneDied(t *testing.T) {
 
 func TestInMemoryRunShellCommandCancelled(t *testing.T) {
 	e := newInmem(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	clientErr := make(chan error, 1)
-	go func() {
-		_, err := e.cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_shell_command",
-			Arguments: map[string]any{"paneId": "%0", "command": "echo started; sleep 100"}})
-		clientErr <- err
-	}()
-	e.awaitWaiting(runTimers)
-	cancel()
-	if err := <-clientErr; err == nil {
-		t.Fatal("cancelled call returned no error to the client")
-	}
-	// The client has stopped listening, but the server still answers the
-	// cancelled call; the tap shows what it said.
-	var resp *jsonrpc.Response
-	for resp = range e.responses {
-		if resp.Error != nil {
-			t.Fatalf("cancelled call answered with a protocol error: %v", resp.Error)
-		}
-		var probe struct {
-			StructuredContent map[string]any `json:"structuredContent"`
-		}
-		if json.Unmarshal(resp.Result, &probe) == nil && probe.StructuredContent["outcome"] != nil {
-			break // the initialize response carries no outcome
-		}
-	}
-	var res mcp.CallToolResult
-	if err := json.Unmarshal(resp.Result, &res); err != nil {
-		t.Fatal(err)
-	}
-	checkRun(t, decodeRun(t, &res), runOutput{
+	res := e.cancelled("run_shell_command", map[string]any{"paneId": "%0", "command": "echo started; sleep 100"}, runTimers)
+	checkRun(t, decodeRun(t, res), runOutput{
 		Outcome: "cancelled", Output: "started\n", ReturnedBytes: 8, OutputComplete: true, PaneID: "%0",
 		StillRunning: true, EffectiveTimeoutMs: 30000,
 	})
-}
-
-func TestInMemoryRunShellCommandReportsProgress(t *testing.T) {
-	notes := make(chan *mcp.ProgressNotificationParams, 16)
-	e := newInmemWith(t, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			notes <- req.Params
-		},
-	})
-	params := &mcp.CallToolParams{Name: "run_shell_command",
-		Arguments: map[string]any{"paneId": "%0", "command": "sleep 3; echo done", "timeoutMs": 10000}}
-	params.SetProgressToken("p1")
-	done := make(chan *mcp.CallToolResult, 1)
-	go func() {
-		res, err := e.cs.CallTool(context.Background(), params)
-		if err != nil {
-			t.Errorf("CallTool: %v", err)
-		}
-		done <- res
-	}()
-	e.awaitWaiting(runTimers + 1) // and the progress tick
-	e.clock.Advance(time.Second)  // the tick is due; the command sleeps on
-	n := <-notes
-	if n.ProgressToken != "p1" || n.Progress != 1000 || n.Total != 10000 {
-		t.Errorf("progress = %+v, want 1000 of 10000 ms for token p1", n)
-	}
-	e.clock.Advance(2 * time.Second)
-	out := decodeRun(t, <-done)
-	if out.Outcome != "completed" || out.Output != "done\n" {
-		t.Errorf("run = %+v", out)
-	}
 }
 
 func TestInMemoryBusyPaneRefusesOtherWritesButNotReads(t *testing.T) {
@@ -501,7 +500,8 @@ func sameInputs(got, want []fake.Input) bool {
 		return false
 	}
 	for i := range got {
-		if got[i].Kind != want[i].Kind || got[i].Text != want[i].Text {
+		if got[i].Kind != want[i].Kind || got[i].Text != want[i].Text || !slices.Equal(got[i].Keys, want[i].Keys) ||
+			got[i].Via != want[i].Via {
 			return false
 		}
 	}

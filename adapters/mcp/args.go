@@ -95,6 +95,28 @@ func (a arguments) flag(name string) bool {
 	return b
 }
 
+// flagOr returns the named boolean, or def when it was not given.
+func (a arguments) flagOr(name string, def bool) bool {
+	b, ok := a[name].(bool)
+	if !ok {
+		return def
+	}
+	return b
+}
+
+// strs returns the named array of strings, or nil when it was not given.
+func (a arguments) strs(name string) []string {
+	items, _ := a[name].([]any)
+	if items == nil {
+		return nil
+	}
+	out := make([]string, len(items))
+	for i, v := range items {
+		out[i], _ = v.(string)
+	}
+	return out
+}
+
 // integer returns the named integer and whether it was given. The schema
 // bounds every integer by ±(2^53-1), which a float64 holds exactly.
 func (a arguments) integer(name string) (int64, bool) {

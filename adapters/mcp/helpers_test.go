@@ -20,11 +20,17 @@ type stubTools struct {
 	run     func(context.Context, domain.RunRequest) (domain.RunResult, error)
 	paste   func(context.Context, domain.PasteRequest) (domain.PasteResult, error)
 	capture func(context.Context, domain.CaptureRequest) (domain.CaptureResult, error)
+	since   func(context.Context, domain.CaptureSinceRequest) (domain.CaptureSinceResult, error)
+	wait    func(context.Context, domain.WaitForTextRequest) (domain.WaitForTextResult, error)
+	keys    func(context.Context, domain.SendKeysRequest) (domain.SendKeysResult, error)
 
 	mu       sync.Mutex
 	runs     []domain.RunRequest
 	pastes   []domain.PasteRequest
 	captures []domain.CaptureRequest
+	sinces   []domain.CaptureSinceRequest
+	waits    []domain.WaitForTextRequest
+	keyCalls []domain.SendKeysRequest
 }
 
 func (s *stubTools) RunShellCommand(ctx context.Context, req domain.RunRequest) (domain.RunResult, error) {
@@ -60,10 +66,43 @@ func (s *stubTools) CapturePane(ctx context.Context, req domain.CaptureRequest) 
 	return s.capture(ctx, req)
 }
 
+func (s *stubTools) CaptureSince(ctx context.Context, req domain.CaptureSinceRequest) (domain.CaptureSinceResult, error) {
+	s.mu.Lock()
+	s.sinces = append(s.sinces, req)
+	s.mu.Unlock()
+	if s.since == nil {
+		s.t.Errorf("unexpected CaptureSince(%+v)", req)
+		return domain.CaptureSinceResult{}, nil
+	}
+	return s.since(ctx, req)
+}
+
+func (s *stubTools) WaitForText(ctx context.Context, req domain.WaitForTextRequest) (domain.WaitForTextResult, error) {
+	s.mu.Lock()
+	s.waits = append(s.waits, req)
+	s.mu.Unlock()
+	if s.wait == nil {
+		s.t.Errorf("unexpected WaitForText(%+v)", req)
+		return domain.WaitForTextResult{}, nil
+	}
+	return s.wait(ctx, req)
+}
+
+func (s *stubTools) SendKeys(ctx context.Context, req domain.SendKeysRequest) (domain.SendKeysResult, error) {
+	s.mu.Lock()
+	s.keyCalls = append(s.keyCalls, req)
+	s.mu.Unlock()
+	if s.keys == nil {
+		s.t.Errorf("unexpected SendKeys(%+v)", req)
+		return domain.SendKeysResult{}, nil
+	}
+	return s.keys(ctx, req)
+}
+
 func (s *stubTools) calls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.runs) + len(s.pastes) + len(s.captures)
+	return len(s.runs) + len(s.pastes) + len(s.captures) + len(s.sinces) + len(s.waits) + len(s.keyCalls)
 }
 
 // connect serves tools over the SDK's in-memory transport and returns a

@@ -46,6 +46,45 @@ type captureOutput struct {
 	TotalLines     int64  `json:"totalLines"`
 }
 
+type captureSinceOutput struct {
+	ByteClamped        bool    `json:"byteClamped"`
+	Cursor             *string `json:"cursor"`
+	DroppedLines       int64   `json:"droppedLines"`
+	EffectiveTimeoutMs int64   `json:"effectiveTimeoutMs"`
+	MissedBytes        int64   `json:"missedBytes"`
+	OmittedBytes       int64   `json:"omittedBytes"`
+	PaneID             string  `json:"paneId"`
+	RangeClamped       bool    `json:"rangeClamped"`
+	ReturnedBytes      int64   `json:"returnedBytes"`
+	Seeded             bool    `json:"seeded"`
+	Streaming          bool    `json:"streaming"`
+	Text               string  `json:"text"`
+}
+
+type waitOutput struct {
+	AlreadyOnScreen    bool    `json:"alreadyOnScreen"`
+	Cursor             string  `json:"cursor"`
+	DroppedLines       int64   `json:"droppedLines"`
+	EffectiveTimeoutMs int64   `json:"effectiveTimeoutMs"`
+	Matched            *string `json:"matched"`
+	MissedBytes        int64   `json:"missedBytes"`
+	OmittedBytes       int64   `json:"omittedBytes"`
+	Outcome            string  `json:"outcome"`
+	Output             string  `json:"output"`
+	PaneID             string  `json:"paneId"`
+	ReturnedBytes      int64   `json:"returnedBytes"`
+	Screen             string  `json:"screen"`
+	ScreenClamped      bool    `json:"screenClamped"`
+	StreamFailure      *string `json:"streamFailure"`
+}
+
+type sendKeysOutput struct {
+	Attended        bool     `json:"attended"`
+	PaneID          string   `json:"paneId"`
+	ResolvedPaneIDs []string `json:"resolvedPaneIds"`
+	Sent            []string `json:"sent"`
+}
+
 func fromRunResult(r domain.RunResult) runOutput {
 	exit := r.ExitStatus
 	// The contract's exit status belongs to a command seen to end; any other
@@ -88,6 +127,59 @@ func fromCaptureResult(r domain.CaptureResult) captureOutput {
 	}
 }
 
+func fromCaptureSinceResult(r domain.CaptureSinceResult) captureSinceOutput {
+	return captureSinceOutput{
+		ByteClamped:        r.ByteClamped,
+		Cursor:             r.Cursor,
+		DroppedLines:       r.DroppedLines,
+		EffectiveTimeoutMs: r.EffectiveTimeoutMs,
+		MissedBytes:        r.MissedBytes,
+		OmittedBytes:       r.OmittedBytes,
+		PaneID:             string(r.PaneID),
+		RangeClamped:       r.RangeClamped,
+		ReturnedBytes:      r.ReturnedBytes,
+		Seeded:             r.Seeded,
+		Streaming:          r.Streaming,
+		Text:               r.Text,
+	}
+}
+
+func fromWaitResult(r domain.WaitForTextResult) waitOutput {
+	matched := r.Matched
+	// As with exitStatus: only a match is reported as one, whatever else
+	// the domain had at hand.
+	if r.Outcome != domain.WaitMatched {
+		matched = nil
+	}
+	return waitOutput{
+		AlreadyOnScreen:    r.AlreadyOnScreen,
+		Cursor:             r.Cursor,
+		DroppedLines:       r.DroppedLines,
+		EffectiveTimeoutMs: r.EffectiveTimeoutMs,
+		Matched:            matched,
+		MissedBytes:        r.MissedBytes,
+		OmittedBytes:       r.OmittedBytes,
+		Outcome:            string(r.Outcome),
+		Output:             r.Output,
+		PaneID:             string(r.PaneID),
+		ReturnedBytes:      r.ReturnedBytes,
+		Screen:             r.Screen,
+		ScreenClamped:      r.ScreenClamped,
+		StreamFailure:      r.StreamFailure,
+	}
+}
+
+func fromSendKeysResult(r domain.SendKeysResult) sendKeysOutput {
+	// Arrays are never null: the schema says array, and a client should
+	// not have to tell "nothing" from "unknown".
+	resolved := make([]string, len(r.ResolvedPaneIDs))
+	for i, id := range r.ResolvedPaneIDs {
+		resolved[i] = string(id)
+	}
+	sent := append([]string{}, r.Sent...)
+	return sendKeysOutput{Attended: r.Attended, PaneID: string(r.PaneID), ResolvedPaneIDs: resolved, Sent: sent}
+}
+
 // encode marshals v as compact JSON without HTML escaping: the text half
 // of a result is read by people and models, for whom a command's "a > b"
 // should not arrive as "a \u003e b".
@@ -107,29 +199,49 @@ func encode(v any) (json.RawMessage, error) {
 // text alone would otherwise take the tail for the whole. It is empty when
 // there is nothing to warn of.
 func runNotice(o runOutput) string {
-	var parts []string
-	if o.DroppedLines > 0 {
-		parts = append(parts, fmt.Sprintf("%s from the start withheld by maxLines (read them from the pane's history with capture_pane, or give a larger maxLines next time)",
-			plural(o.DroppedLines, "line")))
-	}
-	if o.OmittedBytes > 0 {
-		parts = append(parts, fmt.Sprintf("%s cut by the result size ceiling", plural(o.OmittedBytes, "byte")))
-	}
-	if o.MissedBytes > 0 {
-		parts = append(parts, fmt.Sprintf("%s lost by the terminal before they could be read, so the output starts partway through",
-			plural(o.MissedBytes, "byte")))
-	}
-	if !o.OutputComplete && len(parts) == 0 {
-		parts = append(parts, "some of the command's output is missing")
-	}
 	var notice []string
-	if len(parts) > 0 {
-		notice = append(notice, "Notice: the output is incomplete: "+strings.Join(parts, "; ")+".")
+	if n := incomplete("output", "the command's output", o.DroppedLines, o.OmittedBytes, o.MissedBytes, !o.OutputComplete); n != "" {
+		notice = append(notice, n)
 	}
 	if o.ForeignOutputSuspected {
 		notice = append(notice, "Notice: another writer printed into this pane while the command ran; what could be attributed to it was removed, but the output may still include some of it.")
 	}
 	return strings.Join(notice, " ")
+}
+
+// captureSinceNotice is runNotice for capture_since: it warns when text is
+// not the whole of what the pane wrote after the cursor (or of its screen).
+func captureSinceNotice(o captureSinceOutput) string {
+	return incomplete("text", "the pane's output", o.DroppedLines, o.OmittedBytes, o.MissedBytes, false)
+}
+
+// waitNotice is runNotice for wait_for_text's output.
+func waitNotice(o waitOutput) string {
+	return incomplete("output", "the pane's output", o.DroppedLines, o.OmittedBytes, o.MissedBytes, false)
+}
+
+// incomplete says what is missing from field, or returns "" when nothing
+// is; otherIncomplete reports a loss the counts do not show.
+func incomplete(field, whole string, dropped, omitted, missed int64, otherIncomplete bool) string {
+	var parts []string
+	if dropped > 0 {
+		parts = append(parts, fmt.Sprintf("%s from the start withheld by maxLines (read them from the pane's history with capture_pane, or give a larger maxLines next time)",
+			plural(dropped, "line")))
+	}
+	if omitted > 0 {
+		parts = append(parts, fmt.Sprintf("%s cut by the result size ceiling", plural(omitted, "byte")))
+	}
+	if missed > 0 {
+		parts = append(parts, fmt.Sprintf("%s lost by the terminal before they could be read, so the %s starts partway through",
+			plural(missed, "byte"), field))
+	}
+	if otherIncomplete && len(parts) == 0 {
+		parts = append(parts, "some of "+whole+" is missing")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Notice: the " + field + " is incomplete: " + strings.Join(parts, "; ") + "."
 }
 
 func plural(n int64, unit string) string {

@@ -10,11 +10,14 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// The schemas are kept as JSON files, copied verbatim from the "Protocol
-// data" sections of the contract's reference pages, rather than derived from
-// Go structs: the contract fixes them down to descriptions and bounds, and a
-// derived schema would drift from it silently. schemas_test.go holds the
-// files to the pages.
+// The schemas are kept as JSON files rather than derived from Go structs:
+// the contract fixes them down to descriptions and bounds, and a derived
+// schema would drift from it silently. Those of run_shell_command,
+// paste_text and capture_pane are copied verbatim from the "Protocol data"
+// sections of their reference pages; those of capture_since, wait_for_text
+// and send_keys, which have no page, are written by hand in the same style
+// from the field lists of CONTRACT.md. schemas_test.go holds the files to
+// the pages and to those lists.
 //
 //go:embed schemas/*.json
 var schemaFiles embed.FS
@@ -83,7 +86,8 @@ func loadSchema(file string) (json.RawMessage, *jsonschema.Schema, *jsonschema.R
 }
 
 // describe says in words what a value of schema s must be, for argument
-// errors: "an integer greater than 0 and at most 9007199254740991".
+// errors: "an integer greater than 0 and at most 9007199254740991", "an
+// array of strings with at least 1 item".
 func describe(s *jsonschema.Schema) string {
 	var what string
 	switch s.Type {
@@ -93,8 +97,18 @@ func describe(s *jsonschema.Schema) string {
 		what = "true or false"
 	case "string":
 		what = "a string"
+	case "array":
+		what = "an array"
+		if s.Items != nil && s.Items.Type != "" {
+			what += " of " + s.Items.Type + "s"
+		}
+		if s.MinItems != nil {
+			what += " with at least " + plural(int64(*s.MinItems), "item")
+		}
 	case "":
 		what = "a value"
+	case "object":
+		what = "an object"
 	default:
 		what = "a " + s.Type
 	}

@@ -3,6 +3,7 @@ package mcpadapter_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,7 +14,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-var specifiedTools = []string{"capture_pane", "paste_text", "run_shell_command"}
+// specifiedTools have a reference page with their schemas; contractTools
+// are those CONTRACT.md defines by field lists alone.
+var (
+	specifiedTools = []string{"capture_pane", "paste_text", "run_shell_command"}
+	contractTools  = []string{"capture_since", "send_keys", "wait_for_text"}
+	allTools       = []string{"capture_pane", "capture_since", "paste_text", "run_shell_command", "send_keys", "wait_for_text"}
+)
 
 // contractDir finds the contract's reference pages: $TMUX_MCP_SPEC_DIR, or
 // shared/spec beside the repository, where the team and CI keep them.
@@ -79,14 +86,14 @@ func listTools(t *testing.T) map[string]*mcp.Tool {
 	return tools
 }
 
-func TestListsExactlyTheSpecifiedTools(t *testing.T) {
+func TestListsExactlyTheContractsTools(t *testing.T) {
 	var names []string
 	for name := range listTools(t) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, specifiedTools) {
-		t.Errorf("tools/list names = %v, want %v", names, specifiedTools)
+	if !slices.Equal(names, allTools) {
+		t.Errorf("tools/list names = %v, want %v", names, allTools)
 	}
 }
 
@@ -112,7 +119,7 @@ func TestAdvertisedSchemasAreTheContractPages(t *testing.T) {
 // the server must advertise them unchanged.
 func TestAdvertisedSchemasAreTheEmbeddedCopies(t *testing.T) {
 	tools := listTools(t)
-	for _, name := range specifiedTools {
+	for _, name := range allTools {
 		for kind, got := range map[string]any{"input": tools[name].InputSchema, "output": tools[name].OutputSchema} {
 			data, err := os.ReadFile(filepath.Join("schemas", name+"."+kind+".json"))
 			if err != nil {
@@ -158,6 +165,9 @@ func TestAnnotationsAreTheTrueOnes(t *testing.T) {
 		"run_shell_command": {title: "Run shell command", readOnly: false, idempotent: false, destructive: false, openWorld: true},
 		"paste_text":        {title: "Paste text", readOnly: false, idempotent: false, destructive: false, openWorld: true},
 		"capture_pane":      {title: "Capture pane", readOnly: true, idempotent: true, destructive: false, openWorld: false},
+		"capture_since":     {title: "Capture since", readOnly: true, idempotent: true, destructive: false, openWorld: false},
+		"wait_for_text":     {title: "Wait for text", readOnly: true, idempotent: true, destructive: false, openWorld: false},
+		"send_keys":         {title: "Send keys", readOnly: false, idempotent: false, destructive: false, openWorld: true},
 	}
 	for name, tool := range listTools(t) {
 		a := tool.Annotations
@@ -168,6 +178,195 @@ func TestAnnotationsAreTheTrueOnes(t *testing.T) {
 		got := hints{tool.Title, a.ReadOnlyHint, a.IdempotentHint, *a.DestructiveHint, *a.OpenWorldHint}
 		if got != want[name] {
 			t.Errorf("%s title and hints = %+v, want %+v", name, got, want[name])
+		}
+	}
+}
+
+// contractFields reads a tool's field lists from CONTRACT.md's bullet
+// "- `tool` — in `{a, b?, ...}`; out `{c, d (string|null), ...}`": the
+// input names and whether each is optional, and the output names and
+// whether each may be null.
+func contractFields(t *testing.T, dir, tool string) (in, out map[string]bool) {
+	t.Helper()
+	page, err := os.ReadFile(filepath.Join(dir, "CONTRACT.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile("(?s)- `" + tool + "` — in `\\{(.*?)\\}`; out `\\{(.*?)\\}`")
+	m := re.FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("CONTRACT.md has no field lists for %s", tool)
+	}
+	parse := func(list string, mark string) map[string]bool {
+		fields := map[string]bool{}
+		name := regexp.MustCompile(`^[a-zA-Z]+`)
+		for _, f := range strings.Split(list, ",") {
+			f = strings.Join(strings.Fields(f), " ")
+			n := name.FindString(f)
+			if n == "" {
+				t.Fatalf("CONTRACT.md, %s: cannot read field %q", tool, f)
+			}
+			fields[n] = strings.Contains(f, mark)
+		}
+		return fields
+	}
+	return parse(string(m[1]), "?"), parse(string(m[2]), "|null")
+}
+
+// schemaObject is the part of an advertised object schema the contract's
+// field lists fix.
+type schemaObject struct {
+	Schema               string                     `json:"$schema"`
+	Type                 string                     `json:"type"`
+	Required             []string                   `json:"required"`
+	AdditionalProperties *bool                      `json:"additionalProperties"`
+	Properties           map[string]json.RawMessage `json:"properties"`
+}
+
+type schemaProperty struct {
+	Description string `json:"description"`
+	Type        string `json:"type"`
+	Pattern     string `json:"pattern"`
+	AnyOf       []struct {
+		Type string `json:"type"`
+	} `json:"anyOf"`
+}
+
+func decodeSchema(t *testing.T, v any) schemaObject {
+	t.Helper()
+	var s schemaObject
+	if err := json.Unmarshal([]byte(mustJSON(v)), &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func decodeProperty(t *testing.T, raw json.RawMessage) schemaProperty {
+	t.Helper()
+	var p schemaProperty
+	if err := json.Unmarshal(raw, &p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// types lists the JSON types a property admits.
+func (p schemaProperty) types() []string {
+	if p.Type != "" {
+		return []string{p.Type}
+	}
+	var ts []string
+	for _, a := range p.AnyOf {
+		ts = append(ts, a.Type)
+	}
+	return ts
+}
+
+func TestHandWrittenSchemasHaveTheContractsFields(t *testing.T) {
+	dir := contractDir(t)
+	tools := listTools(t)
+	for _, name := range contractTools {
+		t.Run(name, func(t *testing.T) {
+			wantIn, wantOut := contractFields(t, dir, name)
+			in, out := decodeSchema(t, tools[name].InputSchema), decodeSchema(t, tools[name].OutputSchema)
+			for kind, s := range map[string]schemaObject{"input": in, "output": out} {
+				if s.Schema != "http://json-schema.org/draft-07/schema#" || s.Type != "object" {
+					t.Errorf("%s schema: $schema %q, type %q; want draft-07 and object", kind, s.Schema, s.Type)
+				}
+				for prop, raw := range s.Properties {
+					p := decodeProperty(t, raw)
+					if p.Description == "" {
+						t.Errorf("%s property %s has no description", kind, prop)
+					}
+					if prop == "paneId" && p.Pattern != `^%\d+$` {
+						t.Errorf("%s property paneId has pattern %q, want ^%%\\d+$", kind, p.Pattern)
+					}
+				}
+			}
+
+			var wantRequired []string
+			for f, optional := range wantIn {
+				if in.Properties[f] == nil {
+					t.Errorf("input lacks %s", f)
+				}
+				if !optional {
+					wantRequired = append(wantRequired, f)
+				}
+			}
+			if len(in.Properties) != len(wantIn) {
+				t.Errorf("input properties %v, want exactly %v", slices.Sorted(maps.Keys(in.Properties)), slices.Sorted(maps.Keys(wantIn)))
+			}
+			slices.Sort(wantRequired)
+			if got := slices.Sorted(slices.Values(in.Required)); !slices.Equal(got, wantRequired) {
+				t.Errorf("input required %v, want %v", got, wantRequired)
+			}
+
+			if out.AdditionalProperties == nil || *out.AdditionalProperties {
+				t.Error("output schema allows additional properties")
+			}
+			if len(out.Properties) != len(wantOut) {
+				t.Errorf("output properties %v, want exactly %v", slices.Sorted(maps.Keys(out.Properties)), slices.Sorted(maps.Keys(wantOut)))
+			}
+			if got, want := slices.Sorted(slices.Values(out.Required)), slices.Sorted(maps.Keys(wantOut)); !slices.Equal(got, want) {
+				t.Errorf("output required %v, want every field %v", got, want)
+			}
+			for f, nullable := range wantOut {
+				raw := out.Properties[f]
+				if raw == nil {
+					t.Errorf("output lacks %s", f)
+					continue
+				}
+				if got := slices.Contains(decodeProperty(t, raw).types(), "null"); got != nullable {
+					t.Errorf("output %s: null allowed %v, want %v", f, got, nullable)
+				}
+			}
+		})
+	}
+}
+
+func TestWaitForTextOutcomesAreTheContracts(t *testing.T) {
+	schema := decodeSchema(t, listTools(t)["wait_for_text"].OutputSchema)
+	var outcome struct {
+		Enum []string `json:"enum"`
+	}
+	if err := json.Unmarshal(schema.Properties["outcome"], &outcome); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"matched", "timed_out", "pane_died", "cancelled", "output_lost"}
+	if !slices.Equal(outcome.Enum, want) {
+		t.Errorf("outcome enum = %v, want %v", outcome.Enum, want)
+	}
+}
+
+func TestSendKeysSchemaSaysEnterDefaultsToTrue(t *testing.T) {
+	schema := decodeSchema(t, listTools(t)["send_keys"].InputSchema)
+	var enter struct {
+		Default *bool `json:"default"`
+	}
+	if err := json.Unmarshal(schema.Properties["enter"], &enter); err != nil {
+		t.Fatal(err)
+	}
+	if enter.Default == nil || !*enter.Default {
+		t.Errorf("send_keys enter default = %v, want true", enter.Default)
+	}
+}
+
+func TestDescriptionsOfTheWaitingAndInputToolsSayHowToUseThem(t *testing.T) {
+	tools := listTools(t)
+	want := map[string][]string{
+		"capture_since": {"without a cursor", "seeded", "just the output written after it", "waitMs", "escape sequences removed",
+			"another pane", "restarted", "missedBytes"},
+		"wait_for_text": {"RE2", "escape sequences removed", "already on the screen is not a match", "alreadyOnScreen",
+			"cursor", "exactly as you gave it", "timed_out", "pane_died", "cancelled", "output_lost"},
+		"send_keys": {"C-c", `C-\`, "unknown key name is a tool error", "never typed as text", "literal", "paste_text",
+			"timed_out or cancelled", "Enter is not pressed", "watching", "force"},
+	}
+	for name, words := range want {
+		got := tools[name].Description
+		for _, w := range words {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s description lacks %q: %s", name, w, got)
+			}
 		}
 	}
 }

@@ -16,18 +16,22 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/domain"
 )
 
-// Tools is what the transport needs from the domain: the three specified
-// tools' calls. *domain.Service implements it.
+// Tools is what the transport needs from the domain: one call per tool of
+// CONTRACT.md. *domain.Service implements it.
 //
 // Each method returns a result, or an error that the transport turns into
 // a tool error (see toolError): a *domain.RefusalError, *domain.BusyError
 // or *domain.ArgumentError, or an error wrapping a ports sentinel such as
-// ports.ErrPaneNotFound. RunShellCommand reports a cancelled ctx as a
-// result with outcome "cancelled", not as an error.
+// ports.ErrPaneNotFound. A cancelled ctx is not an error for the waiting
+// calls: RunShellCommand and WaitForText report it as a result with outcome
+// "cancelled", and CaptureSince returns what it has read.
 type Tools interface {
 	RunShellCommand(ctx context.Context, req domain.RunRequest) (domain.RunResult, error)
 	PasteText(ctx context.Context, req domain.PasteRequest) (domain.PasteResult, error)
 	CapturePane(ctx context.Context, req domain.CaptureRequest) (domain.CaptureResult, error)
+	CaptureSince(ctx context.Context, req domain.CaptureSinceRequest) (domain.CaptureSinceResult, error)
+	WaitForText(ctx context.Context, req domain.WaitForTextRequest) (domain.WaitForTextResult, error)
+	SendKeys(ctx context.Context, req domain.SendKeysRequest) (domain.SendKeysResult, error)
 }
 
 var _ Tools = (*domain.Service)(nil)
@@ -47,8 +51,11 @@ const Name = "tmux-mcp"
 
 const instructions = "Tools to work in terminal panes. Pane ids look like %3. " +
 	"Use run_shell_command to run a command and get exactly its output and exit status; " +
-	"paste_text to type text into a pane exactly as given; capture_pane to read what a pane shows. " +
-	"A pane running a command through run_shell_command refuses other writes until the command ends."
+	"paste_text to type text into a pane exactly as given; send_keys to press keys such as C-c, Escape or Up; " +
+	"capture_pane to read what a pane shows; capture_since to read only what a pane wrote since a cursor; " +
+	"wait_for_text to wait until a pane prints something. " +
+	"A pane running a command through run_shell_command refuses other writes until the command ends " +
+	"(send_keys C-c may interrupt it once its call has returned timed_out or cancelled)."
 
 // A Server is the MCP server with the tools registered. It is independent
 // of any transport: serve it with ServeStdio, HTTPHandler, or any

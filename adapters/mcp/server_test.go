@@ -350,6 +350,15 @@ func TestDomainErrorsAreToolErrorsThatSayWhatToDo(t *testing.T) {
 				capture: func(context.Context, domain.CaptureRequest) (domain.CaptureResult, error) {
 					return domain.CaptureResult{}, tt.err
 				},
+				since: func(context.Context, domain.CaptureSinceRequest) (domain.CaptureSinceResult, error) {
+					return domain.CaptureSinceResult{}, tt.err
+				},
+				wait: func(context.Context, domain.WaitForTextRequest) (domain.WaitForTextResult, error) {
+					return domain.WaitForTextResult{}, tt.err
+				},
+				keys: func(context.Context, domain.SendKeysRequest) (domain.SendKeysResult, error) {
+					return domain.SendKeysResult{}, tt.err
+				},
 			}
 			cs, _ := connect(t, stub)
 			for _, c := range []struct {
@@ -359,6 +368,9 @@ func TestDomainErrorsAreToolErrorsThatSayWhatToDo(t *testing.T) {
 				{"run_shell_command", map[string]any{"paneId": "%2", "command": "make test"}},
 				{"paste_text", map[string]any{"paneId": "%2", "text": "hi"}},
 				{"capture_pane", map[string]any{"paneId": "%2"}},
+				{"capture_since", map[string]any{"paneId": "%2"}},
+				{"wait_for_text", map[string]any{"paneId": "%2", "patterns": []string{"$ "}}},
+				{"send_keys", map[string]any{"paneId": "%2", "keys": "C-c"}},
 			} {
 				msg := toolErrorText(t, call(t, cs, c.tool, c.args))
 				for _, s := range tt.contains {
