@@ -37,7 +37,12 @@ func (s *Service) follow(ctx context.Context, info ports.PaneInfo) (ports.Output
 	}
 	if cur, ok := f.streams[info.ID]; ok {
 		ended := cur.stream.ReadFrom(cur.stream.End()).Ended
-		if cur.generation == info.Generation && ended == nil {
+		// A stream that ended because its pane died still holds the pane's
+		// last words, which cursors into it must be able to read; only a
+		// new process, or a stream that broke for another reason, calls
+		// for a new one.
+		paneGone := errors.Is(ended, ports.ErrPaneDead) || errors.Is(ended, ports.ErrPaneNotFound)
+		if cur.generation == info.Generation && (ended == nil || paneGone) {
 			return cur.stream, nil
 		}
 		cur.stream.Close()

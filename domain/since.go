@@ -97,7 +97,7 @@ func (s *Service) seed(ctx context.Context, info ports.PaneInfo, req CaptureSinc
 	if err == nil {
 		c := cursor{Instance: s.instance, Pane: info.ID, Generation: info.Generation, Offset: stream.End()}.String()
 		res.Cursor = &c
-		res.Streaming = true
+		res.Streaming = stream.ReadFrom(stream.End()).Ended == nil
 	}
 	screen, err := s.CapturePane(ctx, CaptureRequest{PaneID: info.ID, MaxLines: req.MaxLines})
 	if err != nil {

@@ -183,6 +183,21 @@ func TestCaptureSinceCountsLostOutput(t *testing.T) {
 	}
 }
 
+func TestCaptureSinceReadsTheLastWordsOfADeadPane(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	c := *since(t, r, "", 0).Cursor
+	r.term.Inject(r.pane, []byte("last words\r\n"))
+	r.term.KillPane(r.pane)
+	res := since(t, r, c, 0)
+	if res.Text != "last words\n" || res.MissedBytes != 0 || res.Streaming {
+		t.Fatalf("got %+v", res)
+	}
+	seed := since(t, r, "", 0)
+	if seed.Streaming {
+		t.Fatalf("a dead pane is not streaming: %+v", seed)
+	}
+}
+
 func TestCaptureSinceRefusesForeignCursors(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	other := r.term.AddPane(fake.PaneSpec{})
@@ -318,10 +333,22 @@ func TestWaitForTextOutcomes(t *testing.T) {
 	})
 }
 
+func TestWaitForTextWithoutPatternsWaitsForAnyOutput(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Inject(r.pane, []byte("already here\r\n"))
+	reply := waitText(r, context.Background(), domain.WaitForTextRequest{})
+	r.waitTimers(1)
+	r.term.Inject(r.pane, []byte("\x1b[0m")) // not text: no match yet
+	r.term.Inject(r.pane, []byte("new\r\n"))
+	res := <-reply
+	if res.Outcome != domain.WaitMatched || res.Matched != nil || res.AlreadyOnScreen || res.Output != "new\n" {
+		t.Fatalf("got %+v", res)
+	}
+}
+
 func TestWaitForTextRejectsBadPatterns(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	for name, req := range map[string]domain.WaitForTextRequest{
-		"no pattern":      {},
 		"empty substring": {Patterns: []string{""}},
 		"bad regex":       {Patterns: []string{"(unclosed"}, Regex: true},
 		"negative wait":   {Patterns: []string{"x"}, TimeoutMs: -5},

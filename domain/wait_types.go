@@ -56,7 +56,8 @@ const (
 
 // WaitForTextRequest is a wait_for_text call.
 type WaitForTextRequest struct {
-	PaneID   ports.PaneID
+	PaneID ports.PaneID
+	// Patterns to wait for; none means any new output.
 	Patterns []string
 	Regex    bool   // patterns are RE2 regular expressions, not substrings
 	Cursor   string // wait for output after this position; empty: after now
@@ -70,7 +71,7 @@ type WaitForTextRequest struct {
 type WaitForTextResult struct {
 	PaneID             ports.PaneID
 	Outcome            WaitOutcome
-	Matched            *string // the pattern that matched, as given
+	Matched            *string // the pattern that matched, as given; nil without patterns
 	AlreadyOnScreen    bool    // a pattern matched the screen before the wait began
 	Output             string  // the new output read while waiting
 	Screen             string  // the visible screen when the call returned

@@ -22,6 +22,9 @@ const matchWindow = 256 << 10
 // there — unless new output repeats it. It waits for output after
 // req.Cursor when one is given, else after the moment of the call.
 //
+// Without patterns, any new output that is not only escape sequences ends
+// the wait (outcome matched, Matched nil).
+//
 // Outcomes: matched; timed_out; pane_died; cancelled; output_lost, when
 // the terminal lost output that a match could have been in, or the stream
 // failed (StreamFailure says why).
@@ -64,7 +67,7 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 	}
 	timeout := s.effectiveTimeout(req.TimeoutMs)
 	res := WaitForTextResult{PaneID: info.ID, EffectiveTimeoutMs: timeout.Milliseconds()}
-	if screen, err := s.CapturePane(ctx, CaptureRequest{PaneID: info.ID}); err == nil {
+	if screen, err := s.CapturePane(ctx, CaptureRequest{PaneID: info.ID}); err == nil && len(req.Patterns) > 0 {
 		_, res.AlreadyOnScreen = match(screen.Text)
 	}
 
@@ -84,7 +87,10 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 			}
 			c.Offset = chunk.Offset + int64(len(chunk.Data))
 			if p, ok := match(NormalizeTerminalText(window)); ok {
-				res.Outcome, res.Matched = WaitMatched, &p
+				res.Outcome = WaitMatched
+				if len(req.Patterns) > 0 {
+					res.Matched = &p
+				}
 				break
 			}
 		} else if chunk.Offset > c.Offset {
@@ -127,7 +133,8 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 // given, found in a text.
 func compilePatterns(patterns []string, regex bool) (func(string) (string, bool), error) {
 	if len(patterns) == 0 {
-		return nil, &ArgumentError{Field: "patterns", Reason: "names no pattern to wait for"}
+		// Without patterns, any new output ends the wait.
+		return func(text string) (string, bool) { return "", text != "" }, nil
 	}
 	if !regex {
 		for _, p := range patterns {
