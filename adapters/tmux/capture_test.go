@@ -1,0 +1,71 @@
+package tmux
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+func TestCaptureUsesThePortsRowNumbers(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	// A 20x5 pane: eight lines, one of 25 characters that wraps onto two
+	// rows, then the cursor on an empty row. Rows 0..4 show line7, line8,
+	// the wrapped line's two rows and the empty row; history holds line1
+	// to line6.
+	script := "i=1; while [ $i -le 8 ]; do echo line$i; i=$((i+1)); done; echo 1234567890123456789012345; exec sleep 600"
+	p := ports.PaneID(strings.TrimSpace(s.tmux("new-session", "-d", "-s", "main", "-x", "20", "-y", "5",
+		"-P", "-F", "#{pane_id}", "sh", "-c", script)))
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	eventually(t, 5*time.Second, "the script's output", func() bool {
+		info, err := term.Pane(ctx, p)
+		return err == nil && info.HistorySize == 6
+	})
+
+	cases := []struct {
+		name string
+		r    ports.CaptureRange
+		want []string
+	}{
+		{"visible screen, empty last row kept", ports.CaptureRange{Start: 0, End: 4},
+			[]string{"line7", "line8", "12345678901234567890", "12345", ""}},
+		{"newest history row", ports.CaptureRange{Start: -1, End: -1}, []string{"line6"}},
+		{"all history", ports.CaptureRange{Start: -6, End: -1},
+			[]string{"line1", "line2", "line3", "line4", "line5", "line6"}},
+		{"history into the screen", ports.CaptureRange{Start: -2, End: 1},
+			[]string{"line5", "line6", "line7", "line8"}},
+		{"bottom rows", ports.CaptureRange{Start: 3, End: 4}, []string{"12345", ""}},
+		{"joined", ports.CaptureRange{Start: -1, End: 4, JoinWrapped: true},
+			[]string{"line6", "line7", "line8", "1234567890123456789012345", ""}},
+	}
+	for _, c := range cases {
+		rows, err := term.Capture(ctx, p, c.r)
+		if err != nil {
+			t.Fatalf("%s: Capture: %v", c.name, err)
+		}
+		if !slices.Equal(rows, c.want) {
+			t.Errorf("%s: Capture(%+v) = %q, want %q", c.name, c.r, rows, c.want)
+		}
+	}
+}
+
+func TestCaptureHasNoEscapesOrTrailingBlanks(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", []string{"sh", "-c", `printf '\033[1;31mred\033[0m   \n  indented  \n'; exec sleep 600`})
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	var rows []string
+	eventually(t, 5*time.Second, "the printed rows", func() bool {
+		var err error
+		rows, err = term.Capture(ctx, p, ports.CaptureRange{Start: 0, End: 2, JoinWrapped: true})
+		return err == nil && len(rows) == 3 && rows[0] != ""
+	})
+	if want := []string{"red", "  indented", ""}; !slices.Equal(rows, want) {
+		t.Errorf("Capture = %q, want %q", rows, want)
+	}
+}

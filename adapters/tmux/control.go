@@ -1,0 +1,375 @@
+package tmux
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// controlFlags are the flags of the adapter's control-mode clients:
+// ignore-size so that they never resize anyone's windows, read-only so
+// that nothing they send can reach a pane.
+const controlFlags = "ignore-size,read-only"
+
+// controlPipeSize is the buffer asked for the pipe a control client writes
+// its output into.
+const controlPipeSize = 1 << 20
+
+// A controlClient is one "tmux -C attach-session" process. tmux sends it
+// "%output %N <escaped bytes>" for every pane of the session it is attached
+// to, notifications such as "%layout-change", and the reply to each command
+// written to its standard input, framed by "%begin" and "%end" (or
+// "%error") lines.
+type controlClient struct {
+	t       *Terminal
+	session string // the session id, e.g. "$3"
+	cmd     *exec.Cmd
+	stderr  limitedBuffer
+
+	ready    chan struct{} // closed once start has finished
+	startErr error         // set before ready closes
+
+	mu      sync.Mutex // guards stdin, pending and exited
+	stdin   io.WriteCloser
+	pending []chan controlReply
+	exited  bool
+
+	done    chan struct{} // closed when the process has exited
+	exitMsg string        // the reason tmux gave in %exit, set before done closes
+	kick    chan struct{} // asks for a check of the panes now
+
+	// Guarded by t.mu.
+	closing  bool        // stopped on purpose: no reconnecting
+	inflight int         // OpenOutput calls busy attaching a pane to this client
+	idle     *time.Timer // closes the client when it serves no stream
+	idleGen  uint64      // tells the armed timer from earlier ones
+}
+
+// controlReply is the reply to one command.
+type controlReply struct {
+	lines []string
+	err   error
+}
+
+// newControlClient returns a client for session that start will run.
+func newControlClient(t *Terminal, session string) *controlClient {
+	return &controlClient{
+		t:       t,
+		session: session,
+		ready:   make(chan struct{}),
+		done:    make(chan struct{}),
+		kick:    make(chan struct{}, 1),
+	}
+}
+
+// start runs the control-mode client and waits until tmux answers its
+// first command, so that it is attached and receiving when start returns.
+// The process outlives ctx.
+func (c *controlClient) start(ctx context.Context) error {
+	t := c.t
+	args := append(append([]string(nil), t.sockArg...), "-C", "attach-session", "-t", c.session, "-f", controlFlags)
+	c.cmd = exec.Command(t.bin, args...)
+	c.cmd.Env = t.env
+	c.cmd.Stderr = &c.stderr
+	stdin, err := c.cmd.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("start control client for session %s: %w", c.session, err)
+	}
+	// tmux writes a control client's output straight into this pipe and
+	// stops reading a pane while more than a few hundred bytes of it wait
+	// to be written. A pane that is not read makes its program's writes
+	// block and, worse, makes the kernel discard the tty's echo of input
+	// (a large paste), so the pipe gets a large buffer to ride out moments
+	// when the reader is not scheduled.
+	stdout, w, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("start control client for session %s: %w", c.session, err)
+	}
+	growPipe(w, controlPipeSize)
+	c.cmd.Stdout = w
+	c.stdin = stdin
+	err = c.cmd.Start()
+	w.Close()
+	if err != nil {
+		stdout.Close()
+		close(c.done)
+		return fmt.Errorf("start control client for session %s: %w: %w", c.session, err, ports.ErrUnavailable)
+	}
+	go c.read(stdout)
+	if _, err := c.command(ctx, "display-message -p ready"); err != nil {
+		c.stopProcess()
+		return err
+	}
+	go c.watch()
+	t.debug("tmux control client attached", "session", c.session, "pid", c.cmd.Process.Pid)
+	return nil
+}
+
+// command sends one command line (in tmux's command syntax) and waits for
+// its reply. A command that tmux reports as failed returns an error with
+// tmux's message.
+func (c *controlClient) command(ctx context.Context, line string) ([]string, error) {
+	ch := make(chan controlReply, 1)
+	c.mu.Lock()
+	if c.exited {
+		c.mu.Unlock()
+		return nil, c.exitError()
+	}
+	// The reply comes in the order the commands were written, so the
+	// queue and the write must be one step.
+	c.pending = append(c.pending, ch)
+	_, err := io.WriteString(c.stdin, line+"\n")
+	c.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("control client for session %s: write command: %w", c.session, err)
+	}
+	select {
+	case r := <-ch:
+		return r.lines, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// exitError says why the client is gone.
+func (c *controlClient) exitError() error {
+	why := c.exitMsg
+	if s := strings.TrimSpace(c.stderr.String()); s != "" {
+		why = strings.TrimSpace(why + " " + s)
+	}
+	if why == "" {
+		why = "exited"
+	}
+	err := fmt.Errorf("control client for session %s: %s", c.session, why)
+	if kind := classify(why); kind != nil {
+		err = fmt.Errorf("%w: %w", err, kind)
+	}
+	return err
+}
+
+// poke asks for a check of the panes without waiting for the next tick.
+func (c *controlClient) poke() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// stop waits for start to finish and ends the process it started.
+func (c *controlClient) stop() {
+	<-c.ready
+	if c.startErr == nil {
+		c.stopProcess()
+	}
+}
+
+// stopProcess ends the process: closing its standard input detaches it,
+// and a process that does not exit soon after is killed.
+func (c *controlClient) stopProcess() {
+	c.mu.Lock()
+	c.stdin.Close()
+	c.mu.Unlock()
+	select {
+	case <-c.done:
+		return
+	case <-time.After(2 * time.Second):
+	}
+	c.cmd.Process.Kill()
+	<-c.done
+}
+
+// read consumes the client's output until it ends, then reaps the process
+// and tells the Terminal.
+func (c *controlClient) read(r io.ReadCloser) {
+	defer r.Close()
+	p := controlParser{
+		output: func(id ports.PaneID, data []byte) { c.t.deliver(c, id, data) },
+		reply: func(lines []string, err error) {
+			c.mu.Lock()
+			var ch chan controlReply
+			if len(c.pending) > 0 {
+				ch, c.pending = c.pending[0], c.pending[1:]
+			}
+			c.mu.Unlock()
+			if ch != nil {
+				ch <- controlReply{lines: lines, err: err}
+			}
+		},
+		notify: func(name string) {
+			switch name {
+			case "%layout-change", "%window-close", "%unlinked-window-close",
+				"%window-pane-changed", "%sessions-changed", "%session-window-changed",
+				"%unlinked-window-add", "%window-add":
+				c.poke()
+			}
+		},
+		exit: func(reason string) { c.exitMsg = reason },
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := readLine(br)
+		if err != nil {
+			break
+		}
+		p.line(line)
+	}
+	c.cmd.Wait()
+	c.mu.Lock()
+	c.exited = true
+	pending := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	err := c.exitError()
+	for _, ch := range pending {
+		ch <- controlReply{err: err}
+	}
+	close(c.done)
+	c.t.debug("tmux control client exited", "session", c.session, "reason", err)
+	c.t.clientExited(c)
+}
+
+// watch checks the panes of the client's open streams every poll interval
+// and whenever a notification may mean that a pane went away.
+func (c *controlClient) watch() {
+	tick := time.NewTicker(c.t.opts.PollInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-tick.C:
+		case <-c.kick:
+		}
+		c.t.checkPanes(c)
+	}
+}
+
+// readLine reads one line without its newline, however long.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		long := append([]byte(nil), line...)
+		for err == bufio.ErrBufferFull {
+			line, err = br.ReadSlice('\n')
+			long = append(long, line...)
+		}
+		line = long
+	}
+	if err != nil {
+		return nil, err
+	}
+	return line[:len(line)-1], nil
+}
+
+// controlParser turns the lines of control mode into calls. It holds the
+// state of a reply block between lines.
+type controlParser struct {
+	output func(id ports.PaneID, data []byte) // bytes a pane wrote
+	reply  func(lines []string, err error)    // the reply to a command this client sent
+	notify func(name string)                  // any other notification, by name
+	exit   func(reason string)                // %exit
+
+	inBlock bool
+	guard   string // "<time> <number> <flags>" of the open block
+	lines   []string
+}
+
+func (p *controlParser) line(line []byte) {
+	if p.inBlock {
+		// Inside a block every line is the command's output, even one
+		// that starts with "%", until the matching %end or %error.
+		if rest, ok := bytes.CutPrefix(line, []byte("%end ")); ok && string(rest) == p.guard {
+			p.finish(nil)
+			return
+		}
+		if rest, ok := bytes.CutPrefix(line, []byte("%error ")); ok && string(rest) == p.guard {
+			p.finish(errors.New(strings.Join(p.lines, "; ")))
+			return
+		}
+		p.lines = append(p.lines, string(line))
+		return
+	}
+	switch {
+	case bytes.HasPrefix(line, []byte("%output ")):
+		id, data, _ := bytes.Cut(line[len("%output "):], []byte(" "))
+		if len(id) > 0 {
+			p.output(ports.PaneID(id), unescape(data))
+		}
+	case bytes.HasPrefix(line, []byte("%extended-output ")):
+		// Sent instead of %output under pause-after, which this adapter
+		// does not set: "%extended-output %N age ... : data".
+		rest := line[len("%extended-output "):]
+		id, rest, _ := bytes.Cut(rest, []byte(" "))
+		if _, data, ok := bytes.Cut(rest, []byte(" : ")); ok {
+			p.output(ports.PaneID(id), unescape(data))
+		}
+	case bytes.HasPrefix(line, []byte("%begin ")):
+		p.inBlock, p.guard, p.lines = true, string(line[len("%begin "):]), nil
+	case bytes.HasPrefix(line, []byte("%exit")):
+		p.exit(strings.TrimSpace(string(line[len("%exit"):])))
+	case bytes.HasPrefix(line, []byte("%")):
+		name, _, _ := bytes.Cut(line, []byte(" "))
+		p.notify(string(name))
+	}
+}
+
+// finish ends the open block. Blocks whose flags are not 1 answer the
+// attach-session of the command line, not a command this client wrote.
+func (p *controlParser) finish(err error) {
+	fromClient := strings.HasSuffix(p.guard, " 1")
+	lines := p.lines
+	p.inBlock, p.guard, p.lines = false, "", nil
+	if fromClient {
+		p.reply(lines, err)
+	}
+}
+
+// unescape decodes the data of %output: tmux writes bytes below space and
+// the backslash as a backslash and three octal digits, all others as they
+// are.
+func unescape(data []byte) []byte {
+	out := make([]byte, 0, len(data))
+	for i := 0; i < len(data); i++ {
+		b := data[i]
+		if b == '\\' && i+3 < len(data) && isOctal(data[i+1]) && isOctal(data[i+2]) && isOctal(data[i+3]) {
+			out = append(out, (data[i+1]-'0')<<6|(data[i+2]-'0')<<3|(data[i+3]-'0'))
+			i += 3
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func isOctal(b byte) bool { return b >= '0' && b <= '7' }
+
+// limitedBuffer keeps the first 4 KiB written to it, for error messages.
+type limitedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := 4<<10 - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (b *limitedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -1,0 +1,270 @@
+package tmux
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// The real-tmux tests each run their own tmux server on a private socket
+// (tmux -L tmcp-test-<random>, no configuration file) and kill it when they
+// end. They wait for conditions with deadlines, never for fixed times.
+
+// A shell with a plain prompt, no rc files and no history file.
+var (
+	bashCmd = []string{"env", "PS1=$ ", "HISTFILE=/dev/null", "bash", "--norc", "--noprofile"}
+	dashCmd = []string{"env", "PS1=$ ", "dash"}
+	// rawCat echoes what it reads in raw mode, control characters made
+	// visible (^M for CR, ^[ for ESC), as soon as each byte arrives.
+	rawCat = []string{"sh", "-c", "stty raw -echo; exec cat -v"}
+)
+
+// testServer is a private tmux server.
+type testServer struct {
+	t    testing.TB
+	bin  string
+	sock string
+}
+
+func newTestServer(t testing.TB) *testServer {
+	t.Helper()
+	bin, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not on PATH; the tmux adapter's real-tmux tests need tmux 3.2 or newer")
+	}
+	b := make([]byte, 6)
+	rand.Read(b)
+	s := &testServer{t: t, bin: bin, sock: "tmcp-test-" + hex.EncodeToString(b)}
+	t.Cleanup(func() {
+		exec.Command(bin, "-L", s.sock, "kill-server").Run()
+		// tmux leaves its socket file behind.
+		dir := os.Getenv("TMUX_TMPDIR")
+		if dir == "" {
+			dir = os.TempDir()
+		}
+		os.Remove(filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), s.sock))
+	})
+	return s
+}
+
+// tmuxErr runs a tmux command on the server.
+func (s *testServer) tmuxErr(args ...string) (string, error) {
+	cmd := exec.Command(s.bin, append([]string{"-L", s.sock, "-f", os.DevNull}, args...)...)
+	cmd.Env = childEnv(os.Environ())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), &CommandError{Command: args[0], Message: strings.TrimSpace(stderr.String())}
+	}
+	return string(out), nil
+}
+
+// tmux runs a tmux command on the server and fails the test if it fails.
+func (s *testServer) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := s.tmuxErr(args...)
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+// session starts a detached 80x24 session running cmd and returns its pane.
+func (s *testServer) session(name string, cmd []string) ports.PaneID {
+	s.t.Helper()
+	args := append([]string{"new-session", "-d", "-s", name, "-x", "80", "-y", "24", "-P", "-F", "#{pane_id}"}, cmd...)
+	return ports.PaneID(strings.TrimSpace(s.tmux(args...)))
+}
+
+// split splits the window of pane p and returns the new pane, which runs
+// cmd.
+func (s *testServer) split(p ports.PaneID, cmd []string) ports.PaneID {
+	s.t.Helper()
+	args := append([]string{"split-window", "-d", "-t", string(p), "-P", "-F", "#{pane_id}"}, cmd...)
+	return ports.PaneID(strings.TrimSpace(s.tmux(args...)))
+}
+
+// window opens a new window in session, without selecting it, and returns
+// its pane.
+func (s *testServer) window(session string, cmd []string) ports.PaneID {
+	s.t.Helper()
+	args := append([]string{"new-window", "-d", "-t", session + ":", "-P", "-F", "#{pane_id}"}, cmd...)
+	return ports.PaneID(strings.TrimSpace(s.tmux(args...)))
+}
+
+// screen returns the visible screen of p, rows joined by newlines, as tmux
+// itself captures it.
+func (s *testServer) screen(p ports.PaneID) string {
+	s.t.Helper()
+	out, err := s.tmuxErr("capture-pane", "-p", "-t", string(p))
+	if err != nil {
+		s.t.Fatalf("capture %s: %v", p, err)
+	}
+	return out
+}
+
+// waitScreen waits until p's screen satisfies ok.
+func (s *testServer) waitScreen(p ports.PaneID, what string, ok func(screen string) bool) string {
+	s.t.Helper()
+	var screen string
+	eventually(s.t, 5*time.Second, what, func() bool {
+		screen = s.screen(p)
+		return ok(screen)
+	})
+	return screen
+}
+
+// waitPrompt waits until p shows the shell prompt on its last non-empty
+// row.
+func (s *testServer) waitPrompt(p ports.PaneID) {
+	s.t.Helper()
+	s.waitScreen(p, "the shell prompt in "+string(p), func(screen string) bool {
+		return strings.HasSuffix(strings.TrimRight(screen, "\n"), "$")
+	})
+}
+
+// terminal returns a Terminal on the server, closed when the test ends.
+func (s *testServer) terminal(opts Options) *Terminal {
+	s.t.Helper()
+	opts.SocketName = s.sock
+	if opts.Env == nil {
+		opts.Env = func(string) string { return "" }
+	}
+	term, err := New(opts)
+	if err != nil {
+		s.t.Fatalf("New: %v", err)
+	}
+	s.t.Cleanup(func() { term.Close() })
+	return term
+}
+
+// attach attaches a real client (in a pseudo-terminal made by script(1))
+// to target, waits until tmux lists it and returns its tty. The client is
+// detached when the test ends.
+func (s *testServer) attach(target string) string {
+	s.t.Helper()
+	tty, detach := s.attachClient(target)
+	s.t.Cleanup(detach)
+	return tty
+}
+
+// attachClient attaches a client like attach, and returns a function that
+// detaches it and waits until tmux no longer lists it.
+func (s *testServer) attachClient(target string) (tty string, detach func()) {
+	s.t.Helper()
+	script, err := exec.LookPath("script")
+	if err != nil {
+		s.t.Skip("script(1) is not on PATH; it is needed to attach a client with a terminal")
+	}
+	before := s.clientTTYs()
+	cmd := exec.Command(script, "-qfc", s.bin+" -L "+s.sock+" attach-session -t '"+target+"'", os.DevNull)
+	cmd.Env = append(childEnv(os.Environ()), "TERM=xterm")
+	// script ends (and the client with it) when its input ends, so the
+	// input stays open until detach.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		s.t.Fatalf("start script: %v", err)
+	}
+	eventually(s.t, 5*time.Second, "an attached client", func() bool {
+		for _, c := range s.clientTTYs() {
+			if !slices.Contains(before, c) {
+				tty = c
+				return true
+			}
+		}
+		return false
+	})
+	var once sync.Once
+	detach = func() {
+		once.Do(func() {
+			s.tmuxErr("detach-client", "-t", tty)
+			cmd.Process.Kill()
+			stdin.Close()
+			cmd.Wait()
+		})
+	}
+	return tty, detach
+}
+
+// clientTTYs lists the ttys of the clients that are not control clients.
+func (s *testServer) clientTTYs() []string {
+	out, _ := s.tmuxErr("list-clients", "-F", "#{client_control_mode} #{client_tty}")
+	var ttys []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if tty, ok := strings.CutPrefix(line, "0 "); ok {
+			ttys = append(ttys, tty)
+		}
+	}
+	return ttys
+}
+
+// controlClients counts the control-mode clients attached to the server.
+func (s *testServer) controlClients() int {
+	out, _ := s.tmuxErr("list-clients", "-F", "#{client_control_mode}")
+	return strings.Count(out, "1")
+}
+
+// eventually waits until ok returns true, failing the test after timeout.
+func eventually(t testing.TB, timeout time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.After(timeout)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !ok() {
+		select {
+		case <-deadline:
+			t.Fatalf("gave up after %v waiting for %s", timeout, what)
+		case <-tick.C:
+		}
+	}
+}
+
+// readUntil reads the stream from offset on, waiting on Changed, until the
+// bytes read satisfy ok or the stream ends; it fails the test on timeout.
+// It returns the chunks' data concatenated, and the missed count.
+func readUntil(t testing.TB, s ports.OutputStream, offset int64, what string, ok func(data []byte) bool) (data []byte, missed int64, ended error) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		c := s.ReadFrom(offset)
+		missed += c.Missed
+		data = append(data, c.Data...)
+		offset = c.Offset + int64(len(c.Data))
+		if ok(data) || c.Ended != nil {
+			return data, missed, c.Ended
+		}
+		select {
+		case <-s.Changed():
+		case <-deadline:
+			t.Fatalf("gave up waiting for %s; read %q", what, data)
+		}
+	}
+}
+
+func contains(sub string) func([]byte) bool {
+	return func(data []byte) bool { return bytes.Contains(data, []byte(sub)) }
+}
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}

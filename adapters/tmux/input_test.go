@@ -1,0 +1,304 @@
+package tmux
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// catV is what cat -v prints for s.
+func catV(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			b.WriteString("M-")
+			c -= 0x80
+		}
+		switch {
+		case c == '\n' || c == '\t':
+			b.WriteByte(c)
+		case c < 0x20:
+			b.WriteByte('^')
+			b.WriteByte(c + 0x40)
+		case c == 0x7f:
+			b.WriteString("^?")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// rawPane starts a session running rawCat and returns the pane and an open
+// stream of it.
+func rawPane(t *testing.T, s *testServer, term *Terminal, cmd []string) (ports.PaneID, ports.OutputStream) {
+	t.Helper()
+	p := s.session("raw", cmd)
+	// Wait until stty has run: cat is the foreground program.
+	eventually(t, 5*time.Second, "cat to run", func() bool {
+		return strings.TrimSpace(s.tmux("display-message", "-p", "-t", string(p), "#{pane_current_command}")) == "cat"
+	})
+	stream, err := term.OpenOutput(testContext(t), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stream.Close() })
+	return p, stream
+}
+
+func TestSendTextTypesLinesIntoShells(t *testing.T) {
+	t.Parallel()
+	for name, cmd := range map[string][]string{"bash": bashCmd, "dash": dashCmd} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newTestServer(t)
+			p := s.session("main", cmd)
+			s.waitPrompt(p)
+			term := s.terminal(Options{})
+			// A framed command spread over lines, as the domain types
+			// it: each line feed must end a line for the shell.
+			text := "echo one\nif true; then\n  echo two\nfi\n"
+			if err := term.SendText(testContext(t), p, text); err != nil {
+				t.Fatalf("SendText: %v", err)
+			}
+			// dash echoes typed-ahead lines at once, so its "> "
+			// continuation prompts end up before the output.
+			s.waitScreen(p, "the output of both commands", func(screen string) bool {
+				rows := strings.Split(screen, "\n")
+				return slices.Contains(rows, "one") && slices.ContainsFunc(rows, func(r string) bool {
+					return strings.HasSuffix(r, "two") && !strings.Contains(r, "echo")
+				})
+			})
+		})
+	}
+}
+
+func TestSendTextArrivesByteForByte(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	term := s.terminal(Options{})
+	p, stream := rawPane(t, s, term, rawCat)
+	// Key names, tmux syntax, semicolons where tmux splits commands, control
+	// characters and a text long enough to need several chunks, with a
+	// chunk boundary right after a ";".
+	long := strings.Repeat("x", maxArgBytes-1) + ";" + strings.Repeat("é日😀", 700) + "end;"
+	for _, text := range []string{
+		"Enter C-c Escape {} #{pane_id} ~ %1 --",
+		"a;", `b\;`, ";", `\\;`,
+		"tab\tbell\acr\rlf\nesc\x1b[A del\x7f ctrl-c\x03",
+		long,
+	} {
+		from := stream.End()
+		if err := term.SendText(testContext(t), p, text); err != nil {
+			t.Fatalf("SendText(%.40q): %v", text, err)
+		}
+		want := catV(text)
+		got, missed, ended := readUntil(t, stream, from, fmt.Sprintf("%.40q", text), func(d []byte) bool { return len(d) >= len(want) })
+		if string(got) != want || missed != 0 || ended != nil {
+			t.Errorf("SendText(%.40q): pane read %.80q (missed %d, ended %v), want %.80q", text, got, missed, ended, want)
+		}
+	}
+}
+
+func TestSendKeysPressesNamedKeys(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	term := s.terminal(Options{})
+	p, stream := rawPane(t, s, term, rawCat)
+	from := stream.End()
+	keys := []string{"a", "Enter", "C-c", "Escape", "Up", "Tab", "BSpace", ";", "Space", "M-x", "C-a", "é"}
+	if err := term.SendKeys(testContext(t), p, keys); err != nil {
+		t.Fatalf("SendKeys: %v", err)
+	}
+	want := catV("a\r\x03\x1b\x1b[A\t\x7f; \x1bx\x01é")
+	got, _, _ := readUntil(t, stream, from, "the keys", func(d []byte) bool { return len(d) >= len(want) })
+	if string(got) != want {
+		t.Errorf("pane read %q, want %q", got, want)
+	}
+}
+
+func TestSendKeysRefusesUnknownNamesBeforeSendingAnything(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	term := s.terminal(Options{})
+	p, stream := rawPane(t, s, term, rawCat)
+	from := stream.End()
+	err := term.SendKeys(testContext(t), p, []string{"x", "Bogus", "Enter"})
+	if !errors.Is(err, ports.ErrUnknownKey) || !strings.Contains(err.Error(), "Bogus") {
+		t.Fatalf("SendKeys with an unknown name: err = %v, want ErrUnknownKey naming it", err)
+	}
+	// The next key is the first thing the pane reads.
+	if err := term.SendKeys(testContext(t), p, []string{"y"}); err != nil {
+		t.Fatal(err)
+	}
+	got, _, _ := readUntil(t, stream, from, "the y key", contains("y"))
+	if string(got) != "y" {
+		t.Errorf("pane read %q after the refused keys, want just %q", got, "y")
+	}
+}
+
+func TestPasteDeliversTextAsAPaste(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	term := s.terminal(Options{})
+	p, stream := rawPane(t, s, term, rawCat)
+	from := stream.End()
+	text := "line one\nC-c Enter ;\ttab é"
+	if err := term.Paste(testContext(t), p, text); err != nil {
+		t.Fatalf("Paste: %v", err)
+	}
+	// A program that did not ask for bracketed paste gets the text,
+	// line feeds as carriage returns, without markers.
+	want := catV(strings.ReplaceAll(text, "\n", "\r"))
+	got, _, _ := readUntil(t, stream, from, "the pasted text", func(d []byte) bool { return len(d) >= len(want) })
+	if string(got) != want {
+		t.Errorf("pane read %q, want %q", got, want)
+	}
+	if out := s.tmux("list-buffers"); out != "" {
+		t.Errorf("buffers left after Paste: %q", out)
+	}
+}
+
+func TestPasteIsBracketedWhenTheProgramAsksForIt(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	term := s.terminal(Options{})
+	p, stream := rawPane(t, s, term, []string{"sh", "-c", `printf '\033[?2004h'; stty raw -echo; exec cat -v`})
+	from := stream.End()
+	if err := term.Paste(testContext(t), p, "a\nb"); err != nil {
+		t.Fatalf("Paste: %v", err)
+	}
+	want := catV("\x1b[200~a\rb\x1b[201~")
+	got, _, _ := readUntil(t, stream, from, "the bracketed paste", func(d []byte) bool { return len(d) >= len(want) })
+	if string(got) != want {
+		t.Errorf("pane read %q, want %q", got, want)
+	}
+}
+
+func TestPasteIntoBashIsEnteredWithEnter(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	s.waitPrompt(p)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	if err := term.Paste(ctx, p, "echo pasted-$((6*7))\necho second-$((2*3))"); err != nil {
+		t.Fatalf("Paste: %v", err)
+	}
+	if err := term.SendKeys(ctx, p, []string{"Enter"}); err != nil {
+		t.Fatal(err)
+	}
+	s.waitScreen(p, "both pasted lines to run", func(screen string) bool {
+		rows := strings.Split(screen, "\n")
+		return slices.Contains(rows, "pasted-42") && slices.Contains(rows, "second-6")
+	})
+}
+
+func TestPasteOfAMegabyteArrivesWhole(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	term := s.terminal(Options{})
+	const size = 1_000_000
+	file := filepath.Join(t.TempDir(), "pasted")
+	p := s.session("main", []string{"sh", "-c", fmt.Sprintf("stty raw -echo; echo READY; head -c %d > %s; echo; echo RECEIVED; sleep 600", size, file)})
+	s.waitScreen(p, "the raw tty", func(screen string) bool { return strings.Contains(screen, "READY") })
+	var text bytes.Buffer
+	for i := 0; text.Len() < size; i++ {
+		fmt.Fprintf(&text, "%07d: the quick brown fox jumps over the lazy dog; é 日 😀\n", i)
+	}
+	text.Truncate(size)
+	if err := term.Paste(testContext(t), p, text.String()); err != nil {
+		t.Fatalf("Paste: %v", err)
+	}
+	s.waitScreen(p, "head to receive a megabyte", func(screen string) bool { return strings.Contains(screen, "RECEIVED") })
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.ReplaceAll(text.Bytes(), []byte("\n"), []byte("\r"))
+	if !bytes.Equal(got, want) {
+		t.Errorf("the pane received %d bytes that differ from the %d pasted", len(got), len(want))
+	}
+}
+
+func TestWritesToADeadPaneFail(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	s.tmux("set-option", "-w", "-t", string(p), "remain-on-exit", "on")
+	s.tmux("send-keys", "-t", string(p), "exit", "Enter")
+	eventually(t, 5*time.Second, "the pane to die", func() bool {
+		return strings.TrimSpace(s.tmux("display-message", "-p", "-t", string(p), "#{pane_dead}")) == "1"
+	})
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+
+	info, err := term.Pane(ctx, p)
+	if err != nil || !info.Dead {
+		t.Errorf("Pane of a dead pane: Dead = %v, err = %v", info.Dead, err)
+	}
+	if err := term.SendText(ctx, p, "echo hi\n"); !errors.Is(err, ports.ErrPaneDead) {
+		t.Errorf("SendText: err = %v, want ErrPaneDead", err)
+	}
+	if err := term.SendKeys(ctx, p, []string{"Enter"}); !errors.Is(err, ports.ErrPaneDead) {
+		t.Errorf("SendKeys: err = %v, want ErrPaneDead", err)
+	}
+	// tmux 3.3a crashes if paste-buffer writes to a dead pane.
+	if err := term.Paste(ctx, p, "echo hi\n"); !errors.Is(err, ports.ErrPaneDead) {
+		t.Errorf("Paste: err = %v, want ErrPaneDead", err)
+	}
+	if err := term.Ping(ctx); err != nil {
+		t.Fatalf("the server is gone after pasting into a dead pane: %v", err)
+	}
+	if out := s.tmux("list-buffers"); out != "" {
+		t.Errorf("buffers left after a refused paste: %q", out)
+	}
+	if rows, err := term.Capture(ctx, p, ports.CaptureRange{Start: 0, End: 23}); err != nil || len(rows) != 24 {
+		t.Errorf("Capture of a dead pane: %d rows, err = %v; want its 24 rows", len(rows), err)
+	}
+	stream, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatalf("OpenOutput of a dead pane: %v", err)
+	}
+	defer stream.Close()
+	if c := stream.ReadFrom(stream.End()); !errors.Is(c.Ended, ports.ErrPaneDead) {
+		t.Errorf("stream of a dead pane: Ended = %v, want ErrPaneDead", c.Ended)
+	}
+}
+
+func TestWritesToUnknownPanesFail(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	s.session("main", bashCmd)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	for _, id := range []ports.PaneID{"%99", "main"} {
+		if err := term.SendText(ctx, id, "x"); !errors.Is(err, ports.ErrPaneNotFound) {
+			t.Errorf("SendText(%s): err = %v, want ErrPaneNotFound", id, err)
+		}
+		if err := term.SendKeys(ctx, id, []string{"x"}); !errors.Is(err, ports.ErrPaneNotFound) {
+			t.Errorf("SendKeys(%s): err = %v, want ErrPaneNotFound", id, err)
+		}
+		if err := term.Paste(ctx, id, "x"); !errors.Is(err, ports.ErrPaneNotFound) {
+			t.Errorf("Paste(%s): err = %v, want ErrPaneNotFound", id, err)
+		}
+		if _, err := term.Capture(ctx, id, ports.CaptureRange{}); !errors.Is(err, ports.ErrPaneNotFound) {
+			t.Errorf("Capture(%s): err = %v, want ErrPaneNotFound", id, err)
+		}
+		if _, err := term.OpenOutput(ctx, id); !errors.Is(err, ports.ErrPaneNotFound) {
+			t.Errorf("OpenOutput(%s): err = %v, want ErrPaneNotFound", id, err)
+		}
+	}
+	if out := s.tmux("list-buffers"); out != "" {
+		t.Errorf("buffers left after a paste into an unknown pane: %q", out)
+	}
+}

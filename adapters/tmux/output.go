@@ -1,0 +1,615 @@
+package tmux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// How output is listened to
+//
+// A pane's output comes from a control-mode client attached to a session
+// that holds the pane's window; tmux sends such a client the output of
+// every pane of its session. The Terminal starts one client per session on
+// demand (OpenOutput) and stops it when it has served no stream for
+// Options.IdleTimeout. Each pane that was ever listened to has a
+// paneRecord: its absolute offset (bytes seen since the Terminal first
+// listened to it), a ring of its newest bytes and its open streams. Exactly
+// one client, the record's owner, feeds a record, even when the pane's
+// window is linked into several sessions.
+//
+// The clients are read-only and ignore-size, so they neither type into
+// panes nor resize windows; tmux lists them as control-mode clients, which
+// Pane does not count as watchers. No pause-after flow control is asked
+// for: the reader copies every line into the rings at once, so tmux never
+// has to buffer much for it.
+//
+// While no client listens to a pane (before a client for its new session
+// is attached after the pane moved, after a client was detached or exited,
+// after an idle client was stopped), the pane may write bytes nobody sees.
+// tmux does not count a pane's bytes, so the loss cannot be measured; it
+// can be detected, from the window's activity time (the last second any of
+// its panes wrote). When the pane is listened to again and its window was
+// active since listening lapsed, one byte is counted as missed — a lower
+// bound of the loss, so that a reader behind it learns that output is
+// incomplete.
+//
+// Pane death ends the streams with an error wrapping ports.ErrPaneDead:
+// notifications that may mean a pane went away (%layout-change,
+// %window-close, ...) trigger a check at once, and the panes of open
+// streams are checked every Options.PollInterval, since tmux sends no
+// notification when a pane kept by remain-on-exit dies.
+
+// ErrStreamClosed is what a closed stream's chunks carry in Ended.
+var ErrStreamClosed = errors.New("output stream closed")
+
+// paneRecord is what the Terminal keeps of one pane's output. Its fields
+// are guarded by Terminal.mu, except listenMu.
+type paneRecord struct {
+	id      ports.PaneID
+	ring    *ring
+	streams map[*stream]struct{}
+
+	owner    *controlClient // the client whose output is recorded; nil while none listens
+	claiming bool           // owner is being confirmed; bytes wait in held
+	held     []byte
+
+	// blindSince is when listening lapsed, zero while nothing may have been
+	// missed; covered is when a check last found the pane in the owner's
+	// session.
+	blindSince time.Time
+	covered    time.Time
+
+	listenMu sync.Mutex // serializes attaching the pane to a client
+}
+
+func (rec *paneRecord) notify() {
+	for s := range rec.streams {
+		s.notify()
+	}
+}
+
+// record returns the pane's record, making it if needed. t.mu is held.
+func (t *Terminal) record(id ports.PaneID) *paneRecord {
+	rec := t.panes[id]
+	if rec == nil {
+		rec = &paneRecord{id: id, ring: newRing(t.opts.RingSize), streams: make(map[*stream]struct{})}
+		t.panes[id] = rec
+	}
+	return rec
+}
+
+// OpenOutput returns a stream of the pane's output. It returns once a
+// control-mode client is attached to a session holding the pane and tmux
+// has answered a command sent through it after the pane was claimed, so
+// every byte the pane writes after OpenOutput returns reaches the stream.
+// On a dead pane it returns a stream that has already ended with an error
+// wrapping ports.ErrPaneDead.
+//
+// Errors wrap ports.ErrPaneNotFound or ports.ErrUnavailable.
+func (t *Terminal) OpenOutput(ctx context.Context, id ports.PaneID) (ports.OutputStream, error) {
+	if err := checkPaneID(id); err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil, fmt.Errorf("open output of pane %s: %w: %w", id, ErrTerminalClosed, ports.ErrUnavailable)
+	}
+	rec := t.record(id)
+	t.mu.Unlock()
+
+	c, dead, err := t.listen(ctx, rec)
+	if err != nil {
+		return nil, fmt.Errorf("open output of pane %s: %w", id, err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c != nil {
+		c.inflight--
+		defer t.armIdle(c)
+	}
+	if t.closed {
+		return nil, fmt.Errorf("open output of pane %s: %w: %w", id, ErrTerminalClosed, ports.ErrUnavailable)
+	}
+	s := &stream{t: t, rec: rec, from: rec.ring.end, changed: make(chan struct{}, 1)}
+	if dead {
+		s.end(deadError(id))
+	} else {
+		rec.streams[s] = struct{}{}
+	}
+	return s, nil
+}
+
+// deadError is the Ended of the streams of a pane that died or was closed.
+func deadError(id ports.PaneID) error {
+	return fmt.Errorf("pane %s exited: %w", id, ports.ErrPaneDead)
+}
+
+// listen makes sure a control client records the pane's output. It
+// returns that client with its inflight count raised (the caller lowers
+// it), or dead when the pane is dead (with no client if none listens).
+func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClient, dead bool, err error) {
+	rec.listenMu.Lock()
+	defer rec.listenMu.Unlock()
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		if ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
+		t.mu.Lock()
+		c = rec.owner
+		if c != nil {
+			c.inflight++
+		}
+		t.mu.Unlock()
+		if c != nil {
+			// Already recorded: confirm that the pane is still in the
+			// owner's session.
+			states, err := t.sessionPanes(ctx, c)
+			st, found := states[rec.id]
+			if err == nil && found {
+				return c, st.dead, nil
+			}
+			t.mu.Lock()
+			c.inflight--
+			if rec.owner == c {
+				t.lapse(rec, rec.covered)
+			}
+			t.armIdle(c)
+			t.mu.Unlock()
+		}
+
+		loc, err := t.locate(ctx, rec.id)
+		if err != nil {
+			return nil, false, err
+		}
+		if loc.dead {
+			return nil, true, nil
+		}
+		c, err = t.clientFor(ctx, loc.session)
+		if err != nil {
+			if errors.Is(err, ports.ErrUnavailable) || ctx.Err() != nil {
+				return nil, false, err
+			}
+			lastErr = err
+			continue
+		}
+
+		// Claim the pane before asking, so that no byte tmux sends after
+		// the question is dropped; they wait in held until the answer
+		// tells whether bytes were missed before.
+		t.mu.Lock()
+		rec.owner, rec.claiming, rec.held = c, true, nil
+		t.mu.Unlock()
+		asked := time.Now()
+		states, err := t.sessionPanes(ctx, c)
+		st, found := states[rec.id]
+		t.mu.Lock()
+		if err != nil || !found {
+			if rec.owner == c {
+				rec.owner, rec.claiming, rec.held = nil, false, nil
+			}
+			c.inflight--
+			t.armIdle(c)
+			t.mu.Unlock()
+			if err == nil {
+				err = fmt.Errorf("pane %s left session %s", rec.id, c.session)
+			}
+			lastErr = err
+			continue
+		}
+		if !rec.blindSince.IsZero() && st.activity >= rec.blindSince.Unix() {
+			rec.ring.skip(1)
+			t.debug("tmux pane output may have been missed", "pane", rec.id, "since", rec.blindSince)
+		}
+		rec.ring.write(rec.held)
+		rec.owner, rec.claiming, rec.held = c, false, nil
+		rec.blindSince, rec.covered = time.Time{}, asked
+		rec.notify()
+		t.mu.Unlock()
+		return c, st.dead, nil
+	}
+	return nil, false, fmt.Errorf("attach a control client: %w", lastErr)
+}
+
+// lapse records that nobody listens to the pane from since on. t.mu is
+// held.
+func (t *Terminal) lapse(rec *paneRecord, since time.Time) {
+	rec.owner, rec.claiming, rec.held = nil, false, nil
+	if since.IsZero() {
+		since = time.Now()
+	}
+	if rec.blindSince.IsZero() || since.Before(rec.blindSince) {
+		rec.blindSince = since
+	}
+	if len(rec.streams) == 0 {
+		// Nobody reads on; what is retained may now have a hole after it
+		// anyway.
+		rec.ring.release()
+	}
+}
+
+// location is where locate found a pane.
+type location struct {
+	session string
+	dead    bool
+}
+
+// locate finds a session that holds the pane (tmux's choice when the
+// window is linked into several) and whether the pane is dead.
+func (t *Terminal) locate(ctx context.Context, id ports.PaneID) (location, error) {
+	out, err := t.run(ctx, nil, "list-panes", "-t", string(id),
+		"-f", "#{==:#{pane_id},"+string(id)+"}", "-F", "#{session_id}"+sep+"#{pane_dead}")
+	if err != nil {
+		return location{}, err
+	}
+	session, dead, ok := strings.Cut(strings.TrimSpace(out), sep)
+	if !ok {
+		return location{}, fmt.Errorf("locate pane %s: tmux did not list it: %w", id, ports.ErrPaneNotFound)
+	}
+	return location{session: session, dead: dead == "1"}, nil
+}
+
+// paneState is a pane as a check through a control client saw it.
+type paneState struct {
+	dead     bool
+	activity int64 // the window's last activity, in seconds since 1970
+}
+
+// sessionPanes lists the panes of the client's session through the client
+// itself, so the answer comes after every %output line tmux sent before.
+func (t *Terminal) sessionPanes(ctx context.Context, c *controlClient) (map[ports.PaneID]paneState, error) {
+	lines, err := c.command(ctx, "list-panes -s -t '"+c.session+"' -F '#{pane_id} #{pane_dead} #{window_activity}'")
+	if err != nil {
+		return nil, err
+	}
+	states := make(map[ports.PaneID]paneState, len(lines))
+	for _, line := range lines {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			continue
+		}
+		activity, _ := strconv.ParseInt(f[2], 10, 64)
+		states[ports.PaneID(f[0])] = paneState{dead: f[1] == "1", activity: activity}
+	}
+	return states, nil
+}
+
+// clientFor returns the running client for session, starting one if
+// needed, with its inflight count raised (the caller lowers it).
+func (t *Terminal) clientFor(ctx context.Context, session string) (*controlClient, error) {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil, fmt.Errorf("%w: %w", ErrTerminalClosed, ports.ErrUnavailable)
+	}
+	c := t.clients[session]
+	if c == nil {
+		c = newControlClient(t, session)
+		c.inflight++
+		t.clients[session] = c
+		t.mu.Unlock()
+		err := c.start(ctx)
+		c.startErr = err
+		close(c.ready)
+		if err != nil {
+			t.mu.Lock()
+			if t.clients[session] == c {
+				delete(t.clients, session)
+			}
+			c.inflight--
+			t.mu.Unlock()
+			return nil, err
+		}
+		return c, nil
+	}
+	c.inflight++
+	t.mu.Unlock()
+	var err error
+	select {
+	case <-c.ready:
+		err = c.startErr
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
+		t.mu.Lock()
+		c.inflight--
+		t.mu.Unlock()
+		return nil, err
+	}
+	return c, nil
+}
+
+// deliver records bytes that client c received from pane id.
+func (t *Terminal) deliver(c *controlClient, id ports.PaneID, data []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	rec := t.panes[id]
+	if rec == nil || rec.owner != c || len(data) == 0 {
+		return
+	}
+	if rec.claiming {
+		rec.held = append(rec.held, data...)
+		return
+	}
+	rec.ring.write(data)
+	rec.notify()
+}
+
+// checkPanes ends the streams of the client's panes that died, and
+// listens again to those that left its session.
+func (t *Terminal) checkPanes(c *controlClient) {
+	t.mu.Lock()
+	var watched []*paneRecord
+	for _, rec := range t.panes {
+		if rec.owner == c && !rec.claiming && len(rec.streams) > 0 {
+			watched = append(watched, rec)
+		}
+	}
+	t.mu.Unlock()
+	if len(watched) == 0 {
+		return
+	}
+	asked := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	states, err := t.sessionPanes(ctx, c)
+	cancel()
+	if err != nil {
+		// An exited client is handled by clientExited.
+		return
+	}
+	var moved []*paneRecord
+	t.mu.Lock()
+	for _, rec := range watched {
+		if rec.owner != c || rec.claiming {
+			continue
+		}
+		st, found := states[rec.id]
+		switch {
+		case found && st.dead:
+			t.endStreams(rec, deadError(rec.id))
+		case found:
+			rec.covered = asked
+		default:
+			moved = append(moved, rec)
+		}
+	}
+	t.mu.Unlock()
+	for _, rec := range moved {
+		go t.relisten(rec)
+	}
+}
+
+// relisten attaches a pane with open streams to a client again after its
+// owner lost it, or ends its streams when the pane is gone.
+func (t *Terminal) relisten(rec *paneRecord) {
+	var lastErr error
+	for attempt := 0; attempt < 5; attempt++ {
+		if attempt > 0 {
+			time.Sleep(time.Duration(50<<attempt) * time.Millisecond)
+		}
+		t.mu.Lock()
+		if t.closed || len(rec.streams) == 0 {
+			t.mu.Unlock()
+			return
+		}
+		t.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		c, dead, err := t.listen(ctx, rec)
+		cancel()
+		t.mu.Lock()
+		if c != nil {
+			c.inflight--
+			t.armIdle(c)
+		}
+		switch {
+		case err == nil && dead:
+			t.endStreams(rec, deadError(rec.id))
+		case err == nil:
+		case errors.Is(err, ports.ErrPaneNotFound):
+			t.endStreams(rec, fmt.Errorf("pane %s closed: %w", rec.id, ports.ErrPaneDead))
+		case errors.Is(err, ports.ErrUnavailable):
+			t.endStreams(rec, fmt.Errorf("pane %s: %w (%w)", rec.id, ports.ErrPaneDead, err))
+		default:
+			t.mu.Unlock()
+			lastErr = err
+			continue
+		}
+		t.mu.Unlock()
+		return
+	}
+	t.mu.Lock()
+	t.endStreams(rec, fmt.Errorf("output of pane %s: cannot listen again: %w", rec.id, lastErr))
+	t.mu.Unlock()
+}
+
+// endStreams ends every open stream of the pane with err. t.mu is held.
+func (t *Terminal) endStreams(rec *paneRecord, err error) {
+	rec.endStreams(err)
+	if rec.owner != nil {
+		t.armIdle(rec.owner)
+	}
+}
+
+func (rec *paneRecord) endStreams(err error) {
+	for s := range rec.streams {
+		s.end(err)
+		s.notify()
+	}
+	clear(rec.streams)
+}
+
+// clientExited forgets a client whose process ended and, unless it was
+// stopped on purpose, listens again to the panes it served.
+func (t *Terminal) clientExited(c *controlClient) {
+	t.mu.Lock()
+	if t.clients[c.session] == c {
+		delete(t.clients, c.session)
+	}
+	if c.idle != nil {
+		c.idle.Stop()
+		c.idle = nil
+	}
+	var again []*paneRecord
+	for _, rec := range t.panes {
+		if rec.owner != c || rec.claiming {
+			// A claim in progress fails on its own and retries.
+			continue
+		}
+		// tmux may have stopped sending a moment before the end of the
+		// output was read.
+		t.lapse(rec, time.Now().Add(-time.Second))
+		if !c.closing && len(rec.streams) > 0 {
+			again = append(again, rec)
+		}
+	}
+	t.mu.Unlock()
+	for _, rec := range again {
+		go t.relisten(rec)
+	}
+}
+
+// armIdle starts the client's idle timer when it serves no stream and no
+// caller is attaching a pane to it, and stops the timer otherwise. t.mu is
+// held.
+func (t *Terminal) armIdle(c *controlClient) {
+	if c.closing || t.closed {
+		return
+	}
+	if c.inflight > 0 || t.serves(c) {
+		if c.idle != nil {
+			c.idle.Stop()
+			c.idle = nil
+		}
+		return
+	}
+	if c.idle != nil {
+		return
+	}
+	c.idleGen++
+	gen := c.idleGen
+	c.idle = time.AfterFunc(t.opts.IdleTimeout, func() { t.idleFired(c, gen) })
+}
+
+// serves reports whether any open stream is fed by c. t.mu is held.
+func (t *Terminal) serves(c *controlClient) bool {
+	for _, rec := range t.panes {
+		if rec.owner == c && len(rec.streams) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// idleFired stops a client that has stayed idle.
+func (t *Terminal) idleFired(c *controlClient, gen uint64) {
+	t.mu.Lock()
+	if c.idle == nil || c.idleGen != gen || c.closing || c.inflight > 0 || t.serves(c) {
+		t.mu.Unlock()
+		return
+	}
+	c.idle = nil
+	c.closing = true
+	if t.clients[c.session] == c {
+		delete(t.clients, c.session)
+	}
+	for _, rec := range t.panes {
+		if rec.owner == c {
+			t.lapse(rec, time.Now())
+		}
+	}
+	t.mu.Unlock()
+	t.debug("tmux control client idle, stopping", "session", c.session)
+	c.stop()
+}
+
+// stream is the tmux ports.OutputStream: a view of a pane's record from
+// the offset at which it was opened. Bytes from before it opened are
+// reported as missed even while retained, as the port promises only what
+// comes after OpenOutput.
+type stream struct {
+	t       *Terminal
+	rec     *paneRecord
+	from    int64
+	changed chan struct{}
+
+	// Once ended is set, no more bytes come: the stream ends at until
+	// even if the pane writes on after a respawn. Both are guarded by
+	// t.mu.
+	ended error
+	until int64
+}
+
+func (s *stream) end(err error) {
+	if s.ended == nil {
+		s.ended, s.until = err, s.rec.ring.end
+	}
+}
+
+func (s *stream) endLocked() int64 {
+	if s.ended != nil {
+		return s.until
+	}
+	return s.rec.ring.end
+}
+
+func (s *stream) notify() {
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Changed returns the channel that receives a value, coalesced and never
+// blocking the reader of tmux, after bytes arrive, bytes are lost or the
+// stream ends.
+func (s *stream) Changed() <-chan struct{} { return s.changed }
+
+// ReadFrom returns the retained bytes from offset on, without waiting.
+// What lies between offset and the first retained byte (or the offset at
+// which the stream opened) is counted in Missed. An offset at or past the
+// end yields no data and no Missed.
+func (s *stream) ReadFrom(offset int64) ports.OutputChunk {
+	s.t.mu.Lock()
+	defer s.t.mu.Unlock()
+	end := s.endLocked()
+	if offset >= end {
+		return ports.OutputChunk{Offset: offset, Ended: s.ended}
+	}
+	start := min(max(offset, s.from, s.rec.ring.start), end)
+	c := ports.OutputChunk{Offset: start, Missed: start - offset, Ended: s.ended}
+	if start < end {
+		data := s.rec.ring.read(start)
+		c.Data = data[:min(int64(len(data)), end-start)]
+	}
+	return c
+}
+
+// End returns the offset just past the newest byte the stream received.
+func (s *stream) End() int64 {
+	s.t.mu.Lock()
+	defer s.t.mu.Unlock()
+	return s.endLocked()
+}
+
+// Close stops the stream; later chunks report Ended (ErrStreamClosed unless
+// the stream had ended for another reason). Closing twice is harmless.
+func (s *stream) Close() error {
+	s.t.mu.Lock()
+	defer s.t.mu.Unlock()
+	s.end(ErrStreamClosed)
+	delete(s.rec.streams, s)
+	if s.rec.owner != nil {
+		t := s.t
+		t.armIdle(s.rec.owner)
+	}
+	return nil
+}

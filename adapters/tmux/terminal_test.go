@@ -1,0 +1,127 @@
+package tmux
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+func TestNewRefusesAMissingTmux(t *testing.T) {
+	_, err := New(Options{Bin: filepath.Join(t.TempDir(), "no-tmux-here")})
+	if !errors.Is(err, ports.ErrUnavailable) {
+		t.Fatalf("New with a missing binary: err = %v, want ErrUnavailable", err)
+	}
+}
+
+func TestNewRefusesATmuxOlderThan32(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "tmux")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho 'tmux 3.1c'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(Options{Bin: bin})
+	if !errors.Is(err, ports.ErrUnavailable) || !strings.Contains(err.Error(), "3.1c") {
+		t.Fatalf("New with tmux 3.1c: err = %v, want ErrUnavailable naming the version", err)
+	}
+}
+
+func TestNewRefusesBothSocketNameAndPath(t *testing.T) {
+	if _, err := New(Options{SocketName: "a", SocketPath: "/tmp/b"}); err == nil {
+		t.Fatal("New with both a socket name and a socket path succeeded")
+	}
+}
+
+func TestEveryCallIsUnavailableWithoutAServer(t *testing.T) {
+	s := newTestServer(t) // never started
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	if err := term.Ping(ctx); !errors.Is(err, ports.ErrUnavailable) {
+		t.Errorf("Ping: err = %v, want ErrUnavailable", err)
+	}
+	if _, err := term.Pane(ctx, "%0"); !errors.Is(err, ports.ErrUnavailable) {
+		t.Errorf("Pane: err = %v, want ErrUnavailable", err)
+	}
+	if err := term.SendText(ctx, "%0", "x"); !errors.Is(err, ports.ErrUnavailable) {
+		t.Errorf("SendText: err = %v, want ErrUnavailable", err)
+	}
+	if _, err := term.OpenOutput(ctx, "%0"); !errors.Is(err, ports.ErrUnavailable) {
+		t.Errorf("OpenOutput: err = %v, want ErrUnavailable", err)
+	}
+	if _, err := term.Pane(ctx, "%0"); err == nil || !strings.Contains(err.Error(), s.sock) {
+		t.Errorf("Pane: err = %v, want it to name the socket", err)
+	}
+}
+
+func TestStartPrivateRunsAServerUntilStopped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a tmux server with the default shell")
+	}
+	server := newTestServer(t) // skips without tmux
+	sock, session, stop, err := StartPrivate(Options{})
+	if err != nil {
+		t.Fatalf("StartPrivate: %v", err)
+	}
+	t.Cleanup(func() { stop() })
+	if sock == "" || session != PrivateSession {
+		t.Fatalf("StartPrivate = %q, %q", sock, session)
+	}
+	term, err := New(Options{SocketName: sock, Env: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer term.Close()
+	ctx := testContext(t)
+	info, err := term.Pane(ctx, "%0")
+	if err != nil {
+		t.Fatalf("Pane of the private session: %v", err)
+	}
+	if info.Width != 200 || info.Height != 50 || info.Dead {
+		t.Errorf("private pane = %+v, want a live 200x50 pane", info)
+	}
+	socket := strings.TrimSpace((&testServer{t: t, bin: server.bin, sock: sock}).tmux("display-message", "-p", "#{socket_path}"))
+	if err := stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if err := term.Ping(ctx); !errors.Is(err, ports.ErrUnavailable) {
+		t.Errorf("Ping after stop: err = %v, want ErrUnavailable", err)
+	}
+	if _, err := os.Stat(socket); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("socket %s after stop: %v, want it removed", socket, err)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("second stop: %v", err)
+	}
+}
+
+func TestCloseStopsControlClientsAndEndsStreams(t *testing.T) {
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	stream, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.controlClients(); n != 1 {
+		t.Fatalf("%d control clients attached while a stream is open, want 1", n)
+	}
+	if err := term.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if n := s.controlClients(); n != 0 {
+		t.Errorf("%d control clients attached after Close, want 0", n)
+	}
+	if c := stream.ReadFrom(stream.End()); !errors.Is(c.Ended, ErrTerminalClosed) {
+		t.Errorf("stream after Close: Ended = %v, want ErrTerminalClosed", c.Ended)
+	}
+	if _, err := term.OpenOutput(ctx, p); !errors.Is(err, ports.ErrUnavailable) {
+		t.Errorf("OpenOutput after Close: err = %v, want ErrUnavailable", err)
+	}
+	if err := term.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}

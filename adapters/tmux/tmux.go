@@ -1,0 +1,351 @@
+package tmux
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// Defaults for the zero values of Options.
+const (
+	DefaultRingSize     = 1 << 20
+	DefaultIdleTimeout  = 30 * time.Second
+	DefaultPollInterval = 500 * time.Millisecond
+)
+
+// minMajor and minMinor are the oldest tmux this adapter supports: 3.2 added
+// the control-mode client flags (ignore-size, read-only) and the list-panes
+// filter it relies on.
+const minMajor, minMinor = 3, 2
+
+// A Logger receives debug messages as a message and key-value pairs; a
+// *slog.Logger is one. The adapter logs only what helps diagnose a stream.
+type Logger interface {
+	Debug(msg string, kv ...any)
+}
+
+// Options configure a Terminal. The zero value talks to tmux's default
+// server with the defaults below.
+type Options struct {
+	// Bin is the tmux binary, a name looked up on PATH or a path. Default
+	// "tmux".
+	Bin string
+
+	// SocketName selects a server by socket name (tmux -L); SocketPath by
+	// socket path (tmux -S). Set at most one. With neither, the server is
+	// the one this process runs inside (from TMUX) or else tmux's default.
+	SocketName string
+	SocketPath string
+
+	// Env looks up this process's environment variables TMUX and
+	// TMUX_PANE, which tell the pane the server runs in (PaneInfo.Self).
+	// Nil means os.Getenv; tests inject their own.
+	Env func(key string) string
+
+	// RingSize is how many of each pane's newest output bytes are
+	// retained for its streams. Default DefaultRingSize (1 MiB).
+	RingSize int
+
+	// IdleTimeout is how long a control-mode client stays attached to a
+	// session after the last stream on its panes closed. Default
+	// DefaultIdleTimeout.
+	IdleTimeout time.Duration
+
+	// PollInterval is how often the panes of open streams are checked for
+	// death when tmux sends no notification of it (a dead pane kept by
+	// remain-on-exit). Default DefaultPollInterval.
+	PollInterval time.Duration
+
+	// Logger, if not nil, receives debug messages.
+	Logger Logger
+}
+
+// Terminal is the tmux implementation of ports.Terminal. It runs the tmux
+// client with argv only, never through a shell: one short-lived process per
+// call, plus one long-lived control-mode client per session whose panes are
+// being listened to (see OpenOutput).
+//
+// A Terminal is safe for concurrent use. Close it to stop the control-mode
+// clients it started.
+type Terminal struct {
+	bin     string
+	version string
+	sockArg []string // "-L name", "-S path" or nothing
+	env     []string // environment of the tmux processes
+	opts    Options
+	self    selfPane
+
+	mu      sync.Mutex
+	closed  bool
+	clients map[string]*controlClient // by session id, e.g. "$3"
+	panes   map[ports.PaneID]*paneRecord
+}
+
+var _ ports.Terminal = (*Terminal)(nil)
+
+// ErrTerminalClosed is returned by the methods of a closed Terminal, wrapped
+// together with ports.ErrUnavailable.
+var ErrTerminalClosed = errors.New("tmux terminal closed")
+
+// New checks that the tmux binary exists and is at least version 3.2, and
+// returns a Terminal for the server that opts select. It does not require
+// the server to run yet: each call reports ports.ErrUnavailable while no
+// server answers. A missing or too old binary is an error wrapping
+// ports.ErrUnavailable.
+func New(opts Options) (*Terminal, error) {
+	if opts.SocketName != "" && opts.SocketPath != "" {
+		return nil, errors.New("tmux: set SocketName or SocketPath, not both")
+	}
+	if opts.Bin == "" {
+		opts.Bin = "tmux"
+	}
+	if opts.Env == nil {
+		opts.Env = os.Getenv
+	}
+	if opts.RingSize <= 0 {
+		opts.RingSize = DefaultRingSize
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	bin, err := exec.LookPath(opts.Bin)
+	if err != nil {
+		return nil, fmt.Errorf("tmux binary %q: %w: %w", opts.Bin, err, ports.ErrUnavailable)
+	}
+	version, err := checkVersion(bin)
+	if err != nil {
+		return nil, err
+	}
+	t := &Terminal{
+		bin:     bin,
+		version: version,
+		env:     childEnv(os.Environ()),
+		opts:    opts,
+		self:    parseSelf(opts.Env("TMUX"), opts.Env("TMUX_PANE")),
+		clients: make(map[string]*controlClient),
+		panes:   make(map[ports.PaneID]*paneRecord),
+	}
+	switch {
+	case opts.SocketPath != "":
+		t.sockArg = []string{"-S", opts.SocketPath}
+	case opts.SocketName != "":
+		t.sockArg = []string{"-L", opts.SocketName}
+	case t.self.socket != "":
+		// tmux itself would pick this socket from TMUX; naming it lets
+		// the children run without TMUX in their environment.
+		t.sockArg = []string{"-S", t.self.socket}
+	}
+	return t, nil
+}
+
+// Version returns the version tmux reported, such as "3.3a".
+func (t *Terminal) Version() string { return t.version }
+
+// Ping checks that a tmux server answers on the socket. It returns an error
+// wrapping ports.ErrUnavailable when none does.
+func (t *Terminal) Ping(ctx context.Context) error {
+	_, err := t.run(ctx, nil, "display-message", "-p", "#{pid}")
+	return err
+}
+
+// Close stops every control-mode client the Terminal started and ends the
+// open streams with an error wrapping ErrTerminalClosed. Later calls fail
+// with that error. It does not stop the tmux server. Closing twice is
+// harmless.
+func (t *Terminal) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	clients := make([]*controlClient, 0, len(t.clients))
+	for _, c := range t.clients {
+		c.closing = true
+		clients = append(clients, c)
+	}
+	clear(t.clients)
+	for _, rec := range t.panes {
+		rec.endStreams(ErrTerminalClosed)
+	}
+	t.mu.Unlock()
+
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Go(func() { c.stop() })
+	}
+	wg.Wait()
+	return nil
+}
+
+// checkVersion runs "tmux -V" and returns the version if it is new enough.
+func checkVersion(bin string) (string, error) {
+	out, err := exec.Command(bin, "-V").Output()
+	if err != nil {
+		return "", fmt.Errorf("tmux -V (%s): %w: %w", bin, err, ports.ErrUnavailable)
+	}
+	v := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "tmux "))
+	major, minor, ok := parseVersion(v)
+	if !ok {
+		return "", fmt.Errorf("tmux at %s reports version %q, which this adapter cannot read: %w", bin, v, ports.ErrUnavailable)
+	}
+	if major < minMajor || major == minMajor && minor < minMinor {
+		return "", fmt.Errorf("tmux at %s is version %s; %d.%d or newer is required: %w", bin, v, minMajor, minMinor, ports.ErrUnavailable)
+	}
+	return v, nil
+}
+
+// parseVersion reads the version tmux -V prints after "tmux ": "3.3a",
+// "3.2-rc2", "next-3.4", "master" (a development build, taken as new) or
+// "openbsd-7.4" (OpenBSD's base tmux, which is 3.2 or newer from OpenBSD
+// 6.9 on; it is mapped onto that scale).
+func parseVersion(v string) (major, minor int, ok bool) {
+	if v == "master" {
+		return 99, 0, true
+	}
+	v = strings.TrimPrefix(v, "next-")
+	openbsd := strings.HasPrefix(v, "openbsd-")
+	v = strings.TrimPrefix(v, "openbsd-")
+	dot := strings.IndexByte(v, '.')
+	if dot <= 0 {
+		return 0, 0, false
+	}
+	major, err := strconv.Atoi(v[:dot])
+	if err != nil {
+		return 0, 0, false
+	}
+	rest := v[dot+1:]
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if n == 0 {
+		return 0, 0, false
+	}
+	minor, _ = strconv.Atoi(rest[:n])
+	if openbsd {
+		if major > 6 || major == 6 && minor >= 9 {
+			return minMajor, minMinor, true
+		}
+		return 0, 0, true
+	}
+	return major, minor, true
+}
+
+// childEnv is env without TMUX and TMUX_PANE: the adapter names its socket
+// itself, and tmux must not take a child for a nested client.
+func childEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// A CommandError is a tmux command that tmux refused or could not run. It
+// wraps ports.ErrPaneNotFound when tmux could not find the target pane and
+// ports.ErrUnavailable when no server answered.
+type CommandError struct {
+	Command string // the first tmux command of the invocation, e.g. "send-keys"
+	Message string // what tmux printed on standard error
+	kind    error
+}
+
+func (e *CommandError) Error() string {
+	return fmt.Sprintf("tmux %s: %s", e.Command, e.Message)
+}
+
+func (e *CommandError) Unwrap() error { return e.kind }
+
+// classify picks the sentinel that tmux's error message stands for.
+func classify(msg string) error {
+	switch {
+	case strings.Contains(msg, "no server running on"),
+		strings.Contains(msg, "error connecting to"),
+		strings.Contains(msg, "server exited unexpectedly"),
+		strings.Contains(msg, "lost server"):
+		return ports.ErrUnavailable
+	case strings.Contains(msg, "can't find pane"):
+		return ports.ErrPaneNotFound
+	}
+	return nil
+}
+
+// run runs one tmux client with args (which may hold several commands
+// separated by ";" arguments) and returns its standard output.
+func (t *Terminal) run(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
+	t.mu.Lock()
+	closed := t.closed
+	t.mu.Unlock()
+	if closed {
+		return "", fmt.Errorf("%w: %w", ErrTerminalClosed, ports.ErrUnavailable)
+	}
+	cmd := exec.CommandContext(ctx, t.bin, append(append([]string(nil), t.sockArg...), args...)...)
+	cmd.Env = t.env
+	cmd.Stdin = stdin
+	cmd.WaitDelay = time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err == nil {
+		return stdout.String(), nil
+	}
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("tmux %s: %w", args[0], ctx.Err())
+	}
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) {
+		return "", fmt.Errorf("run tmux %s: %w: %w", args[0], err, ports.ErrUnavailable)
+	}
+	msg := strings.TrimSpace(stderr.String())
+	if msg == "" {
+		msg = err.Error()
+	}
+	return "", &CommandError{Command: args[0], Message: msg, kind: classify(msg)}
+}
+
+// checkPaneID rejects ids that are not "%" and digits before they reach
+// tmux, which would read "s:1" or "=x" as other kinds of target.
+func checkPaneID(id ports.PaneID) error {
+	s := string(id)
+	if len(s) < 2 || s[0] != '%' {
+		return fmt.Errorf("pane %q: not a pane id: %w", s, ports.ErrPaneNotFound)
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return fmt.Errorf("pane %q: not a pane id: %w", s, ports.ErrPaneNotFound)
+		}
+	}
+	return nil
+}
+
+// probeArgs is a list-panes command that prints "1" when the pane is dead
+// and "0" when it is alive, and fails with "can't find pane" when there is
+// no such pane, so that the commands after it in the same invocation do
+// not run.
+func probeArgs(id ports.PaneID) []string {
+	return []string{"list-panes", "-t", string(id), "-f", "#{==:#{pane_id}," + string(id) + "}", "-F", "#{pane_dead}"}
+}
+
+// debug logs when a Logger was given.
+func (t *Terminal) debug(msg string, kv ...any) {
+	if t.opts.Logger != nil {
+		t.opts.Logger.Debug(msg, kv...)
+	}
+}

@@ -1,0 +1,440 @@
+package tmux
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// These tests need no tmux: they pin down the parts of the adapter that are
+// pure functions of tmux's text.
+
+func TestValidKey(t *testing.T) {
+	valid := []string{
+		"Enter", "enter", "ENTER", "Escape", "Tab", "BTab", "Space", "BSpace",
+		"Up", "Down", "Left", "Right", "Home", "End", "PageUp", "PgDn", "PPage", "NPage",
+		"IC", "DC", "Insert", "Delete", "F1", "F12", "KP0", "KPEnter", "KP*",
+		"C-c", "c-c", "M-x", "S-Up", "C-M-Left", "M-C-S-F5", "C-\\", "C-;", "C--",
+		"a", "Z", ";", "-", "^", "é", "日", "^c", "^[", "^Up",
+	}
+	for _, k := range valid {
+		if !validKey(k) {
+			t.Errorf("validKey(%q) = false, want true", k)
+		}
+	}
+	invalid := []string{
+		"", "Bogus", "Entr", "F13", "F0", "C-", "X-c", "a-b", "--", "C-Bogus",
+		"ab", "None", "Any", "MouseDown1Pane", "WheelUpPane", "FocusIn", "0x41",
+		"\x00", "\xff", "C-\xff", "Enter ", " Enter",
+	}
+	for _, k := range invalid {
+		if validKey(k) {
+			t.Errorf("validKey(%q) = true, want false", k)
+		}
+	}
+}
+
+func TestEscapeArgSurvivesTmuxCommandSplitting(t *testing.T) {
+	// unsplit is what tmux 3.3a does to an argument before running the
+	// command: a trailing ";" ends the command and is dropped, a trailing
+	// "\;" becomes ";" (checked against tmux by
+	// TestSendTextDeliversSemicolons).
+	unsplit := func(arg string) string {
+		if !strings.HasSuffix(arg, ";") {
+			return arg
+		}
+		arg = arg[:len(arg)-1]
+		if strings.HasSuffix(arg, `\`) {
+			return arg[:len(arg)-1] + ";"
+		}
+		return arg
+	}
+	for _, s := range []string{"", "a", ";", "a;", `a\;`, `\\;`, ";;", "x; y", "C-;"} {
+		if got := unsplit(escapeArg(s)); got != s {
+			t.Errorf("escapeArg(%q) reaches tmux as %q", s, got)
+		}
+	}
+}
+
+func TestChunkTextCutsAtCharacterBoundaries(t *testing.T) {
+	cases := []struct {
+		name string
+		text string
+		max  int
+	}{
+		{"short", "hello", 8},
+		{"exact", "12345678", 8},
+		{"ascii", strings.Repeat("abc", 10), 8},
+		{"two-byte", strings.Repeat("é", 20), 7},
+		{"four-byte", strings.Repeat("😀", 9), 10},
+		{"mixed", strings.Repeat("aé日😀", 30), 9},
+		{"invalid", strings.Repeat("\xff\xfe", 9), 4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			chunks := chunkText(c.text, c.max)
+			if got := strings.Join(chunks, ""); got != c.text {
+				t.Fatalf("chunks join to %q, want %q", got, c.text)
+			}
+			for i, ch := range chunks {
+				if len(ch) == 0 || len(ch) > c.max {
+					t.Errorf("chunk %d is %d bytes, want 1..%d", i, len(ch), c.max)
+				}
+				if utf8.ValidString(c.text) && !utf8.ValidString(ch) {
+					t.Errorf("chunk %d %q splits a character", i, ch)
+				}
+			}
+		})
+	}
+}
+
+func TestParseVersion(t *testing.T) {
+	cases := []struct {
+		v            string
+		major, minor int
+		ok           bool
+	}{
+		{"3.3a", 3, 3, true},
+		{"3.2", 3, 2, true},
+		{"3.2-rc2", 3, 2, true},
+		{"3.1c", 3, 1, true},
+		{"2.9a", 2, 9, true},
+		{"next-3.4", 3, 4, true},
+		{"master", 99, 0, true},
+		{"openbsd-7.4", 3, 2, true},
+		{"openbsd-6.8", 0, 0, true},
+		{"", 0, 0, false},
+		{"3", 0, 0, false},
+		{"x.y", 0, 0, false},
+		{"3.x", 0, 0, false},
+	}
+	for _, c := range cases {
+		major, minor, ok := parseVersion(c.v)
+		if major != c.major || minor != c.minor || ok != c.ok {
+			t.Errorf("parseVersion(%q) = %d, %d, %v; want %d, %d, %v", c.v, major, minor, ok, c.major, c.minor, c.ok)
+		}
+	}
+}
+
+func TestRingKeepsNewestBytesAtAbsoluteOffsets(t *testing.T) {
+	r := newRing(10)
+	r.write([]byte("hello"))
+	if got := string(r.read(0)); got != "hello" || r.start != 0 || r.end != 5 {
+		t.Fatalf("after 5 bytes: read %q, start %d, end %d", got, r.start, r.end)
+	}
+	r.write([]byte("world!!"))
+	if got := string(r.read(0)); got != "lloworld!!" {
+		t.Fatalf("after 12 bytes: read %q, want %q", got, "lloworld!!")
+	}
+	if r.start != 2 || r.end != 12 {
+		t.Fatalf("after 12 bytes: start %d, end %d; want 2, 12", r.start, r.end)
+	}
+	if got := string(r.read(5)); got != "world!!" {
+		t.Fatalf("read(5) = %q, want %q", got, "world!!")
+	}
+	if got := string(r.read(10)); got != "!!" {
+		t.Fatalf("read(10) = %q", got)
+	}
+	if got := r.read(12); len(got) != 0 {
+		t.Fatalf("read(end) = %q, want nothing", got)
+	}
+	r.write([]byte("0123456789abc"))
+	if got := string(r.read(0)); got != "3456789abc" || r.start != 15 || r.end != 25 {
+		t.Fatalf("after an oversized write: read %q, start %d, end %d", got, r.start, r.end)
+	}
+	r.skip(1)
+	if r.start != 26 || r.end != 26 || len(r.read(0)) != 0 {
+		t.Fatalf("after skip: start %d, end %d", r.start, r.end)
+	}
+	r.write([]byte("xy"))
+	if got := string(r.read(20)); got != "xy" {
+		t.Fatalf("after skip and write: read %q", got)
+	}
+	r.release()
+	if r.start != 28 || r.end != 28 || r.buf != nil {
+		t.Fatalf("after release: start %d, end %d", r.start, r.end)
+	}
+	r.write([]byte("z"))
+	if got := string(r.read(0)); got != "z" || r.end != 29 {
+		t.Fatalf("after release and write: read %q, end %d", got, r.end)
+	}
+}
+
+func TestRingMatchesAPlainLogUnderManyWrites(t *testing.T) {
+	const size = 1000
+	r := newRing(size)
+	var log []byte
+	for i := 0; i < 500; i++ {
+		p := bytes.Repeat([]byte{byte('a' + i%26)}, (i*37)%301)
+		r.write(p)
+		log = append(log, p...)
+		keep := log[max(0, len(log)-size):]
+		if got := r.read(0); !bytes.Equal(got, keep) {
+			t.Fatalf("write %d: ring holds %d bytes that differ from the newest %d of the log", i, len(got), len(keep))
+		}
+		if r.end != int64(len(log)) || r.start != int64(len(log)-len(keep)) {
+			t.Fatalf("write %d: start %d, end %d; log is %d bytes", i, r.start, r.end, len(log))
+		}
+	}
+	if len(r.buf) != size {
+		t.Errorf("buffer is %d bytes, want it grown to %d", len(r.buf), size)
+	}
+}
+
+func TestUnescapeOutput(t *testing.T) {
+	cases := map[string]string{
+		``:                     "",
+		`plain text`:           "plain text",
+		`a\015\012b`:           "a\r\nb",
+		`\033[1m`:              "\x1b[1m",
+		`back\134slash`:        `back\slash`,
+		`\134\134`:             `\\`,
+		"raw \xc3\xa9 utf8":    "raw \xc3\xa9 utf8",
+		`\01`:                  `\01`,
+		`\999`:                 `\999`,
+		`trailing \`:           `trailing \`,
+		`\000\001\037\177\377`: "\x00\x01\x1f\x7f\xff",
+	}
+	for in, want := range cases {
+		if got := string(unescape([]byte(in))); got != want {
+			t.Errorf("unescape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestControlParser(t *testing.T) {
+	type reply struct {
+		lines []string
+		err   string
+	}
+	var outputs []string
+	var replies []reply
+	var notes []string
+	var exit string
+	p := controlParser{
+		output: func(id ports.PaneID, data []byte) { outputs = append(outputs, string(id)+"="+string(data)) },
+		reply: func(lines []string, err error) {
+			r := reply{lines: lines}
+			if err != nil {
+				r.err = err.Error()
+			}
+			replies = append(replies, r)
+		},
+		notify: func(name string) { notes = append(notes, name) },
+		exit:   func(reason string) { exit = reason },
+	}
+	for _, line := range []string{
+		"%begin 1 10 0", // the reply to attach-session from the command line
+		"%end 1 10 0",
+		"%session-changed $0 main",
+		"%begin 2 11 1",
+		"ready",
+		"%end 2 11 1",
+		`%output %3 hi\015\012`,
+		"%begin 3 12 1",
+		"%3 0 1700000000", // command output that looks like a notification
+		"%end 3 99 1",     // not this block's end
+		"%output %4 inside",
+		"%end 3 12 1",
+		"%layout-change @1 abcd,80x24,0,0,3 abcd,80x24,0,0,3 *",
+		"%begin 4 13 1",
+		"can't find pane: %9",
+		"%error 4 13 1",
+		"%extended-output %5 120 : late\\012",
+		"%output %6 ",
+		"%exit detached",
+	} {
+		p.line([]byte(line))
+	}
+	wantOutputs := []string{"%3=hi\r\n", "%5=late\n", "%6="}
+	if !slices.Equal(outputs, wantOutputs) {
+		t.Errorf("outputs = %q, want %q", outputs, wantOutputs)
+	}
+	wantReplies := []reply{
+		{lines: []string{"ready"}},
+		{lines: []string{"%3 0 1700000000", "%end 3 99 1", "%output %4 inside"}},
+		{lines: []string{"can't find pane: %9"}, err: "can't find pane: %9"},
+	}
+	if len(replies) != len(wantReplies) {
+		t.Fatalf("replies = %q, want %q", replies, wantReplies)
+	}
+	for i, want := range wantReplies {
+		if !slices.Equal(replies[i].lines, want.lines) || replies[i].err != want.err {
+			t.Errorf("reply %d = %q, want %q", i, replies[i], want)
+		}
+	}
+	if !slices.Equal(notes, []string{"%session-changed", "%layout-change"}) {
+		t.Errorf("notifications = %q", notes)
+	}
+	if exit != "detached" {
+		t.Errorf("exit reason = %q, want %q", exit, "detached")
+	}
+}
+
+func TestParsePaneInfo(t *testing.T) {
+	pane := func(id, sync, window, zoomed string) string {
+		f := make([]string, paneFieldCount)
+		f[pID], f[pPID], f[pDead], f[pInMode], f[pMode] = id, "100", "0", "0", ""
+		f[pWidth], f[pHeight], f[pHistorySize], f[pHistoryLimit] = "80", "24", "7", "2000"
+		f[pSynchronized], f[pWindow], f[pZoomed] = sync, window, zoomed
+		f[pSocket], f[pServerPID], f[pServerStart], f[pCommand] = "/tmp/tmux-0/s", "42", "1700000000", "we?ird cmd"
+		return "P" + sep + strings.Join(f, sep)
+	}
+	client := func(tty, control, window, active, flags string) string {
+		f := make([]string, clientFieldCount)
+		f[cName], f[cTTY], f[cControl], f[cWindow], f[cPane], f[cFlags] = "client-1", tty, control, window, active, flags
+		f[cSession] = "$" + window[1:] // each test window is the current one of its own session
+		return "C" + sep + strings.Join(f, sep)
+	}
+	window := func(session, window string) string { return "W" + sep + session + sep + window }
+	t.Run("plain", func(t *testing.T) {
+		out := strings.Join([]string{
+			pane("%1", "0", "@1", "0"), pane("%2", "0", "@1", "0"),
+			client("/dev/pts/3", "0", "@1", "%2", "attached"),
+			client("/dev/pts/4", "0", "@2", "%5", "attached"),
+			client("", "1", "@1", "%2", "attached,control-mode"),
+		}, "\n") + "\n"
+		info, err := parsePaneInfo("%1", out, selfPane{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ports.PaneInfo{
+			ID: "%1", Generation: "100@42.1700000000", Command: "we?ird cmd",
+			Width: 80, Height: 24, HistorySize: 7, HistoryLimit: 2000,
+			Watchers: []string{"/dev/pts/3"}, Attended: true,
+		}
+		if !equalInfo(info, want) {
+			t.Errorf("info = %+v\nwant %+v", info, want)
+		}
+	})
+	t.Run("zoomed window shows only the zoomed pane", func(t *testing.T) {
+		out := strings.Join([]string{
+			pane("%1", "0", "@1", "1"), pane("%2", "0", "@1", "1"),
+			client("/dev/pts/3", "0", "@1", "%2", "attached"),
+			client("/dev/pts/5", "0", "@1", "%2", "attached,active-pane"),
+		}, "\n")
+		info, err := parsePaneInfo("%1", out, selfPane{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(info.Watchers, []string{"/dev/pts/5"}) {
+			t.Errorf("watchers of the hidden pane = %q, want only the active-pane client", info.Watchers)
+		}
+		info, _ = parsePaneInfo("%2", out, selfPane{})
+		if !slices.Equal(info.Watchers, []string{"/dev/pts/3", "/dev/pts/5"}) {
+			t.Errorf("watchers of the zoomed pane = %q", info.Watchers)
+		}
+	})
+	t.Run("attended through another window of a session", func(t *testing.T) {
+		out := strings.Join([]string{
+			pane("%1", "0", "@1", "0"),
+			window("$1", "@1"), window("$2", "@2"), window("$2", "@1"), window("$3", "@3"),
+			client("/dev/pts/4", "0", "@2", "%5", "attached"), // session $2 shows @2, also holds @1
+		}, "\n")
+		info, _ := parsePaneInfo("%1", out, selfPane{})
+		if !info.Attended || len(info.Watchers) != 0 {
+			t.Errorf("pane in a linked window off screen: Attended = %v, Watchers = %q; want attended, unwatched", info.Attended, info.Watchers)
+		}
+		out = strings.Join([]string{
+			pane("%1", "0", "@1", "0"),
+			window("$1", "@1"), window("$3", "@3"),
+			client("/dev/pts/4", "0", "@3", "%5", "attached"),
+			client("", "1", "@1", "%1", "attached,control-mode"),
+		}, "\n")
+		info, _ = parsePaneInfo("%1", out, selfPane{})
+		if info.Attended || len(info.Watchers) != 0 {
+			t.Errorf("pane of a session only a control client attaches to: Attended = %v, Watchers = %q", info.Attended, info.Watchers)
+		}
+	})
+	t.Run("synchronized panes", func(t *testing.T) {
+		out := strings.Join([]string{
+			pane("%1", "1", "@1", "0"), pane("%2", "1", "@1", "0"), pane("%3", "0", "@1", "0"), pane("%4", "1", "@1", "0"),
+		}, "\n")
+		info, _ := parsePaneInfo("%1", out, selfPane{})
+		if !slices.Equal(info.AlsoReaches, []ports.PaneID{"%2", "%4"}) {
+			t.Errorf("AlsoReaches of a synchronized pane = %q", info.AlsoReaches)
+		}
+		info, _ = parsePaneInfo("%3", out, selfPane{})
+		if len(info.AlsoReaches) != 0 {
+			t.Errorf("AlsoReaches of an unsynchronized pane = %q", info.AlsoReaches)
+		}
+	})
+	t.Run("self", func(t *testing.T) {
+		out := pane("%1", "0", "@1", "0")
+		cases := []struct {
+			self selfPane
+			want bool
+		}{
+			{parseSelf("/tmp/tmux-0/s,42,0", "%1"), true},
+			{parseSelf("/tmp/tmux-0/s,42,0", "%2"), false},
+			{parseSelf("/tmp/tmux-0/other,42,0", "%1"), false},
+			{parseSelf("/tmp/tmux-0/s,43,0", "%1"), false},
+			{parseSelf("", "%1"), false},
+		}
+		for _, c := range cases {
+			info, _ := parsePaneInfo("%1", out, c.self)
+			if info.Self != c.want {
+				t.Errorf("self %+v: Self = %v, want %v", c.self, info.Self, c.want)
+			}
+		}
+	})
+	t.Run("pane missing from the listing", func(t *testing.T) {
+		_, err := parsePaneInfo("%9", pane("%1", "0", "@1", "0"), selfPane{})
+		if !errors.Is(err, ports.ErrPaneNotFound) {
+			t.Errorf("err = %v, want ErrPaneNotFound", err)
+		}
+	})
+}
+
+func TestParseSelfReadsSocketPathsWithCommas(t *testing.T) {
+	s := parseSelf("/tmp/a,b/default,123,4", "%7")
+	if s.socket != "/tmp/a,b/default" || s.pid != "123" || s.pane != "%7" {
+		t.Errorf("parseSelf = %+v", s)
+	}
+	if s := parseSelf("garbage", "%7"); s.socket != "" {
+		t.Errorf("parseSelf(garbage) = %+v, want zero", s)
+	}
+}
+
+func TestCheckPaneIDRejectsOtherTargets(t *testing.T) {
+	for _, id := range []ports.PaneID{"", "%", "3", "%3a", "s:1", "=x", "%-1", "%3 "} {
+		if err := checkPaneID(id); !errors.Is(err, ports.ErrPaneNotFound) {
+			t.Errorf("checkPaneID(%q) = %v, want ErrPaneNotFound", id, err)
+		}
+	}
+	for _, id := range []ports.PaneID{"%0", "%12345"} {
+		if err := checkPaneID(id); err != nil {
+			t.Errorf("checkPaneID(%q) = %v", id, err)
+		}
+	}
+}
+
+func TestSplitRowsKeepsEmptyRowsAndTrimsBlanks(t *testing.T) {
+	cases := []struct {
+		out  string
+		want []string
+	}{
+		{"", nil},
+		{"\n", []string{""}},
+		{"a\n\n\n", []string{"a", "", ""}},
+		{"$ ls   \nx\n", []string{"$ ls", "x"}},
+	}
+	for _, c := range cases {
+		if got := splitRows(c.out); !slices.Equal(got, c.want) {
+			t.Errorf("splitRows(%q) = %q, want %q", c.out, got, c.want)
+		}
+	}
+}
+
+func equalInfo(a, b ports.PaneInfo) bool {
+	return a.ID == b.ID && a.Generation == b.Generation && a.Dead == b.Dead && a.Mode == b.Mode &&
+		a.Command == b.Command && a.Width == b.Width && a.Height == b.Height &&
+		a.HistorySize == b.HistorySize && a.HistoryLimit == b.HistoryLimit &&
+		slices.Equal(a.AlsoReaches, b.AlsoReaches) && slices.Equal(a.Watchers, b.Watchers) &&
+		a.Attended == b.Attended && a.Self == b.Self && slices.Equal(a.Unknown, b.Unknown)
+}
