@@ -16,6 +16,11 @@ func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult,
 		return PasteResult{}, err
 	}
 	defer rv.Release()
+	lease, err := s.takeLease(ctx, req.PaneID)
+	if err != nil {
+		return PasteResult{}, err
+	}
+	defer lease.Release()
 	if _, err := s.writable(ctx, req.PaneID, req.Force); err != nil {
 		return PasteResult{}, err
 	}

@@ -42,11 +42,18 @@ func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResul
 	if err != nil {
 		return RunResult{}, err
 	}
-	run, err := s.startRun(ctx, rv, req, maxLines)
+	lease, err := s.takeLease(ctx, req.PaneID)
 	if err != nil {
 		rv.Release()
 		return RunResult{}, err
 	}
+	run, err := s.startRun(ctx, rv, req, maxLines)
+	if err != nil {
+		lease.Release()
+		rv.Release()
+		return RunResult{}, err
+	}
+	run.lease = lease
 	outcome := run.wait(ctx, timeout, req.Progress)
 	res := run.result(outcome)
 	res.EffectiveTimeoutMs = timeout.Milliseconds()
@@ -91,7 +98,8 @@ type commandRun struct {
 	norm    *TextNormalizer
 	tail    *Tail
 	sink    *switchWriter
-	gone    error // why the pane went away, once it has
+	gone    error      // why the pane went away, once it has
+	lease   *paneLease // the cross-process lease, released with rv
 }
 
 // startRun checks the pane, opens its output and types the framed command.
@@ -246,6 +254,7 @@ func (r *commandRun) finish() {
 }
 
 func (r *commandRun) close() {
+	r.lease.Release()
 	r.rv.Release()
 	r.stream.Close()
 }

@@ -41,6 +41,11 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 		return SendKeysResult{}, err
 	}
 	defer rv.Release()
+	lease, err := s.takeLease(ctx, req.PaneID)
+	if err != nil {
+		return SendKeysResult{}, err
+	}
+	defer lease.Release()
 	info, err := s.writable(ctx, req.PaneID, req.Force)
 	if err != nil {
 		return SendKeysResult{}, err

@@ -15,6 +15,11 @@ type Service struct {
 	// instance tells this Service's cursors from those of another run.
 	instance  string
 	followers followers
+
+	// Set by options of their own files: WithLeaser (lease.go) and
+	// WithManager (manage.go).
+	lease   leaseConfig
+	manager ports.Manager
 }
 
 // Option changes a Service at construction.

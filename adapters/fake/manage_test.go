@@ -1,0 +1,247 @@
+package fake_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+func listPaneIDs(t *testing.T, m *fake.Manager, f ports.PaneFilter) []ports.PaneID {
+	t.Helper()
+	panes, err := m.ListPanes(ctx, f)
+	if err != nil {
+		t.Fatalf("ListPanes(%+v): %v", f, err)
+	}
+	var ids []ports.PaneID
+	for _, p := range panes {
+		ids = append(ids, p.ID)
+	}
+	return ids
+}
+
+func TestManagerAdoptsPanesAddedToTheTerminal(t *testing.T) {
+	term := fake.New()
+	a := term.AddPane(fake.PaneSpec{Width: 120, Height: 30})
+	m := fake.NewManager(term)
+	b := term.AddPane(fake.PaneSpec{Command: "vim"})
+
+	windows, err := m.ListWindows(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range windows {
+		got = append(got, w.Session.ID+" "+w.Session.Name+" "+w.ID+" "+w.Name)
+	}
+	if want := []string{"$0 0 @0 bash", "$0 0 @1 vim"}; !slices.Equal(got, want) {
+		t.Errorf("windows = %q, want %q: each adopted pane in a window of its own in session 0", got, want)
+	}
+	if ids := listPaneIDs(t, m, ports.PaneFilter{}); !slices.Equal(ids, []ports.PaneID{a, b}) {
+		t.Errorf("panes = %v, want %v", ids, []ports.PaneID{a, b})
+	}
+	if windows[0].Width != 120 || windows[0].Height != 30 || !windows[0].Active || windows[1].Active {
+		t.Errorf("first window = %+v, want 120x30 and current", windows[0])
+	}
+}
+
+func TestManagerForgetsPanesRemovedFromTheTerminal(t *testing.T) {
+	term := fake.New()
+	m := fake.NewManager(term)
+	c, err := m.CreateSession(ctx, ports.SessionSpec{Name: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, err := m.SplitWindow(ctx, c.Pane, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SelectPane(ctx, split.Pane); err != nil {
+		t.Fatal(err)
+	}
+	term.RemovePane(split.Pane)
+	panes, err := m.ListPanes(ctx, ports.PaneFilter{Window: c.Window.ID})
+	if err != nil || len(panes) != 1 || panes[0].ID != c.Pane || !panes[0].Active {
+		t.Fatalf("panes = %+v, %v; want %s alone, active again", panes, err, c.Pane)
+	}
+	term.RemovePane(c.Pane)
+	if sessions, err := m.ListSessions(ctx); err != nil || len(sessions) != 0 {
+		t.Errorf("sessions = %+v, %v; want none once the last pane went", sessions, err)
+	}
+}
+
+func TestManagerNumbersAndNamesAsTmuxDoes(t *testing.T) {
+	term := fake.New()
+	m := fake.NewManager(term)
+	first, _ := m.CreateSession(ctx, ports.SessionSpec{})
+	second, _ := m.CreateSession(ctx, ports.SessionSpec{Name: "named"})
+	w, _ := m.CreateWindow(ctx, "named", "")
+	if first.Session != (ports.SessionRef{ID: "$0", Name: "0"}) || second.Session != (ports.SessionRef{ID: "$1", Name: "named"}) {
+		t.Errorf("sessions %+v and %+v, want $0 named 0 and $1 named named", first.Session, second.Session)
+	}
+	if first.Window.ID != "@0" || second.Window.ID != "@1" || w.Window.ID != "@2" || w.Window.Index != 1 || w.Window.Name != "bash" {
+		t.Errorf("windows %+v, %+v, %+v", first.Window, second.Window, w.Window)
+	}
+	// A killed window's id is not reused; the next index follows the
+	// highest.
+	if err := m.KillWindow(ctx, "@1"); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := m.CreateWindow(ctx, "$1", "again")
+	if again.Window.ID != "@3" || again.Window.Index != 2 {
+		t.Errorf("window after a kill = %+v, want @3 at index 2", again.Window)
+	}
+}
+
+func TestSplitDividesThePaneAndItsScreen(t *testing.T) {
+	term := fake.New()
+	m := fake.NewManager(term)
+	c, _ := m.CreateSession(ctx, ports.SessionSpec{Width: 81, Height: 25})
+	term.Inject(c.Pane, []byte("\r\none\r\ntwo\r\nthree"))
+
+	below, err := m.SplitWindow(ctx, c.Pane, true, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	right, err := m.SplitWindow(ctx, c.Pane, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := map[ports.PaneID]string{}
+	panes, _ := m.ListPanes(ctx, ports.PaneFilter{Window: c.Window.ID})
+	for _, p := range panes {
+		sizes[p.ID] = itoaTest(p.Width) + "x" + itoaTest(p.Height) + " #" + itoaTest(p.Index)
+	}
+	want := map[ports.PaneID]string{c.Pane: "40x19 #0", right.Pane: "40x19 #1", below.Pane: "81x5 #2"}
+	for id, w := range want {
+		if sizes[id] != w {
+			t.Errorf("pane %s = %s, want %s", id, sizes[id], w)
+		}
+	}
+	rows, err := term.Capture(ctx, c.Pane, ports.CaptureRange{Start: 0, End: 3})
+	if err != nil || !slices.Equal(rows, []string{"$", "one", "two", "three"}) {
+		t.Errorf("the split pane's screen = %q, %v; want its rows kept", rows, err)
+	}
+	if _, err := m.SplitWindow(ctx, below.Pane, true, 4); err == nil {
+		t.Error("splitting 5 rows into 4 and a divider succeeded, leaving the old pane no row")
+	}
+}
+
+func itoaTest(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoaTest(n/10) + string(rune('0'+n%10))
+}
+
+func TestResizeMovesRowsThatNoLongerFitIntoHistory(t *testing.T) {
+	term := fake.New()
+	m := fake.NewManager(term)
+	c, _ := m.CreateSession(ctx, ports.SessionSpec{Width: 20, Height: 10})
+	term.Inject(c.Pane, []byte(strings.Repeat("row\r\n", 7)+"abcdefghijklmnop"))
+	if err := m.ResizePane(ctx, c.Pane, 10, 4); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := term.Pane(ctx, c.Pane)
+	if info.Width != 10 || info.Height != 4 || info.HistorySize != 4 {
+		t.Fatalf("after resize: %dx%d with %d history rows, want 10x4 with 4", info.Width, info.Height, info.HistorySize)
+	}
+	rows, _ := term.Capture(ctx, c.Pane, ports.CaptureRange{Start: 0, End: 3})
+	if !slices.Equal(rows, []string{"row", "row", "row", "abcdefghij"}) {
+		t.Errorf("screen = %q, want the bottom rows, cut to 10 columns", rows)
+	}
+	if err := m.ResizePane(ctx, c.Pane, 0, 50); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := term.Pane(ctx, c.Pane); info.Width != 10 || info.Height != 10 {
+		t.Errorf("after asking for 50 rows: %dx%d, want the window's 10 rows", info.Width, info.Height)
+	}
+}
+
+func TestClearHistoryKeepsTheScreen(t *testing.T) {
+	term := fake.New()
+	m := fake.NewManager(term)
+	c, _ := m.CreateSession(ctx, ports.SessionSpec{Width: 20, Height: 3})
+	term.Inject(c.Pane, []byte("a\r\nb\r\nc\r\nd\r\ne"))
+	if err := m.ClearHistory(ctx, c.Pane); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := term.Pane(ctx, c.Pane)
+	rows, _ := term.Capture(ctx, c.Pane, ports.CaptureRange{Start: 0, End: 2})
+	if info.HistorySize != 0 || !slices.Equal(rows, []string{"c", "d", "e"}) {
+		t.Errorf("history %d, screen %q; want 0 and c d e", info.HistorySize, rows)
+	}
+}
+
+func TestManagerErrors(t *testing.T) {
+	term := fake.New()
+	m := fake.NewManager(term)
+	c, _ := m.CreateSession(ctx, ports.SessionSpec{Name: "s"})
+	cases := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"unknown session", m.KillSession(ctx, "nope"), ports.ErrNotFound},
+		{"unknown window", m.SelectWindow(ctx, "@9"), ports.ErrNotFound},
+		{"unknown pane", m.KillPane(ctx, "%9"), ports.ErrPaneNotFound},
+		{"renaming to its own name", m.RenameSession(ctx, "$0", "s"), nil},
+	}
+	_, dup := m.CreateSession(ctx, ports.SessionSpec{Name: "s"})
+	cases = append(cases, struct {
+		name string
+		err  error
+		want error
+	}{"duplicate session", dup, ports.ErrNameInUse})
+	for _, c := range cases {
+		if c.want == nil && c.err != nil || c.want != nil && !errors.Is(c.err, c.want) {
+			t.Errorf("%s: err = %v, want %v", c.name, c.err, c.want)
+		}
+	}
+
+	term.SetUnavailable(true)
+	if _, err := m.ListPanes(ctx, ports.PaneFilter{}); !errors.Is(err, ports.ErrUnavailable) {
+		t.Errorf("ListPanes while unavailable: err = %v, want ErrUnavailable", err)
+	}
+	term.SetUnavailable(false)
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := m.KillPane(cancelled, c.Pane); !errors.Is(err, context.Canceled) {
+		t.Errorf("KillPane with a cancelled context: err = %v", err)
+	}
+	if ids := listPaneIDs(t, m, ports.PaneFilter{}); len(ids) != 1 {
+		t.Errorf("panes = %v, want the one pane, unharmed", ids)
+	}
+}
+
+func TestListPanesReportsTheTerminalsFacts(t *testing.T) {
+	clock := fake.NewClock(time.Unix(1000, 0))
+	term := fake.New(fake.WithClock(clock))
+	m := fake.NewManager(term)
+	c, _ := m.CreateSession(ctx, ports.SessionSpec{})
+	term.Attach(c.Pane, "/dev/pts/1")
+	term.SetSelf(c.Pane)
+	term.SetCommand(c.Pane, "less")
+	m.SetTitle(c.Pane, "title")
+	m.SetPath(c.Pane, "/var/log")
+	panes, _ := m.ListPanes(ctx, ports.PaneFilter{Pane: c.Pane})
+	p := panes[0]
+	if !slices.Equal(p.Watchers, []string{"/dev/pts/1"}) || !p.Self || p.Command != "less" || p.Title != "title" || p.Path != "/var/log" || p.Dead {
+		t.Errorf("pane = %+v", p)
+	}
+	term.SetUnknown(c.Pane, ports.FactWatched, ports.FactMode)
+	panes, _ = m.ListPanes(ctx, ports.PaneFilter{Pane: c.Pane})
+	if p := panes[0]; p.Watchers != nil || !slices.Equal(p.Unknown, []ports.Fact{ports.FactWatched}) {
+		t.Errorf("pane with unknown watchers = %+v, want no watchers and Unknown [watched]", p)
+	}
+	sessions, _ := m.ListSessions(ctx)
+	info, _ := m.ServerInfo(ctx)
+	if !sessions[0].Created.Equal(time.Unix(1000, 0)) || !info.Started.Equal(time.Unix(1000, 0)) {
+		t.Errorf("times = %v and %v, want the clock's", sessions[0].Created, info.Started)
+	}
+}

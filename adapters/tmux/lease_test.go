@@ -1,0 +1,223 @@
+package tmux
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
+	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// Leases on real tmux. Two Terminal values on one socket stand for two
+// server processes: they share nothing but the tmux server.
+
+func TestLeaseKeepsASecondProcessOut(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	a, b := s.terminal(Options{}), s.terminal(Options{})
+	ctx := testContext(t)
+
+	before := time.Now()
+	if ok, holder, err := a.TryAcquire(ctx, p, "server-a", time.Hour); !ok || holder != "" || err != nil {
+		t.Fatalf("a.TryAcquire = %v, %q, %v; want the pane", ok, holder, err)
+	}
+	value := strings.TrimSpace(s.tmux("show-options", "-p", "-v", "-t", string(p), LeaseOption))
+	owner, ms, _ := strings.Cut(value, " ")
+	expiry, _ := strconv.ParseInt(ms, 10, 64)
+	if owner != "server-a" || expiry < before.Add(time.Hour).UnixMilli() || expiry > time.Now().Add(time.Hour).UnixMilli() {
+		t.Errorf("%s = %q, want server-a and the Unix ms an hour from now", LeaseOption, value)
+	}
+
+	if ok, holder, err := b.TryAcquire(ctx, p, "server-b", time.Hour); ok || holder != "server-a" || err != nil {
+		t.Fatalf("b.TryAcquire = %v, %q, %v; want refused, held by server-a", ok, holder, err)
+	}
+	if err := b.Release(ctx, p, "server-b"); err != nil {
+		t.Fatalf("b.Release of a lease it does not hold: %v", err)
+	}
+	if err := a.Renew(ctx, p, "server-a", time.Hour); err != nil {
+		t.Fatalf("a.Renew: %v", err)
+	}
+	if err := a.Release(ctx, p, "server-a"); err != nil {
+		t.Fatal(err)
+	}
+	if v := strings.TrimSpace(s.tmux("show-options", "-p", "-q", "-v", "-t", string(p), LeaseOption)); v != "" {
+		t.Errorf("%s = %q after Release, want it unset", LeaseOption, v)
+	}
+	if ok, _, err := b.TryAcquire(ctx, p, "server-b", time.Hour); !ok || err != nil {
+		t.Fatalf("b.TryAcquire of the released pane = %v, %v", ok, err)
+	}
+	if err := a.Renew(ctx, p, "server-a", time.Hour); !errors.Is(err, ports.ErrLeaseLost) {
+		t.Errorf("a.Renew of a pane b holds: err = %v, want ErrLeaseLost", err)
+	}
+}
+
+func TestLeaseOfADeadOwnerIsTakenOverOnceExpired(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+
+	future := time.Now().Add(time.Hour).UnixMilli()
+	s.tmux("set-option", "-p", "-t", string(p), LeaseOption, "crashed server "+strconv.FormatInt(future, 10))
+	if ok, holder, err := term.TryAcquire(ctx, p, "me", time.Minute); ok || holder != "crashed server" || err != nil {
+		t.Fatalf("TryAcquire against a live lease = %v, %q, %v; want refused, held by crashed server", ok, holder, err)
+	}
+	past := time.Now().Add(-time.Millisecond).UnixMilli()
+	s.tmux("set-option", "-p", "-t", string(p), LeaseOption, "crashed server "+strconv.FormatInt(past, 10))
+	if ok, _, err := term.TryAcquire(ctx, p, "me", time.Minute); !ok || err != nil {
+		t.Fatalf("TryAcquire against an expired lease = %v, %v; want it taken over", ok, err)
+	}
+	s.tmux("set-option", "-p", "-t", string(p), LeaseOption, "garbage")
+	if ok, _, err := term.TryAcquire(ctx, p, "other", time.Minute); !ok || err != nil {
+		t.Errorf("TryAcquire against a malformed lease = %v, %v; want it taken as no lease", ok, err)
+	}
+}
+
+func TestLeaseGoesToExactlyOneOfManyAskingAtOnce(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	terms := []*Terminal{s.terminal(Options{}), s.terminal(Options{})}
+	ctx := testContext(t)
+
+	const askers = 8
+	var wg sync.WaitGroup
+	results := make([]bool, askers)
+	errs := make([]error, askers)
+	start := make(chan struct{})
+	for i := range askers {
+		wg.Go(func() {
+			<-start
+			results[i], _, errs[i] = terms[i%2].TryAcquire(ctx, p, "owner-"+strconv.Itoa(i), time.Hour)
+		})
+	}
+	close(start)
+	wg.Wait()
+	winners := 0
+	for i, ok := range results {
+		if errs[i] != nil {
+			t.Errorf("asker %d: %v", i, errs[i])
+		}
+		if ok {
+			winners++
+		}
+	}
+	if winners != 1 {
+		t.Errorf("%d askers got the pane, want exactly 1", winners)
+	}
+}
+
+func TestLeaseErrors(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	if _, _, err := term.TryAcquire(ctx, "%999", "me", time.Minute); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("TryAcquire of an unknown pane: err = %v, want ErrPaneNotFound", err)
+	}
+	if err := term.Renew(ctx, "%999", "me", time.Minute); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("Renew of an unknown pane: err = %v, want ErrPaneNotFound", err)
+	}
+	if err := term.Release(ctx, "%999", "me"); err != nil {
+		t.Errorf("Release of an unknown pane: %v, want nil", err)
+	}
+	for _, owner := range []string{"", " padded", "two\nlines"} {
+		if _, _, err := term.TryAcquire(ctx, p, owner, time.Minute); err == nil {
+			t.Errorf("TryAcquire with owner %q succeeded", owner)
+		}
+	}
+	// A failed call leaves no lock behind.
+	if ok, _, err := term.TryAcquire(ctx, p, "me", time.Minute); !ok || err != nil {
+		t.Errorf("TryAcquire after the failures = %v, %v", ok, err)
+	}
+}
+
+// Not parallel: it shortens lockPatience.
+func TestLeaseLockAbandonedByACrashedProcessIsBroken(t *testing.T) {
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	term := s.terminal(Options{})
+	defer func(d time.Duration) { lockPatience = d }(lockPatience)
+	lockPatience = 200 * time.Millisecond
+
+	// A process that locked the channel and died before unlocking it.
+	s.tmux("wait-for", "-L", leaseChannel(p))
+	if ok, _, err := term.TryAcquire(testContext(t), p, "me", time.Minute); !ok || err != nil {
+		t.Fatalf("TryAcquire behind an abandoned lock = %v, %v", ok, err)
+	}
+}
+
+// Not parallel: it lengthens lockPatience, so that only the abandoned
+// waiter's own unlock can let the last call through.
+func TestLeaseCallCancelledWhileWaitingLeavesNoLockBehind(t *testing.T) {
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	term := s.terminal(Options{})
+	defer func(d time.Duration) { lockPatience = d }(lockPatience)
+	lockPatience = time.Hour
+
+	s.tmux("wait-for", "-L", leaseChannel(p)) // another process's critical section
+	short, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, _, err := term.TryAcquire(short, p, "me", time.Minute); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("TryAcquire behind a held lock with a 100 ms deadline: err = %v", err)
+	}
+	s.tmux("wait-for", "-U", leaseChannel(p)) // the other process is done
+
+	// The abandoned waiter gets the lock next and must hand it straight
+	// back; if it did not, this would wait out the test's context.
+	if ok, _, err := term.TryAcquire(testContext(t), p, "me", time.Minute); !ok || err != nil {
+		t.Fatalf("TryAcquire after the cancelled one = %v, %v", ok, err)
+	}
+}
+
+// Two servers, each a domain Service on its own Terminal, on one tmux
+// socket: the whole single-writer chain on real tmux.
+func TestTwoServersOnOneSocketNeverWriteIntoOnePaneAtOnce(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	s.waitPrompt(p)
+	ta, tb := s.terminal(Options{}), s.terminal(Options{})
+	a := domain.NewService(ta, clock.New(), domain.DefaultConfig(), domain.WithManager(ta), domain.WithLeaser(ta, "server-a", time.Minute))
+	b := domain.NewService(tb, clock.New(), domain.DefaultConfig(), domain.WithManager(tb), domain.WithLeaser(tb, "server-b", time.Minute))
+	t.Cleanup(func() { a.Close(); b.Close() })
+	ctx := testContext(t)
+
+	res, err := a.RunShellCommand(ctx, domain.RunRequest{PaneID: p, Command: "sleep 30", TimeoutMs: 300})
+	if err != nil || res.Outcome != domain.OutcomeTimedOut || !res.StillRunning {
+		t.Fatalf("a's run = %+v, %v; want timed_out, still running", res, err)
+	}
+	_, paste := b.PasteText(ctx, domain.PasteRequest{PaneID: p, Text: "echo intruder", Enter: true})
+	_, kill := b.KillPane(ctx, domain.KillPaneRequest{PaneID: p})
+	for tool, err := range map[string]error{"paste_text": paste, "kill_pane": kill} {
+		if !errors.Is(err, domain.ErrBusy) || !strings.Contains(err.Error(), "another tmux-mcp process (owner server-a)") {
+			t.Errorf("b's %s while a's command runs: err = %v, want busy naming server-a", tool, err)
+		}
+	}
+
+	// a stops its command; its lease goes once the command has ended.
+	if _, err := a.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "C-c"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.Released(p):
+	case <-ctx.Done():
+		t.Fatal("a never released the pane after C-c")
+	}
+	if v := strings.TrimSpace(s.tmux("show-options", "-p", "-q", "-v", "-t", string(p), LeaseOption)); v != "" {
+		t.Errorf("lease %q left after a's command ended", v)
+	}
+	if _, err := b.PasteText(ctx, domain.PasteRequest{PaneID: p, Text: "echo mine"}); err != nil {
+		t.Errorf("b's paste once the pane is free: %v", err)
+	}
+}

@@ -1,0 +1,537 @@
+package tmux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// The Manager half of the adapter: listings and the lifecycle of sessions,
+// windows and panes, one tmux invocation per call (two where a session is
+// named by its name, which is first looked up by listing).
+//
+// Nothing a caller passes reaches tmux as something it would expand or
+// run: ids are checked to be a sigil and digits, sessions named by name are
+// looked up and targeted by id (tmux would match a target name as a
+// prefix or pattern), and names get every "#" doubled, because tmux
+// expands formats in the names given to new-session, new-window,
+// rename-session and rename-window ("#(...)" would run a command).
+
+var _ ports.Manager = (*Terminal)(nil)
+
+// Fields of a session line, after its "ses" tag.
+const (
+	sesID = iota
+	sesName
+	sesWindows
+	sesCreated
+	sesFieldCount
+)
+
+var sessionFormat = strings.Join([]string{"ses",
+	"#{session_id}", clean("session_name"), "#{session_windows}", "#{session_created}",
+}, sep)
+
+// Fields of a window line, after its "win" tag.
+const (
+	winSessionID = iota
+	winSessionName
+	winID
+	winIndex
+	winName
+	winActive
+	winPanes
+	winWidth
+	winHeight
+	winZoomed
+	winFieldCount
+)
+
+var windowInfoFormat = strings.Join([]string{"win",
+	"#{session_id}", clean("session_name"), "#{window_id}", "#{window_index}", clean("window_name"),
+	"#{window_active}", "#{window_panes}", "#{window_width}", "#{window_height}", "#{window_zoomed_flag}",
+}, sep)
+
+// Fields of a pane line, after its "pan" tag.
+const (
+	panID = iota
+	panSessionID
+	panSessionName
+	panWindowID
+	panWindowIndex
+	panWindowName
+	panIndex
+	panActive
+	panDead
+	panCommand
+	panPath
+	panWidth
+	panHeight
+	panTitle
+	panFieldCount
+)
+
+var paneSummaryFormat = strings.Join([]string{"pan",
+	"#{pane_id}", "#{session_id}", clean("session_name"), "#{window_id}", "#{window_index}", clean("window_name"),
+	"#{pane_index}", "#{pane_active}", "#{pane_dead}", clean("pane_current_command"), clean("pane_current_path"),
+	"#{pane_width}", "#{pane_height}", clean("pane_title"),
+}, sep)
+
+// createdFormat is what the creating commands print (-P -F).
+var createdFormat = strings.Join([]string{
+	"#{session_id}", clean("session_name"), "#{window_id}", "#{window_index}", clean("window_name"), "#{pane_id}",
+}, sep)
+
+// tagged returns the fields of the lines of out that start with tag and
+// have n fields after it.
+func tagged(out, tag string, n int) [][]string {
+	var rows [][]string
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, sep)
+		if f[0] == tag && len(f) == n+1 {
+			rows = append(rows, f[1:])
+		}
+	}
+	return rows
+}
+
+// manageError adds the Manager's sentinels to what tmux said: ErrNotFound
+// for a session or window it cannot find, ErrNameInUse for a duplicate
+// session name.
+func manageError(err error) error {
+	var ce *CommandError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	switch msg := ce.Message; {
+	case strings.Contains(msg, "can't find session"), strings.Contains(msg, "can't find window"),
+		strings.Contains(msg, "session not found"), strings.Contains(msg, "window not found"):
+		return fmt.Errorf("%w: %w", err, ports.ErrNotFound)
+	case strings.Contains(msg, "duplicate session"):
+		return fmt.Errorf("%w: %w", err, ports.ErrNameInUse)
+	}
+	return err
+}
+
+// literalName makes name reach tmux as itself through the format
+// expansion tmux applies to names: there "##" stands for "#", except that
+// a run of "#" before "[" (a style, left for the status line to draw) is
+// copied as it is. escapeArg keeps a trailing ";" from ending the command.
+func literalName(name string) string {
+	var b strings.Builder
+	for i := 0; i < len(name); {
+		j := i
+		for j < len(name) && name[j] == '#' {
+			j++
+		}
+		if j == i {
+			b.WriteByte(name[i])
+			i++
+			continue
+		}
+		run := name[i:j]
+		if j == len(name) || name[j] != '[' {
+			run += run
+		}
+		b.WriteString(run)
+		i = j
+	}
+	return escapeArg(b.String())
+}
+
+func isID(s string, sigil byte) bool {
+	if len(s) < 2 || s[0] != sigil {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func checkWindowID(id string) error {
+	if !isID(id, '@') {
+		return fmt.Errorf("window %q: not a window id: %w", id, ports.ErrNotFound)
+	}
+	return nil
+}
+
+// sessionTarget returns the id of the session ref names: ref itself when
+// it is an id, else the id of the session with exactly that name.
+func (t *Terminal) sessionTarget(ctx context.Context, ref string) (string, error) {
+	if isID(ref, '$') {
+		return ref, nil
+	}
+	out, err := t.run(ctx, nil, "list-sessions", "-F", sessionFormat)
+	if err != nil {
+		return "", fmt.Errorf("find session %q: %w", ref, err)
+	}
+	for _, s := range tagged(out, "ses", sesFieldCount) {
+		if s[sesName] == ref {
+			return s[sesID], nil
+		}
+	}
+	return "", fmt.Errorf("find session %q: %w", ref, ports.ErrNotFound)
+}
+
+// ListSessions describes every session, in tmux's order (by name).
+// Clients counts the attached clients that are not control-mode clients.
+func (t *Terminal) ListSessions(ctx context.Context) ([]ports.SessionInfo, error) {
+	out, err := t.run(ctx, nil, "list-sessions", "-F", sessionFormat, ";", "list-clients", "-F", clientFormat)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	clients := people(out)
+	var sessions []ports.SessionInfo
+	for _, s := range tagged(out, "ses", sesFieldCount) {
+		info := ports.SessionInfo{
+			SessionRef: ports.SessionRef{ID: s[sesID], Name: s[sesName]},
+			Windows:    atoi(s[sesWindows]),
+			Clients:    clients[s[sesID]],
+		}
+		if sec := atoi(s[sesCreated]); sec > 0 {
+			info.Created = time.Unix(int64(sec), 0)
+		}
+		sessions = append(sessions, info)
+	}
+	return sessions, nil
+}
+
+// people counts, by session id, the attached clients that are not
+// control-mode clients, from the "C" lines of clientFormat.
+func people(out string) map[string]int {
+	n := map[string]int{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, sep)
+		if f[0] == "C" && len(f) == clientFieldCount+1 && f[1+cControl] != "1" {
+			n[f[1+cSession]]++
+		}
+	}
+	return n
+}
+
+// ListWindows describes the windows of the session, or of every session.
+func (t *Terminal) ListWindows(ctx context.Context, session string) ([]ports.WindowInfo, error) {
+	scope := []string{"-a"}
+	if session != "" {
+		id, err := t.sessionTarget(ctx, session)
+		if err != nil {
+			return nil, fmt.Errorf("list windows: %w", err)
+		}
+		scope = []string{"-t", id}
+	}
+	args := append(append([]string{"list-windows"}, scope...), "-F", windowInfoFormat)
+	out, err := t.run(ctx, nil, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list windows: %w", manageError(err))
+	}
+	var windows []ports.WindowInfo
+	for _, w := range tagged(out, "win", winFieldCount) {
+		windows = append(windows, ports.WindowInfo{
+			WindowRef: ports.WindowRef{ID: w[winID], Index: atoi(w[winIndex]), Name: w[winName]},
+			Session:   ports.SessionRef{ID: w[winSessionID], Name: w[winSessionName]},
+			Active:    w[winActive] == "1",
+			Panes:     atoi(w[winPanes]),
+			Width:     atoi(w[winWidth]),
+			Height:    atoi(w[winHeight]),
+			Zoomed:    w[winZoomed] == "1",
+		})
+	}
+	return windows, nil
+}
+
+// ListPanes describes the panes f selects, with one invocation that also
+// lists what Pane reads to tell watchers and the server's own pane, so
+// that a listing and Pane never disagree about them.
+func (t *Terminal) ListPanes(ctx context.Context, f ports.PaneFilter) ([]ports.PaneSummary, error) {
+	var scope []string
+	switch {
+	case f.Pane != "":
+		if err := checkPaneID(f.Pane); err != nil {
+			return nil, fmt.Errorf("list panes: %w", err)
+		}
+		scope = []string{"-t", string(f.Pane), "-f", "#{==:#{pane_id}," + string(f.Pane) + "}"}
+	case f.Window != "":
+		if err := checkWindowID(f.Window); err != nil {
+			return nil, fmt.Errorf("list panes: %w", err)
+		}
+		scope = []string{"-t", f.Window}
+	case f.Session != "":
+		id, err := t.sessionTarget(ctx, f.Session)
+		if err != nil {
+			return nil, fmt.Errorf("list panes: %w", err)
+		}
+		scope = []string{"-s", "-t", id}
+	default:
+		scope = []string{"-a"}
+	}
+	args := append([]string{"list-panes"}, scope...)
+	args = append(args, "-F", paneSummaryFormat, ";")
+	args = append(append(args, "list-panes"), scope...)
+	args = append(args, "-F", paneFormat, ";", "list-clients", "-F", clientFormat, ";", "list-windows", "-a", "-F", windowFormat)
+	out, err := t.run(ctx, nil, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list panes: %w", manageError(err))
+	}
+	seen := map[string]bool{}
+	var panes []ports.PaneSummary
+	for _, p := range tagged(out, "pan", panFieldCount) {
+		if seen[p[panID]] {
+			continue // its window is linked into another session too
+		}
+		seen[p[panID]] = true
+		id := ports.PaneID(p[panID])
+		sum := ports.PaneSummary{
+			ID:      id,
+			Session: ports.SessionRef{ID: p[panSessionID], Name: p[panSessionName]},
+			Window:  ports.WindowRef{ID: p[panWindowID], Index: atoi(p[panWindowIndex]), Name: p[panWindowName]},
+			Index:   atoi(p[panIndex]),
+			Active:  p[panActive] == "1",
+			Dead:    p[panDead] == "1",
+			Command: p[panCommand],
+			Path:    p[panPath],
+			Width:   atoi(p[panWidth]),
+			Height:  atoi(p[panHeight]),
+			Title:   p[panTitle],
+		}
+		if info, err := parsePaneInfo(id, out, t.self); err == nil {
+			sum.Watchers, sum.Self = info.Watchers, info.Self
+		} else {
+			sum.Unknown = []ports.Fact{ports.FactWatched, ports.FactSelf}
+		}
+		panes = append(panes, sum)
+	}
+	if f.Pane != "" && len(panes) == 0 {
+		return nil, fmt.Errorf("list panes: pane %s: %w", f.Pane, ports.ErrPaneNotFound)
+	}
+	return panes, nil
+}
+
+// ServerInfo describes the server: its socket path, version, pid, start
+// time and what it holds, from one invocation.
+func (t *Terminal) ServerInfo(ctx context.Context) (ports.ServerInfo, error) {
+	format := strings.Join([]string{"srv", clean("socket_path"), "#{pid}", clean("version"), "#{start_time}"}, sep)
+	out, err := t.run(ctx, nil,
+		"display-message", "-p", format, ";",
+		"list-sessions", "-F", "s", ";",
+		"list-windows", "-a", "-F", "w"+sep+"#{window_id}", ";",
+		"list-panes", "-a", "-F", "p"+sep+"#{pane_id}", ";",
+		"list-clients", "-F", clientFormat)
+	if err != nil {
+		return ports.ServerInfo{}, fmt.Errorf("describe the server: %w", err)
+	}
+	var info ports.ServerInfo
+	if srv := tagged(out, "srv", 4); len(srv) > 0 {
+		info.Address, info.PID, info.Version = srv[0][0], atoi(srv[0][1]), srv[0][2]
+		if sec := atoi(srv[0][3]); sec > 0 {
+			info.Started = time.Unix(int64(sec), 0)
+		}
+	}
+	if info.Version == "" {
+		info.Version = t.version
+	}
+	windows, panes := map[string]bool{}, map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, sep)
+		switch {
+		case line == "s":
+			info.Sessions++
+		case f[0] == "w" && len(f) == 2:
+			windows[f[1]] = true
+		case f[0] == "p" && len(f) == 2:
+			panes[f[1]] = true
+		}
+	}
+	info.Windows, info.Panes = len(windows), len(panes)
+	for _, n := range people(out) {
+		info.Clients += n
+	}
+	return info, nil
+}
+
+// parseCreated reads what createdFormat printed.
+func parseCreated(out string) (ports.Created, error) {
+	f := strings.Split(strings.TrimRight(out, "\n"), sep)
+	if len(f) != 6 || !isID(f[5], '%') {
+		return ports.Created{}, fmt.Errorf("tmux printed %q, not the new pane", out)
+	}
+	return ports.Created{
+		Session: ports.SessionRef{ID: f[0], Name: f[1]},
+		Window:  ports.WindowRef{ID: f[2], Index: atoi(f[3]), Name: f[4]},
+		Pane:    ports.PaneID(f[5]),
+	}, nil
+}
+
+// CreateSession runs new-session -d. The command, if any, goes to tmux as
+// one argument after "--", which tmux hands to the default shell with -c;
+// tmux does not expand formats in it.
+func (t *Terminal) CreateSession(ctx context.Context, spec ports.SessionSpec) (ports.Created, error) {
+	args := []string{"new-session", "-d", "-P", "-F", createdFormat}
+	if spec.Name != "" {
+		args = append(args, "-s", literalName(spec.Name))
+	}
+	if spec.Width > 0 {
+		args = append(args, "-x", strconv.Itoa(spec.Width))
+	}
+	if spec.Height > 0 {
+		args = append(args, "-y", strconv.Itoa(spec.Height))
+	}
+	if spec.Command != "" {
+		args = append(args, "--", escapeArg(spec.Command))
+	}
+	out, err := t.run(ctx, nil, args...)
+	if err != nil {
+		return ports.Created{}, fmt.Errorf("create session: %w", manageError(err))
+	}
+	c, err := parseCreated(out)
+	if err != nil {
+		return ports.Created{}, fmt.Errorf("create session: %w", err)
+	}
+	return c, nil
+}
+
+// CreateWindow runs new-window -d at the session's next free index.
+func (t *Terminal) CreateWindow(ctx context.Context, session, name string) (ports.Created, error) {
+	id, err := t.sessionTarget(ctx, session)
+	if err != nil {
+		return ports.Created{}, fmt.Errorf("create window: %w", err)
+	}
+	args := []string{"new-window", "-d", "-P", "-F", createdFormat, "-t", id + ":"}
+	if name != "" {
+		args = append(args, "-n", literalName(name))
+	}
+	out, err := t.run(ctx, nil, args...)
+	if err != nil {
+		return ports.Created{}, fmt.Errorf("create window: %w", manageError(err))
+	}
+	c, err := parseCreated(out)
+	if err != nil {
+		return ports.Created{}, fmt.Errorf("create window: %w", err)
+	}
+	return c, nil
+}
+
+// SplitWindow runs split-window -d, -v when vertical and -h otherwise,
+// with -l size when size is not 0.
+func (t *Terminal) SplitWindow(ctx context.Context, pane ports.PaneID, vertical bool, size int) (ports.Created, error) {
+	if err := checkPaneID(pane); err != nil {
+		return ports.Created{}, fmt.Errorf("split pane: %w", err)
+	}
+	dir := "-h"
+	if vertical {
+		dir = "-v"
+	}
+	args := []string{"split-window", "-d", dir, "-P", "-F", createdFormat, "-t", string(pane)}
+	if size > 0 {
+		args = append(args, "-l", strconv.Itoa(size))
+	}
+	out, err := t.run(ctx, nil, args...)
+	if err != nil {
+		return ports.Created{}, fmt.Errorf("split pane %s: %w", pane, manageError(err))
+	}
+	c, err := parseCreated(out)
+	if err != nil {
+		return ports.Created{}, fmt.Errorf("split pane %s: %w", pane, err)
+	}
+	return c, nil
+}
+
+// SelectPane runs select-pane.
+func (t *Terminal) SelectPane(ctx context.Context, pane ports.PaneID) error {
+	return t.paneCommand(ctx, pane, "select pane", "select-pane")
+}
+
+// SelectWindow runs select-window.
+func (t *Terminal) SelectWindow(ctx context.Context, window string) error {
+	return t.windowCommand(ctx, window, "select window", "select-window")
+}
+
+// ResizePane runs resize-pane -x/-y for the dimensions given.
+func (t *Terminal) ResizePane(ctx context.Context, pane ports.PaneID, width, height int) error {
+	var size []string
+	if width > 0 {
+		size = append(size, "-x", strconv.Itoa(width))
+	}
+	if height > 0 {
+		size = append(size, "-y", strconv.Itoa(height))
+	}
+	if size == nil {
+		return nil
+	}
+	return t.paneCommand(ctx, pane, "resize pane", "resize-pane", size...)
+}
+
+// RenameSession runs rename-session on the session's id.
+func (t *Terminal) RenameSession(ctx context.Context, session, name string) error {
+	id, err := t.sessionTarget(ctx, session)
+	if err != nil {
+		return fmt.Errorf("rename session: %w", err)
+	}
+	if _, err := t.run(ctx, nil, "rename-session", "-t", id, literalName(name)); err != nil {
+		return fmt.Errorf("rename session %s: %w", session, manageError(err))
+	}
+	return nil
+}
+
+// RenameWindow runs rename-window, which also turns the window's
+// automatic-rename off.
+func (t *Terminal) RenameWindow(ctx context.Context, window, name string) error {
+	return t.windowCommand(ctx, window, "rename window", "rename-window", literalName(name))
+}
+
+// ClearHistory runs clear-history.
+func (t *Terminal) ClearHistory(ctx context.Context, pane ports.PaneID) error {
+	return t.paneCommand(ctx, pane, "clear the history of pane", "clear-history")
+}
+
+// KillPane runs kill-pane.
+func (t *Terminal) KillPane(ctx context.Context, pane ports.PaneID) error {
+	return t.paneCommand(ctx, pane, "kill pane", "kill-pane")
+}
+
+// KillWindow runs kill-window.
+func (t *Terminal) KillWindow(ctx context.Context, window string) error {
+	return t.windowCommand(ctx, window, "kill window", "kill-window")
+}
+
+// KillSession runs kill-session on the session's id. tmux exits when its
+// last session goes.
+func (t *Terminal) KillSession(ctx context.Context, session string) error {
+	id, err := t.sessionTarget(ctx, session)
+	if err != nil {
+		return fmt.Errorf("kill session: %w", err)
+	}
+	if _, err := t.run(ctx, nil, "kill-session", "-t", id); err != nil {
+		return fmt.Errorf("kill session %s: %w", session, manageError(err))
+	}
+	return nil
+}
+
+// paneCommand runs "command -t pane args...".
+func (t *Terminal) paneCommand(ctx context.Context, pane ports.PaneID, what, command string, args ...string) error {
+	if err := checkPaneID(pane); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if _, err := t.run(ctx, nil, append([]string{command, "-t", string(pane)}, args...)...); err != nil {
+		return fmt.Errorf("%s %s: %w", what, pane, manageError(err))
+	}
+	return nil
+}
+
+// windowCommand runs "command -t window args...".
+func (t *Terminal) windowCommand(ctx context.Context, window, what, command string, args ...string) error {
+	if err := checkWindowID(window); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if _, err := t.run(ctx, nil, append([]string{command, "-t", window}, args...)...); err != nil {
+		return fmt.Errorf("%s %s: %w", what, window, manageError(err))
+	}
+	return nil
+}

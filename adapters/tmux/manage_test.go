@@ -1,0 +1,405 @@
+package tmux
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// The Manager on real tmux, each test on a private server.
+
+// plainShell is bashCmd as one command line, for SessionSpec.Command.
+const plainShell = "env 'PS1=$ ' HISTFILE=/dev/null bash --norc --noprofile"
+
+func TestManagerListsSessionsWindowsAndPanes(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	top := s.session("main", bashCmd)
+	bottom := s.split(top, bashCmd)
+	logs := s.window("main", bashCmd)
+	other := s.session("other", bashCmd)
+	for _, p := range []ports.PaneID{top, bottom, logs, other} {
+		s.waitPrompt(p) // so that each pane runs bash, no longer env
+	}
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+
+	sessions, err := term.ListSessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ses := range sessions {
+		got = append(got, ses.Name+" "+strconv.Itoa(ses.Windows)+" "+strconv.Itoa(ses.Clients))
+		if !isID(ses.ID, '$') || ses.Created.IsZero() || time.Since(ses.Created) > time.Hour {
+			t.Errorf("session %+v: want an id and a creation time", ses)
+		}
+	}
+	if want := []string{"main 2 0", "other 1 0"}; !slices.Equal(got, want) {
+		t.Errorf("sessions = %q, want %q", got, want)
+	}
+
+	windows, err := term.ListWindows(ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(windows) != 2 || windows[0].Index != 0 || windows[0].Panes != 2 || !windows[0].Active ||
+		windows[1].Index != 1 || windows[1].Panes != 1 || windows[1].Active || windows[0].Session.Name != "main" ||
+		windows[0].Name == "" || windows[0].Width != 80 {
+		t.Errorf("windows of main = %+v", windows)
+	}
+	if all, err := term.ListWindows(ctx, ""); err != nil || len(all) != 3 {
+		t.Errorf("all windows = %+v, %v; want 3", all, err)
+	}
+
+	cases := []struct {
+		f    ports.PaneFilter
+		want []ports.PaneID
+	}{
+		{ports.PaneFilter{}, []ports.PaneID{top, bottom, logs, other}},
+		{ports.PaneFilter{Session: "main"}, []ports.PaneID{top, bottom, logs}},
+		{ports.PaneFilter{Session: sessions[1].ID}, []ports.PaneID{other}},
+		{ports.PaneFilter{Window: windows[1].ID}, []ports.PaneID{logs}},
+		{ports.PaneFilter{Pane: bottom}, []ports.PaneID{bottom}},
+	}
+	for _, c := range cases {
+		panes, err := term.ListPanes(ctx, c.f)
+		if err != nil {
+			t.Errorf("ListPanes(%+v): %v", c.f, err)
+			continue
+		}
+		var ids []ports.PaneID
+		for _, p := range panes {
+			ids = append(ids, p.ID)
+		}
+		if !slices.Equal(ids, c.want) {
+			t.Errorf("ListPanes(%+v) = %v, want %v", c.f, ids, c.want)
+		}
+	}
+
+	panes, _ := term.ListPanes(ctx, ports.PaneFilter{Window: windows[0].ID})
+	p := panes[1]
+	if p.ID != bottom || p.Index != 1 || p.Active || p.Dead || p.Command != "bash" || p.Path == "" ||
+		p.Width != 80 || p.Height != 11 || p.Window.ID != windows[0].ID || p.Session.Name != "main" ||
+		p.Title == "" || p.Self || len(p.Watchers) != 0 || len(p.Unknown) != 0 {
+		t.Errorf("pane %s = %+v", bottom, p)
+	}
+}
+
+func TestManagerListingsTellWatchersAndSelfAsPaneDoes(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	q := s.split(p, bashCmd)
+	tty := s.attach("main")
+	socket := strings.TrimSpace(s.tmux("display-message", "-p", "#{socket_path}"))
+	pid := strings.TrimSpace(s.tmux("display-message", "-p", "#{pid}"))
+	term := s.terminal(Options{Env: func(k string) string {
+		return map[string]string{"TMUX": socket + "," + pid + ",0", "TMUX_PANE": string(q)}[k]
+	}})
+	ctx := testContext(t)
+
+	panes, err := term.ListPanes(ctx, ports.PaneFilter{Session: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sum := range panes {
+		info, err := term.Pane(ctx, sum.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(sum.Watchers, info.Watchers) || sum.Self != info.Self {
+			t.Errorf("listing of %s: watchers %v self %v; Pane says %v and %v", sum.ID, sum.Watchers, sum.Self, info.Watchers, info.Self)
+		}
+	}
+	if !slices.Equal(panes[0].Watchers, []string{tty}) || !panes[1].Self {
+		t.Errorf("panes = %+v, want %s watched by %s and %s the server's own", panes, p, tty, q)
+	}
+	sessions, _ := term.ListSessions(ctx)
+	if sessions[0].Clients != 1 {
+		t.Errorf("clients of main = %d, want 1", sessions[0].Clients)
+	}
+}
+
+func TestManagerServerInfo(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	s.split(p, bashCmd)
+	s.session("other", bashCmd)
+	term := s.terminal(Options{})
+	info, err := term.ServerInfo(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(info.Address) != s.sock || info.Version != term.Version() || info.PID <= 0 || info.Started.IsZero() ||
+		info.Sessions != 2 || info.Windows != 2 || info.Panes != 3 || info.Clients != 0 {
+		t.Errorf("server info = %+v", info)
+	}
+}
+
+func TestManagerLifecycle(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	s.session("keep", bashCmd) // so that the server outlives the session under test
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+
+	c, err := term.CreateSession(ctx, ports.SessionSpec{Name: "work", Command: plainShell, Width: 100, Height: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Session.Name != "work" || !isID(c.Session.ID, '$') || !isID(c.Window.ID, '@') || !isID(string(c.Pane), '%') {
+		t.Fatalf("CreateSession = %+v", c)
+	}
+	if info, err := term.Pane(ctx, c.Pane); err != nil || info.Width != 100 || info.Height != 30 {
+		t.Errorf("new pane = %+v, %v; want 100x30", info, err)
+	}
+	eventually(t, 5*time.Second, "bash, run by the session's command", func() bool {
+		info, err := term.Pane(ctx, c.Pane)
+		return err == nil && info.Command == "bash"
+	})
+	if _, err := term.CreateSession(ctx, ports.SessionSpec{Name: "work"}); !errors.Is(err, ports.ErrNameInUse) {
+		t.Errorf("a second session named work: err = %v, want ErrNameInUse", err)
+	}
+
+	split, err := term.SplitWindow(ctx, c.Pane, true, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if split.Window.ID != c.Window.ID {
+		t.Errorf("split made %+v, want a pane in %+v", split, c.Window)
+	}
+	right, err := term.SplitWindow(ctx, c.Pane, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := func() map[ports.PaneID][2]int {
+		panes, err := term.ListPanes(ctx, ports.PaneFilter{Window: c.Window.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[ports.PaneID][2]int{}
+		for _, p := range panes {
+			m[p.ID] = [2]int{p.Width, p.Height}
+			if p.Active != (p.ID == c.Pane) {
+				t.Errorf("pane %s active = %v; splits must not take the focus", p.ID, p.Active)
+			}
+		}
+		return m
+	}
+	got := sizes()
+	if got[split.Pane] != [2]int{100, 10} || got[c.Pane] != [2]int{50, 19} || got[right.Pane] != [2]int{49, 19} {
+		t.Errorf("sizes after the splits = %v", got)
+	}
+	if err := term.ResizePane(ctx, c.Pane, 30, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := sizes(); got[c.Pane][0] != 30 {
+		t.Errorf("width after ResizePane(30) = %d", got[c.Pane][0])
+	}
+
+	w, err := term.CreateWindow(ctx, "work", "logs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Window.Name != "logs" || w.Window.Index != 1 || w.Session != c.Session {
+		t.Errorf("CreateWindow = %+v", w)
+	}
+	windows, _ := term.ListWindows(ctx, c.Session.ID)
+	if len(windows) != 2 || !windows[0].Active {
+		t.Errorf("windows = %+v, want 2 with the first still current", windows)
+	}
+	if err := term.SelectWindow(ctx, w.Window.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := term.SelectPane(ctx, right.Pane); err != nil {
+		t.Fatal(err)
+	}
+	windows, _ = term.ListWindows(ctx, c.Session.ID)
+	if windows[0].Active || !windows[1].Active {
+		t.Errorf("windows after SelectWindow = %+v", windows)
+	}
+	if panes, _ := term.ListPanes(ctx, ports.PaneFilter{Pane: right.Pane}); !panes[0].Active {
+		t.Errorf("pane after SelectPane = %+v", panes[0])
+	}
+
+	if err := term.RenameSession(ctx, "work", "play"); err != nil {
+		t.Fatal(err)
+	}
+	if err := term.RenameWindow(ctx, w.Window.ID, "tail"); err != nil {
+		t.Fatal(err)
+	}
+	if err := term.RenameSession(ctx, "play", "keep"); !errors.Is(err, ports.ErrNameInUse) {
+		t.Errorf("renaming to a taken name: err = %v, want ErrNameInUse", err)
+	}
+	windows, _ = term.ListWindows(ctx, "play")
+	if len(windows) != 2 || windows[1].Name != "tail" || windows[1].Session.Name != "play" {
+		t.Errorf("windows after renaming = %+v", windows)
+	}
+
+	s.tmux("send-keys", "-t", string(c.Pane), "seq 200", "Enter")
+	eventually(t, 5*time.Second, "history in "+string(c.Pane), func() bool {
+		info, _ := term.Pane(ctx, c.Pane)
+		return info.HistorySize > 100
+	})
+	if err := term.ClearHistory(ctx, c.Pane); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := term.Pane(ctx, c.Pane); info.HistorySize != 0 {
+		t.Errorf("history after ClearHistory = %d rows", info.HistorySize)
+	}
+
+	if err := term.KillPane(ctx, split.Pane); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := term.Pane(ctx, split.Pane); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("killed pane: err = %v, want ErrPaneNotFound", err)
+	}
+	if err := term.KillWindow(ctx, w.Window.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := term.ListPanes(ctx, ports.PaneFilter{Window: w.Window.ID}); !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("killed window: err = %v, want ErrNotFound", err)
+	}
+	if err := term.KillSession(ctx, "play"); err != nil {
+		t.Fatal(err)
+	}
+	sessions, _ := term.ListSessions(ctx)
+	if len(sessions) != 1 || sessions[0].Name != "keep" {
+		t.Errorf("sessions after KillSession = %+v, want keep alone", sessions)
+	}
+}
+
+func TestManagerTargetsSessionsByExactName(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	s.session("development", bashCmd)
+	s.session("dev", bashCmd)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	// tmux would take "devel" as a prefix of development, and "dev*" as a
+	// pattern.
+	for _, ref := range []string{"devel", "dev*", "=dev"} {
+		if _, err := term.ListWindows(ctx, ref); !errors.Is(err, ports.ErrNotFound) {
+			t.Errorf("ListWindows(%q): err = %v, want ErrNotFound", ref, err)
+		}
+	}
+	if err := term.KillSession(ctx, "dev"); err != nil {
+		t.Fatal(err)
+	}
+	sessions, _ := term.ListSessions(ctx)
+	if len(sessions) != 1 || sessions[0].Name != "development" {
+		t.Errorf("sessions = %+v, want development alone", sessions)
+	}
+}
+
+// The adapter takes names literally even when given what the domain
+// refuses: tmux expands formats in names, and "#(...)" would run a
+// command.
+func TestManagerNamesAreNeverExpanded(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	s.session("keep", bashCmd)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	names := []string{"a#(touch " + marker + ")b", "#{pid} and ##", "#[fg=red]x", "ends with;"}
+	for _, name := range names {
+		c, err := term.CreateSession(ctx, ports.SessionSpec{Name: name})
+		if err != nil {
+			t.Fatalf("CreateSession(%q): %v", name, err)
+		}
+		if c.Session.Name != name {
+			t.Errorf("session named %q, want %q", c.Session.Name, name)
+		}
+		w, err := term.CreateWindow(ctx, name, name)
+		if err != nil || w.Window.Name != name {
+			t.Errorf("CreateWindow(%q) = %+v, %v; want a window of that name", name, w, err)
+		}
+		if err := term.RenameWindow(ctx, w.Window.ID, name+"!"); err != nil {
+			t.Fatal(err)
+		}
+		if err := term.RenameSession(ctx, c.Session.ID, name+"!"); err != nil {
+			t.Fatal(err)
+		}
+		windows, _ := term.ListWindows(ctx, c.Session.ID)
+		if windows[1].Name != name+"!" || windows[1].Session.Name != name+"!" {
+			t.Errorf("renamed to %q and %q, want %q", windows[1].Name, windows[1].Session.Name, name+"!")
+		}
+	}
+	// The names above prove that nothing was expanded; this is in case a
+	// job started all the same.
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a #(...) in a name ran its command")
+	}
+}
+
+func TestLiteralNameDoublesEveryHashTmuxWouldRead(t *testing.T) {
+	cases := map[string]string{
+		"plain":         "plain",
+		"a#b":           "a##b",
+		"#{pid}":        "##{pid}",
+		"#(cmd)":        "##(cmd)",
+		"##":            "####",
+		"#[fg=red]":     "#[fg=red]", // tmux copies a run of # before [ as it is
+		"##[x] #y":      "##[x] ##y",
+		"trailing #":    "trailing ##",
+		"ends with;":    `ends with\;`,
+		"ends with #;":  `ends with ##\;`,
+		"日本#語":          "日本##語",
+		"#}#,":          "##}##,",
+		"no hash here;": `no hash here\;`,
+	}
+	for in, want := range cases {
+		if got := literalName(in); got != want {
+			t.Errorf("literalName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestManagerErrors(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	_, listErr := term.ListPanes(ctx, ports.PaneFilter{Pane: "%999"})
+	_, createErr := term.CreateWindow(ctx, "$999", "")
+	_, splitErr := term.SplitWindow(ctx, "%999", true, 0)
+	cases := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"list panes of an unknown pane", listErr, ports.ErrPaneNotFound},
+		{"create a window in an unknown session", createErr, ports.ErrNotFound},
+		{"split an unknown pane", splitErr, ports.ErrPaneNotFound},
+		{"kill an unknown session id", term.KillSession(ctx, "$999"), ports.ErrNotFound},
+		{"kill an unknown session name", term.KillSession(ctx, "nope"), ports.ErrNotFound},
+		{"kill an unknown window", term.KillWindow(ctx, "@999"), ports.ErrNotFound},
+		{"kill a malformed window", term.KillWindow(ctx, "main:0"), ports.ErrNotFound},
+		{"kill an unknown pane", term.KillPane(ctx, "%999"), ports.ErrPaneNotFound},
+		{"select a malformed pane", term.SelectPane(ctx, "main"), ports.ErrPaneNotFound},
+	}
+	for _, c := range cases {
+		if !errors.Is(c.err, c.want) {
+			t.Errorf("%s: err = %v, want %v", c.name, c.err, c.want)
+		}
+	}
+	if _, err := term.Pane(ctx, p); err != nil {
+		t.Errorf("the session's pane after the failed calls: %v", err)
+	}
+
+	stopped := newTestServer(t) // never started
+	if _, err := stopped.terminal(Options{}).ListSessions(ctx); !errors.Is(err, ports.ErrUnavailable) {
+		t.Errorf("ListSessions without a server: err = %v, want ErrUnavailable", err)
+	}
+}
