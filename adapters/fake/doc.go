@@ -106,7 +106,8 @@
 //   - Redirections: >/dev/null and 2>/dev/null (also 1>, and with a space
 //     before the file) discard a stream; 2>&1 and >&2 change nothing,
 //     since both streams reach the terminal.
-//   - Commands: echo [-n] ARGS (no escapes, as in bash); printf FORMAT
+//   - Commands: echo [-n] ARGS (no escapes, as in bash); stty echo and stty
+//     -echo (the tty's echo while a command reads); printf FORMAT
 //     [ARGS] (escapes; %s %d %i %c %b %% with flags, width and precision;
 //     the format is reused while arguments remain); true; :; false;
 //     exit [N]; sleep SECONDS, on the fake clock; and cat without

@@ -31,6 +31,7 @@ const (
 	opRead                 // read the terminal until end of file, like cat
 	opExit                 // leave with a status
 	opHang                 // never end by itself
+	opEcho                 // turn the tty's echo on (n=1) or off (n=0), like stty
 )
 
 // simpleCmd is one parsed command.
@@ -110,6 +111,14 @@ func (c simpleCmd) ops(shell string) []op {
 			return fail(1, "sleep: invalid time interval")
 		}
 		return []op{{kind: opSleep, d: time.Duration(secs * float64(time.Second)), command: "sleep"}, {kind: opStatus}}
+	case "stty":
+		switch strings.Join(args, " ") {
+		case "-echo":
+			return []op{{kind: opEcho, n: 0}, {kind: opStatus}}
+		case "echo":
+			return []op{{kind: opEcho, n: 1}, {kind: opStatus}}
+		}
+		return fail(1, "stty: the fake shell's stty knows only echo and -echo")
 	case "cat":
 		if len(args) > 0 {
 			return fail(1, "cat: the fake shell's cat reads only the terminal")

@@ -338,6 +338,8 @@ func (p *pane) step() {
 		case opHang:
 			j.fg = o.command
 			return
+		case opEcho:
+			p.noEcho = o.n == 0
 		}
 	}
 	p.finish(j.status)
@@ -425,22 +427,26 @@ func (p *pane) readByte(c byte) {
 // ECHOCTL does, keeping job.line as the tty's line buffer.
 func (p *pane) cookedEcho(c byte) {
 	j := p.job
+	emit := p.emit
+	if p.noEcho {
+		emit = func([]byte) {}
+	}
 	switch {
 	case c == '\r' || c == '\n':
-		p.emit([]byte("\r\n"))
+		emit([]byte("\r\n"))
 		if !j.reading {
 			j.line = nil
 		}
 	case c == 0x7f || c == 0x08:
 		if n := eraseRune(j.line); n > 0 {
 			j.line = j.line[:len(j.line)-n]
-			p.emit([]byte("\b \b"))
+			emit([]byte("\b \b"))
 		}
 	case c < 0x20 && c != '\t':
 		j.line = append(j.line, c)
-		p.emit([]byte{'^', c + '@'})
+		emit([]byte{'^', c + '@'})
 	default:
 		j.line = append(j.line, c)
-		p.emit([]byte{c})
+		emit([]byte{c})
 	}
 }

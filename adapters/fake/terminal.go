@@ -109,6 +109,7 @@ type pane struct {
 	ed        editor
 	job       *job
 	shellName string // base name of the shell, for its messages
+	noEcho    bool   // stty -echo: the tty echoes nothing while a command reads
 }
 
 // AddPane adds a live pane and returns its id: "%0", "%1", ... in order.
