@@ -245,6 +245,7 @@ type framedRun struct {
 // output as a pane's stream is read.
 func runFrame(t *testing.T, sh shellUnderTest, dir, id, command, after string) framedRun {
 	t.Helper()
+	skipShortRealShells(t)
 	path, err := exec.LookPath(sh.program)
 	if err != nil {
 		t.Skipf("%s is not installed", sh.program)
@@ -326,6 +327,7 @@ func TestFrameRunsCommandsInRealShells(t *testing.T) {
 	}
 	for _, sh := range shellsUnderTest {
 		t.Run(sh.program, func(t *testing.T) {
+			skipShortRealShells(t)
 			if _, err := exec.LookPath(sh.program); err != nil {
 				t.Skipf("%s is not installed", sh.program)
 			}
@@ -387,6 +389,7 @@ func TestFrameRunsCommandsInAChildShell(t *testing.T) {
 func TestFrameOutputOfTwoCallsInOneShellIsAttributed(t *testing.T) {
 	for _, sh := range shellsUnderTest {
 		t.Run(sh.program, func(t *testing.T) {
+			skipShortRealShells(t)
 			path, err := exec.LookPath(sh.program)
 			if err != nil {
 				t.Skipf("%s is not installed", sh.program)
@@ -429,5 +432,14 @@ func BenchmarkFrame(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Frame(ShellBash, testFrameID, cmd)
+	}
+}
+
+// skipShortRealShells keeps the tests that run real shells out of the
+// unit tests (go test -short), which start no processes.
+func skipShortRealShells(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs real shells; not in -short")
 	}
 }
