@@ -48,6 +48,7 @@ func New(cfg Config, std Stdio) *fx.App {
 		ConfigModule(cfg),
 		BackendModule(cfg),
 		DomainModule,
+		AuditModule,
 		MCPModule,
 		TransportModule(cfg, std),
 	)
@@ -84,6 +85,7 @@ func Main(args []string, env func(string) string, std Stdio) int {
 	}
 	log := NewLogger(std.Err)
 	log.Info("starting tmux-mcp", zap.String("version", Version()), zap.String("backend", cfg.Backend),
+		zap.Bool("audit", cfg.AuditPath != ""),
 		zap.String("transport", cfg.Transport), zap.String("safety", string(cfg.Safety)),
 		zap.Duration("waitMax", cfg.WaitMax), zap.Int("maxResultLines", cfg.MaxResultLines))
 

@@ -48,12 +48,18 @@ func (b *syncBuffer) String() string {
 // and returns Main's exit code and every line Main wrote to stdout.
 func mainSession(t *testing.T, args ...string) (cs *mcp.ClientSession, stderr *syncBuffer, end func() (int, []string)) {
 	t.Helper()
+	return mainSessionWith(t, nil, args...)
+}
+
+// mainSessionWith is mainSession with environment variables.
+func mainSessionWith(t *testing.T, env map[string]string, args ...string) (cs *mcp.ClientSession, stderr *syncBuffer, end func() (int, []string)) {
+	t.Helper()
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
 	stderr = &syncBuffer{}
 	exit := make(chan int, 1)
 	go func() {
-		code := app.Main(args, envOf(nil), app.Stdio{In: stdinR, Out: stdoutW, Err: stderr})
+		code := app.Main(args, envOf(env), app.Stdio{In: stdinR, Out: stdoutW, Err: stderr})
 		stdoutW.Close()
 		exit <- code
 	}()
@@ -230,7 +236,7 @@ func TestMainExitCodes(t *testing.T) {
 		{name: "help", args: []string{"-h"}, code: app.ExitOK, stderrHas: "Usage: tmux-mcp"},
 		{name: "bad setting", env: map[string]string{"LIBTMUX_SAFETY": "all"}, code: app.ExitUsage, stderrHas: "LIBTMUX_SAFETY"},
 		{name: "address that cannot be bound", args: []string{"-backend", "fake", "-transport", "http", "-listen", "256.0.0.1:1"},
-			code: app.ExitFailure, stderrHas: "listen on 256.0.0.1:1"},
+			env: map[string]string{"TMUX_MCP_TOKEN": "0123456789abcdef0123456789abcdef"}, code: app.ExitFailure, stderrHas: "listen on 256.0.0.1:1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,8 +13,9 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/domain"
 )
 
-// Safety is the server's safety tier (CONTRACT.md, "Server settings").
-// Tiers are validated and carried; what each allows is decided elsewhere.
+// Safety is the server's safety tier (CONTRACT.md, "Server settings"): the
+// tools it offers. What each tier allows is decided by the MCP adapter
+// (mcpadapter.Tier), from the tools' annotations.
 type Safety string
 
 // Safety tiers.
@@ -32,8 +33,9 @@ const (
 
 // Backends.
 const (
-	BackendTmux = "tmux"
-	BackendFake = "fake"
+	BackendTmux   = "tmux"
+	BackendFake   = "fake"
+	BackendScreen = "screen"
 )
 
 // Config is the server's settings, from flags and the environment.
@@ -44,7 +46,22 @@ type Config struct {
 	Safety     Safety
 	Transport  string // TransportStdio or TransportHTTP
 	Listen     string // the address for TransportHTTP
-	Backend    string // BackendTmux or BackendFake
+	Backend    string // BackendTmux, BackendFake or BackendScreen
+
+	// ScreenSession names the GNU screen session of BackendScreen; empty
+	// for a private session of the server's own.
+	ScreenSession string
+
+	// AuditPath is the file the audit log is appended to; empty for no
+	// audit log.
+	AuditPath string
+
+	// TokenFile is the file holding the bearer token the HTTP transport
+	// requires (-token-file); Token is the token itself, from
+	// TMUX_MCP_TOKEN, and is empty when TokenFile is given, since the flag
+	// wins. ParseConfig does not read the file.
+	TokenFile string
+	Token     string
 
 	// WaitMax is the ceiling on every wait; MaxResultLines the maxLines
 	// of a call that gives none.
@@ -68,6 +85,7 @@ const (
 	EnvSafety         = "LIBTMUX_SAFETY"
 	EnvWaitMaxSeconds = "LIBTMUX_MCP_WAIT_MAX_SECONDS"
 	EnvMaxResultLines = "LIBTMUX_MCP_MAX_RESULT_LINES"
+	EnvToken          = "TMUX_MCP_TOKEN"
 )
 
 // ErrInvalidSetting marks a configuration error: the server must not
@@ -97,15 +115,18 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	safety := fs.String("safety", "", "safety tier: readonly, mutating or destructive (env "+EnvSafety+"; default mutating)")
 	fs.StringVar(&cfg.Transport, "transport", TransportStdio, "transport: stdio or http")
 	fs.StringVar(&cfg.Listen, "listen", DefaultListen, "address for the http transport, which serves MCP at /mcp")
-	fs.StringVar(&cfg.Backend, "backend", BackendTmux, "terminal backend: tmux, or fake (an in-memory terminal for demos and tests)")
+	fs.StringVar(&cfg.Backend, "backend", BackendTmux, "terminal backend: tmux, screen (GNU screen), or fake (an in-memory terminal for demos and tests)")
+	fs.StringVar(&cfg.ScreenSession, "screen-session", "", "GNU screen session for -backend screen (default: a private session of the server's own)")
+	fs.StringVar(&cfg.AuditPath, "audit", "", "append one JSON line per tool call to this file (commands and texts only as SHA-256 digests)")
+	fs.StringVar(&cfg.TokenFile, "token-file", "", "file holding the bearer token the http transport requires (env "+EnvToken+" holds the token itself)")
 	fs.BoolVar(&cfg.Version, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(usage)
 			fmt.Fprintf(usage, "Usage: tmux-mcp [flags]\n\nAn MCP server for working in terminal panes. Flags win over environment variables.\n\n")
 			fs.PrintDefaults()
-			fmt.Fprintf(usage, "\nEnvironment only:\n  %s\n    \twait ceiling in seconds (default %d)\n  %s\n    \tmaxLines of a call that gives none (default %d)\n",
-				EnvWaitMaxSeconds, int(domain.DefaultWaitMax/time.Second), EnvMaxResultLines, domain.DefaultMaxResultLines)
+			fmt.Fprintf(usage, "\nEnvironment only:\n  %s\n    \twait ceiling in seconds (default %d)\n  %s\n    \tmaxLines of a call that gives none (default %d)\n  %s\n    \tthe bearer token the http transport requires (-token-file wins)\n",
+				EnvWaitMaxSeconds, int(domain.DefaultWaitMax/time.Second), EnvMaxResultLines, domain.DefaultMaxResultLines, EnvToken)
 			return Config{}, err
 		}
 		return Config{}, fmt.Errorf("%w: %v (see -help)", ErrInvalidSetting, err)
@@ -140,9 +161,22 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 		return Config{}, fmt.Errorf("%w: -transport %q: want stdio or http", ErrInvalidSetting, cfg.Transport)
 	}
 	switch cfg.Backend {
-	case BackendTmux, BackendFake:
+	case BackendTmux, BackendFake, BackendScreen:
 	default:
-		return Config{}, fmt.Errorf("%w: -backend %q: want tmux or fake", ErrInvalidSetting, cfg.Backend)
+		return Config{}, fmt.Errorf("%w: -backend %q: want tmux, screen or fake", ErrInvalidSetting, cfg.Backend)
+	}
+	if set["screen-session"] && cfg.Backend != BackendScreen {
+		return Config{}, fmt.Errorf("%w: -screen-session is for -backend screen, not %s", ErrInvalidSetting, cfg.Backend)
+	}
+	if set["token-file"] {
+		if cfg.TokenFile == "" {
+			return Config{}, fmt.Errorf("%w: -token-file is empty; name the file that holds the token", ErrInvalidSetting)
+		}
+	} else {
+		cfg.Token = env(EnvToken)
+	}
+	if set["audit"] && cfg.AuditPath == "" {
+		return Config{}, fmt.Errorf("%w: -audit is empty; name the file to append the audit log to", ErrInvalidSetting)
 	}
 	if cfg.WaitMax, err = parseWaitMax(env(EnvWaitMaxSeconds)); err != nil {
 		return Config{}, err

@@ -66,6 +66,29 @@ func TestParseConfig(t *testing.T) {
 			edit: func(c *app.Config) { c.SocketPath = "/run/flag.sock" },
 		},
 		{
+			name: "the audit log, the screen backend and a token file",
+			args: []string{"-audit", "/var/log/tmux-mcp.jsonl", "-backend", "screen", "-screen-session", "work", "-token-file", "/run/token"},
+			edit: func(c *app.Config) {
+				c.AuditPath, c.Backend, c.ScreenSession, c.TokenFile = "/var/log/tmux-mcp.jsonl", "screen", "work", "/run/token"
+			},
+		},
+		{
+			name: "the token from the environment",
+			env:  map[string]string{"TMUX_MCP_TOKEN": "s3cr3t"},
+			edit: func(c *app.Config) { c.Token = "s3cr3t" },
+		},
+		{
+			name: "a token file wins over the token variable",
+			args: []string{"-token-file", "/run/token"},
+			env:  map[string]string{"TMUX_MCP_TOKEN": "s3cr3t"},
+			edit: func(c *app.Config) { c.TokenFile = "/run/token" },
+		},
+		{
+			name: "screen without a session: a private one",
+			args: []string{"-backend", "screen"},
+			edit: func(c *app.Config) { c.Backend = "screen" },
+		},
+		{
 			name: "empty variables count as unset",
 			env:  map[string]string{"LIBTMUX_SAFETY": "", "LIBTMUX_MCP_WAIT_MAX_SECONDS": "", "LIBTMUX_MCP_MAX_RESULT_LINES": ""},
 			edit: func(*app.Config) {},
@@ -96,7 +119,10 @@ func TestParseConfigRefusesToStartOnABadSetting(t *testing.T) {
 		{"unknown safety flag", []string{"-safety", "yolo"}, nil, `-safety "yolo"`},
 		{"unknown safety variable", nil, map[string]string{"LIBTMUX_SAFETY": "Mutating"}, `LIBTMUX_SAFETY "Mutating"`},
 		{"unknown transport", []string{"-transport", "sse"}, nil, `-transport "sse"`},
-		{"unknown backend", []string{"-backend", "screen"}, nil, `-backend "screen"`},
+		{"unknown backend", []string{"-backend", "wezterm"}, nil, `-backend "wezterm"`},
+		{"screen session for another backend", []string{"-screen-session", "work"}, nil, "-screen-session is for -backend screen"},
+		{"empty token file", []string{"-token-file", ""}, nil, "-token-file is empty"},
+		{"empty audit path", []string{"-audit", ""}, nil, "-audit is empty"},
 		{"both socket flags", []string{"-socket-name", "a", "-socket-path", "/b"}, nil, "both"},
 		{"both socket variables", nil, map[string]string{"LIBTMUX_SOCKET": "a", "LIBTMUX_SOCKET_PATH": "/b"}, "both"},
 		{"wait ceiling not a number", nil, map[string]string{"LIBTMUX_MCP_WAIT_MAX_SECONDS": "5m"}, "LIBTMUX_MCP_WAIT_MAX_SECONDS"},
@@ -132,7 +158,8 @@ func TestParseConfigHelpWritesUsage(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("error = %v, want flag.ErrHelp", err)
 	}
-	for _, s := range []string{"-socket-name", "LIBTMUX_SOCKET", "-safety", "LIBTMUX_MCP_WAIT_MAX_SECONDS", "LIBTMUX_MCP_MAX_RESULT_LINES", "/mcp"} {
+	for _, s := range []string{"-socket-name", "LIBTMUX_SOCKET", "-safety", "LIBTMUX_MCP_WAIT_MAX_SECONDS", "LIBTMUX_MCP_MAX_RESULT_LINES", "/mcp",
+		"-audit", "-token-file", "TMUX_MCP_TOKEN", "-screen-session", "screen"} {
 		if !strings.Contains(usage.String(), s) {
 			t.Errorf("usage lacks %q:\n%s", s, usage.String())
 		}

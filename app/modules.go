@@ -1,15 +1,23 @@
 package app
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
+	"strings"
 	"time"
+	"unicode"
 
 	"go.uber.org/fx"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/screen"
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -27,14 +35,72 @@ func ConfigModule(cfg Config) fx.Option {
 }
 
 // DomainModule provides the Service that carries out every call. There
-// must be one per process: it holds the pane reservations.
+// must be one per process: it holds the pane reservations. It takes the
+// backend's ports.Manager and ports.Leaser when the backend provides them.
 var DomainModule = fx.Module("domain",
-	fx.Provide(NewService),
+	fx.Provide(provideService),
 )
 
-// NewService returns the domain service on the given terminal and clock.
-func NewService(term ports.Terminal, clk ports.Clock, cfg domain.Config) *domain.Service {
-	return domain.NewService(term, clk, cfg)
+// NewService returns the domain service on the given terminal and clock,
+// with the backend's Manager for the inspect and lifecycle tools and its
+// Leaser to keep one writer per pane across server processes, leasing as
+// owner. m and l may be nil for a backend without them: the lifecycle
+// tools then fail as unsupported, and one writer per pane holds within
+// this process only.
+func NewService(term ports.Terminal, clk ports.Clock, cfg domain.Config, m ports.Manager, l ports.Leaser, owner string) *domain.Service {
+	var opts []domain.Option
+	if m != nil {
+		opts = append(opts, domain.WithManager(m))
+	}
+	if l != nil {
+		opts = append(opts, domain.WithLeaser(l, owner, 0))
+	}
+	return domain.NewService(term, clk, cfg, opts...)
+}
+
+type serviceParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Terminal  ports.Terminal
+	Clock     ports.Clock
+	Config    domain.Config
+	Manager   ports.Manager `optional:"true"`
+	Leaser    ports.Leaser  `optional:"true"`
+	Logger    *slog.Logger
+}
+
+func provideService(p serviceParams) *domain.Service {
+	owner := NewLeaseOwner()
+	s := NewService(p.Terminal, p.Clock, p.Config, p.Manager, p.Leaser, owner)
+	if p.Leaser != nil {
+		p.Logger.Info("leasing panes so that other tmux-mcp processes on the same server do not write into them at once",
+			"owner", owner)
+	}
+	// The Service's output streams are stopped before the backend that
+	// serves them (fx stops in reverse order of construction).
+	p.Lifecycle.Append(fx.StopHook(s.Close))
+	return s
+}
+
+// NewLeaseOwner returns a fresh id for this process's pane leases:
+// hostname-pid-randomhex, so that a person reading a refusal can tell
+// which process on which machine holds a pane, and two processes never
+// share an id.
+func NewLeaseOwner() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	// The lease is stored as "OWNER EXPIRY": keep the owner one clean word.
+	host = strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return '_'
+		}
+		return r
+	}, host)
+	b := make([]byte, 4)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b))
 }
 
 // SystemClockModule binds the system clock to ports.Clock.
@@ -44,24 +110,35 @@ var SystemClockModule = fx.Module("clock",
 
 // BackendModule returns the terminal backend cfg names, with its clock.
 func BackendModule(cfg Config) fx.Option {
-	if cfg.Backend == BackendFake {
+	switch cfg.Backend {
+	case BackendFake:
 		return FakeBackendModule
+	case BackendScreen:
+		return fx.Options(ScreenBackendModule, SystemClockModule)
 	}
 	return fx.Options(TmuxBackendModule, SystemClockModule)
 }
 
-// FakeBackendModule binds adapters/fake's in-memory terminal and clock to
-// the ports. The terminal has one pane, %0, running the fake's scripted
-// bash (a small subset of sh: echo, printf, sleep, exit, ...). Its clock is
+// FakeBackendModule binds adapters/fake's in-memory terminal, manager,
+// leaser and clock to the ports. The terminal has one pane, %0, running
+// the fake's scripted bash (a small subset of sh: echo, printf, sleep,
+// exit, ...), in session $0; the lifecycle tools make more. Its clock is
 // moved along with the system clock, so that a sleep takes real time; the
 // domain reads the same clock, so the two never disagree. Nothing runs
 // outside the process.
 var FakeBackendModule = fx.Module("backend-fake",
 	fx.Provide(
 		fx.Annotate(newDrivenFakeClock, fx.As(fx.Self()), fx.As(new(ports.Clock))),
-		fx.Annotate(NewFakeTerminal, fx.As(new(ports.Terminal))),
+		fx.Annotate(NewFakeTerminal, fx.As(fx.Self()), fx.As(new(ports.Terminal))),
+		fx.Annotate(fake.NewManager, fx.As(new(ports.Manager))),
+		fx.Annotate(NewFakeLeaser, fx.As(new(ports.Leaser))),
 	),
 )
+
+// NewFakeLeaser returns an in-memory leaser on c. It is the process's own,
+// so it keeps apart only the writers that share it; that is all a fake
+// terminal, which lives in one process, needs.
+func NewFakeLeaser(c *fake.Clock) *fake.Leaser { return fake.NewLeaser(c) }
 
 // DemoPane is the pane the fake backend starts with.
 const DemoPane ports.PaneID = "%0"
@@ -114,9 +191,13 @@ func DriveClock(c *fake.Clock, tick time.Duration) (stop func()) {
 	}
 }
 
-// TmuxBackendModule binds the tmux adapter to ports.Terminal.
+// TmuxBackendModule binds the tmux adapter to ports.Terminal, and to
+// ports.Manager and ports.Leaser: the one tmux client serves all three,
+// and the leases live in the tmux server, shared by every process on its
+// socket.
 var TmuxBackendModule = fx.Module("backend-tmux",
-	fx.Provide(fx.Annotate(NewTmuxTerminal, fx.As(new(ports.Terminal)))),
+	fx.Provide(fx.Annotate(NewTmuxTerminal,
+		fx.As(new(ports.Terminal)), fx.As(new(ports.Manager)), fx.As(new(ports.Leaser)))),
 )
 
 // NewTmuxTerminal returns the tmux terminal cfg selects, closed when the
@@ -144,12 +225,91 @@ func NewTmuxTerminal(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*tmux.Termi
 	return t, nil
 }
 
-// MCPModule provides the MCP server on the domain service.
-var MCPModule = fx.Module("mcp",
-	fx.Provide(NewMCPServer),
+// ScreenBackendModule binds the GNU screen adapter to ports.Terminal. It
+// has no Manager nor Leaser: the inspect and lifecycle tools are not
+// offered, and one writer per pane holds within this process only.
+var ScreenBackendModule = fx.Module("backend-screen",
+	fx.Provide(fx.Annotate(NewScreenTerminal, fx.As(new(ports.Terminal)))),
 )
 
-// NewMCPServer returns the MCP server whose tools call s.
-func NewMCPServer(s *domain.Service, log *slog.Logger) *mcpadapter.Server {
-	return mcpadapter.NewServer(s, mcpadapter.Options{Version: Version(), Logger: log})
+// NewScreenTerminal returns the screen terminal for the session cfg
+// names, closed when the application stops. When cfg names none it starts
+// a private screen session with one window and quits it when the
+// application stops, so that the server never writes into a session
+// nobody named; the log says how to attach to it.
+func NewScreenTerminal(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*screen.Terminal, error) {
+	opts := screen.Options{Session: cfg.ScreenSession}
+	stopPrivate := func() error { return nil }
+	if opts.Session == "" {
+		session, stop, err := screen.StartPrivate(screen.Options{})
+		if err != nil {
+			return nil, err
+		}
+		// screen cannot tell whether a window is in copy mode, and without
+		// this vouching every write is refused. A fresh private session has
+		// no window in it, as the screen adapter advises for such sessions;
+		// a person who attaches to it and enters copy mode defeats it.
+		opts.Session, opts.HistoryLimit, opts.AssumeNoCopyMode, stopPrivate = session, screen.PrivateHistoryLimit, true, stop
+		log.Info("started a private screen session; name one with -screen-session to use another",
+			"session", session, "attach", "screen -r "+session)
+	}
+	t, err := screen.New(opts)
+	if err != nil {
+		return nil, errors.Join(err, stopPrivate())
+	}
+	lc.Append(fx.StopHook(func() error { return errors.Join(t.Close(), stopPrivate()) }))
+	return t, nil
+}
+
+// AuditModule provides the audit log cfg asks for, or a nil *audit.Log,
+// which records nothing.
+var AuditModule = fx.Module("audit",
+	fx.Provide(NewAuditLog),
+)
+
+// NewAuditLog opens the audit log at cfg.AuditPath for appending, closed
+// when the application stops, or returns nil when cfg names none. A file
+// that cannot be opened fails the start: a server asked to audit must not
+// serve unaudited.
+func NewAuditLog(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*audit.Log, error) {
+	if cfg.AuditPath == "" {
+		return nil, nil
+	}
+	a, err := audit.Open(cfg.AuditPath)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("writing an audit line per tool call", "path", cfg.AuditPath)
+	lc.Append(fx.StopHook(a.Close))
+	return a, nil
+}
+
+// MCPModule provides the MCP server on the domain service.
+var MCPModule = fx.Module("mcp",
+	fx.Provide(provideMCPServer),
+)
+
+// NewMCPServer returns the MCP server whose tools call s, at the given
+// safety tier, recording each call in auditLog (nil for none). manage
+// says whether the backend can list and shape sessions: without it the
+// inspect and lifecycle tools, which would only fail, are not offered.
+func NewMCPServer(s *domain.Service, manage bool, safety Safety, auditLog *audit.Log, log *slog.Logger) *mcpadapter.Server {
+	opts := mcpadapter.Options{Version: Version(), Logger: log, Safety: mcpadapter.Tier(safety), Audit: auditLog}
+	if manage {
+		opts.Manage = s
+	}
+	return mcpadapter.NewServer(s, opts)
+}
+
+type mcpServerParams struct {
+	fx.In
+	Service *domain.Service
+	Manager ports.Manager `optional:"true"`
+	Config  Config
+	Audit   *audit.Log
+	Logger  *slog.Logger
+}
+
+func provideMCPServer(p mcpServerParams) *mcpadapter.Server {
+	return NewMCPServer(p.Service, p.Manager != nil, p.Config.Safety, p.Audit, p.Logger)
 }

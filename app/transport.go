@@ -7,6 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
+	"os"
+	"strings"
 	"time"
 
 	"go.uber.org/fx"
@@ -20,10 +23,15 @@ import (
 func TransportModule(cfg Config, std Stdio) fx.Option {
 	if cfg.Transport == TransportHTTP {
 		return fx.Module("transport-http", fx.Invoke(func(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcpadapter.Server, log *zap.Logger) {
-			ServeHTTP(lc, sd, srv, log, cfg.Listen)
+			ServeHTTP(lc, sd, srv, log, HTTPSettings{Listen: cfg.Listen, TokenFile: cfg.TokenFile, Token: cfg.Token})
 		}))
 	}
 	return fx.Module("transport-stdio", fx.Invoke(func(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcpadapter.Server, log *zap.Logger) {
+		if cfg.TokenFile != "" || cfg.Token != "" {
+			// Said, not refused: a token in the environment is common to
+			// every server a shell starts, whatever its transport.
+			log.Warn("a bearer token is set, but only the http transport uses one; stdio needs none")
+		}
 		ServeStdio(lc, sd, srv, log, std.In, std.Out)
 	}))
 }
@@ -76,19 +84,63 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// ServeHTTP serves srv over streamable HTTP at addr, path
-// mcpadapter.HTTPPath, while the application runs. The address is bound at
-// start, so a taken port fails the start. If serving fails later, the
-// application shuts down with exit code 1.
-func ServeHTTP(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcpadapter.Server, log *zap.Logger, addr string) {
-	hs := &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
+// HTTPSettings are the settings of the HTTP transport.
+type HTTPSettings struct {
+	// Listen is the address to listen on, host:port.
+	Listen string
+	// TokenFile names the file holding the bearer token; Token is the
+	// token itself. TokenFile wins when both are set. With neither, no
+	// token is asked of clients, and the address must be a loopback one.
+	TokenFile string
+	Token     string
+}
+
+// MinTokenLength is the fewest characters a bearer token may have: a
+// token guards a server that runs commands as the user.
+const MinTokenLength = 16
+
+// ErrTokenRequired is returned (wrapped) when the HTTP transport would
+// listen on an address other machines can reach without a bearer token.
+var ErrTokenRequired = errors.New("a bearer token is required to listen on a non-loopback address")
+
+// ServeHTTP serves srv over streamable HTTP at set.Listen, path
+// mcpadapter.HTTPPath, while the application runs.
+//
+// At start it reads the bearer token (see LoadToken) and binds the
+// address, and fails the start when the token is unusable, when the
+// address is taken, or when it is not a loopback address and there is no
+// token (ErrTokenRequired): a server that runs commands as the user is
+// not offered to the network unguarded. With a token, every request
+// without it is refused with 401, on loopback too. If serving fails
+// later, the application shuts down with exit code 1.
+func ServeHTTP(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcpadapter.Server, log *zap.Logger, set HTTPSettings) {
+	hs := &http.Server{ReadHeaderTimeout: 10 * time.Second}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
-			ln, err := net.Listen("tcp", addr)
+			token, err := LoadToken(set.TokenFile, set.Token, log)
 			if err != nil {
-				return fmt.Errorf("listen on %s: %w", addr, err)
+				return err
 			}
-			log.Info("serving MCP over HTTP", zap.String("url", "http://"+ln.Addr().String()+mcpadapter.HTTPPath))
+			if token == "" && !LoopbackAddress(set.Listen) {
+				return notGuarded(set.Listen)
+			}
+			ln, err := net.Listen("tcp", set.Listen)
+			if err != nil {
+				return fmt.Errorf("listen on %s: %w", set.Listen, err)
+			}
+			// A name that looked like loopback may have been bound to
+			// another address: what counts is where the server listens.
+			if token == "" && !loopbackIP(ln.Addr()) {
+				ln.Close()
+				return notGuarded(ln.Addr().String())
+			}
+			var opts []mcpadapter.HTTPOption
+			if token != "" {
+				opts = append(opts, mcpadapter.WithBearerToken(token))
+			}
+			hs.Handler = srv.HTTPHandler(opts...)
+			log.Info("serving MCP over HTTP", zap.String("url", "http://"+ln.Addr().String()+mcpadapter.HTTPPath),
+				zap.Bool("bearerToken", token != ""))
 			go func() {
 				if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 					log.Error("http transport failed", zap.Error(err))
@@ -107,4 +159,84 @@ func ServeHTTP(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcpadapter.Server, log *z
 			return nil
 		},
 	})
+}
+
+func notGuarded(addr string) error {
+	return fmt.Errorf("refusing to serve on %s: %w; other machines could reach it and run commands as you. "+
+		"Set -token-file PATH or %s, or listen on a loopback address such as %s", addr, ErrTokenRequired, EnvToken, DefaultListen)
+}
+
+// LoopbackAddress reports whether the host of addr (host:port) is a
+// loopback address or "localhost". An empty host, an unspecified address
+// (0.0.0.0, ::) and any other name are not: they may be reached from
+// other machines.
+func LoopbackAddress(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+func loopbackIP(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}
+
+// maxTokenFileBytes bounds what LoadToken reads: a token file holds one
+// short line.
+const maxTokenFileBytes = 4096
+
+// LoadToken returns the bearer token of the HTTP transport: the contents
+// of file, without the white space around it, when file is set; else
+// token; "" when neither is set. A token must be at least MinTokenLength
+// characters of visible ASCII (no spaces), which any HTTP client can send
+// in a header. A token file that others may read is used, with a warning
+// on log.
+//
+// Errors wrap ErrInvalidSetting; they say what is wrong with the token
+// and never show it.
+func LoadToken(file, token string, log *zap.Logger) (string, error) {
+	source := EnvToken
+	if file != "" {
+		source = "the token file " + file
+		f, err := os.Open(file)
+		if err != nil {
+			return "", fmt.Errorf("%w: -token-file: %v", ErrInvalidSetting, err)
+		}
+		defer f.Close()
+		data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
+		if err != nil {
+			return "", fmt.Errorf("%w: -token-file: %v", ErrInvalidSetting, err)
+		}
+		if len(data) > maxTokenFileBytes {
+			return "", fmt.Errorf("%w: %s is longer than %d bytes; it should hold the token alone", ErrInvalidSetting, source, maxTokenFileBytes)
+		}
+		if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			log.Warn("the token file may be read by other users; make it private with chmod 600",
+				zap.String("file", file), zap.String("mode", fi.Mode().Perm().String()))
+		}
+		token = string(data)
+		if token = strings.TrimSpace(token); token == "" {
+			return "", fmt.Errorf("%w: %s is empty", ErrInvalidSetting, source)
+		}
+	}
+	if token == "" {
+		return "", nil
+	}
+	for _, c := range []byte(token) {
+		if c < 0x21 || c > 0x7e {
+			return "", fmt.Errorf("%w: %s holds a space, control character or non-ASCII character, "+
+				"which an Authorization header cannot carry; use letters, digits and punctuation only", ErrInvalidSetting, source)
+		}
+	}
+	if len(token) < MinTokenLength {
+		return "", fmt.Errorf("%w: %s is %d characters long; use at least %d (for example: openssl rand -hex 32)",
+			ErrInvalidSetting, source, len(token), MinTokenLength)
+	}
+	return token, nil
 }

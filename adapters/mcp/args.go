@@ -139,3 +139,7 @@ func (a arguments) intPtr(name string) *int64 {
 	}
 	return &n
 }
+
+// cells returns the named size in cells, or 0 when it was not given. The
+// schemas bound every size far below what an int holds.
+func (a arguments) cells(name string) int { return int(a.intOrZero(name)) }

@@ -1,18 +1,24 @@
 // Package mcpadapter is the MCP transport: it serves the tools of
 // CONTRACT.md (run_shell_command, paste_text, capture_pane, capture_since,
-// wait_for_text, send_keys) over the github.com/modelcontextprotocol/go-sdk
-// server, on any transport the SDK offers (stdio, streamable HTTP,
-// in-memory for tests).
+// wait_for_text, send_keys) and the inspect and lifecycle tools
+// (list_sessions, list_windows, list_panes, get_pane_info,
+// get_server_info, create_session, create_window, split_window,
+// select_pane, select_window, resize_pane, rename_session, rename_window,
+// clear_pane_scrollback, kill_pane, kill_window, kill_session) over the
+// github.com/modelcontextprotocol/go-sdk server, on any transport the SDK
+// offers (stdio, streamable HTTP, in-memory for tests).
 //
 // The package owns the protocol face of the tools and nothing else: the
 // exact input and output JSON schemas (embedded from schemas/: copied from
 // the contract's reference pages for the three tools that have one, written
-// from CONTRACT.md's field lists for the others), the tool descriptions and
-// annotations, the relay of a waiting call's progress to the client,
-// argument validation, the conversion of domain results to structured
-// content plus the same JSON as text, and the one mapping from errors to
-// tool errors (see toolError). What a call does is the business of the
-// Tools it is given, normally a *domain.Service.
+// by hand in the same style for the others), the tool descriptions and
+// annotations, the safety tier that decides from the annotations which
+// tools are offered (see Tier), the relay of a waiting call's progress to
+// the client, argument validation, the conversion of domain results to
+// structured content plus the same JSON as text, the one mapping from
+// errors to tool errors (see toolError), and the audit entry of each call.
+// What a call does is the business of the Tools and ManageTools it is
+// given, normally a *domain.Service.
 //
 // The directory is adapters/mcp; the package is named mcpadapter so that
 // it does not shadow the SDK's package mcp in files that use both.

@@ -46,6 +46,10 @@ func errorText(err error) string {
 		return "the call ran out of time before it finished: " + msg
 	case errors.Is(err, ports.ErrPaneNotFound):
 		return msg + "; check the pane id (ids look like %3): the pane may have been closed"
+	case errors.Is(err, ports.ErrNotFound):
+		return msg + "; check the id or name (session ids look like $1, window ids like @2): list_sessions and list_windows list them"
+	case errors.Is(err, ports.ErrNameInUse):
+		return msg + "; choose another name, or use that session (list_sessions lists them)"
 	case errors.Is(err, ports.ErrPaneDead):
 		return msg + "; its program has exited, so it takes no input: use another pane, or restart this one"
 	case errors.Is(err, ports.ErrUnavailable):

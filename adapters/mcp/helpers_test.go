@@ -109,8 +109,14 @@ func (s *stubTools) calls() int {
 // real client session on it, closed at the end of the test.
 func connect(t *testing.T, tools mcpadapter.Tools) (*mcp.ClientSession, *mcpadapter.Server) {
 	t.Helper()
+	return connectWith(t, tools, mcpadapter.Options{Version: "1.2.3"})
+}
+
+// connectWith is connect with options.
+func connectWith(t *testing.T, tools mcpadapter.Tools, opts mcpadapter.Options) (*mcp.ClientSession, *mcpadapter.Server) {
+	t.Helper()
 	ctx := context.Background()
-	srv := mcpadapter.NewServer(tools, mcpadapter.Options{Version: "1.2.3"})
+	srv := mcpadapter.NewServer(tools, opts)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.SDK().Connect(ctx, st, nil)
 	if err != nil {

@@ -87,7 +87,8 @@ func loadSchema(file string) (json.RawMessage, *jsonschema.Schema, *jsonschema.R
 
 // describe says in words what a value of schema s must be, for argument
 // errors: "an integer greater than 0 and at most 9007199254740991", "an
-// array of strings with at least 1 item".
+// array of strings with at least 1 item", "a string: one of "right",
+// "below"".
 func describe(s *jsonschema.Schema) string {
 	var what string
 	switch s.Type {
@@ -125,11 +126,25 @@ func describe(s *jsonschema.Schema) string {
 	if s.Maximum != nil {
 		bounds = append(bounds, "at most "+number(*s.Maximum))
 	}
+	if s.MinLength != nil {
+		bounds = append(bounds, "of at least "+plural(int64(*s.MinLength), "character"))
+	}
+	if s.MaxLength != nil {
+		bounds = append(bounds, "of at most "+plural(int64(*s.MaxLength), "character"))
+	}
 	if len(bounds) > 0 {
 		what += " " + strings.Join(bounds, " and ")
 	}
 	if s.Pattern != "" {
 		what += " matching " + s.Pattern
+	}
+	if len(s.Enum) > 0 {
+		values := make([]string, len(s.Enum))
+		for i, v := range s.Enum {
+			b, _ := json.Marshal(v) // an enum value came from JSON
+			values[i] = string(b)
+		}
+		what += ": one of " + strings.Join(values, ", ")
 	}
 	return what
 }

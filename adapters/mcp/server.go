@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"runtime/debug"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
 // Tools is what the transport needs from the domain: one call per tool of
@@ -44,6 +45,25 @@ type Options struct {
 	// Logger receives the transport's and the SDK's logs; nil discards
 	// them. It must not write to the stdio transport's output.
 	Logger *slog.Logger
+
+	// Manage serves the inspect and lifecycle tools (list_sessions,
+	// create_session, kill_pane, ...), normally the same *domain.Service
+	// as the Tools. nil leaves those tools out, for a backend that cannot
+	// list or shape its sessions: they would only ever fail.
+	Manage ManageTools
+
+	// Safety is the tier of tools offered (see Tier); "" means
+	// DefaultTier. NewServer panics on any other value that is not a
+	// tier: the caller validates the setting.
+	Safety Tier
+
+	// Audit, if not nil, gets one entry per tool call (see audited).
+	Audit *audit.Log
+
+	// Clock times resource subscriptions: the spacing of updates and the
+	// polling of resources that have no stream of changes (resources.go).
+	// nil means the system clock.
+	Clock ports.Clock
 }
 
 // Name is the server name reported to clients.
@@ -54,6 +74,9 @@ const instructions = "Tools to work in terminal panes. Pane ids look like %3. " 
 	"paste_text to type text into a pane exactly as given; send_keys to press keys such as C-c, Escape or Up; " +
 	"capture_pane to read what a pane shows; capture_since to read only what a pane wrote since a cursor; " +
 	"wait_for_text to wait until a pane prints something. " +
+	"list_panes and get_pane_info tell which panes exist and which a write would be refused for; " +
+	"create_session, create_window and split_window make panes to work in. " +
+	"Tools above the server's safety tier (see get_server_info) are not offered. " +
 	"A pane running a command through run_shell_command refuses other writes until the command ends " +
 	"(send_keys C-c may interrupt it once its call has returned timed_out or cancelled)."
 
@@ -63,6 +86,9 @@ const instructions = "Tools to work in terminal panes. Pane ids look like %3. " 
 type Server struct {
 	sdk    *mcp.Server
 	tools  Tools
+	manage ManageTools
+	tier   Tier
+	audit  *audit.Log
 	logger *slog.Logger
 
 	// closing is cancelled by Close. Every call's context is cancelled
@@ -72,10 +98,11 @@ type Server struct {
 	closeOnce sync.Once
 }
 
-// NewServer returns a Server whose tools call t.
+// NewServer returns a Server whose tools call t, and opts.Manage for the
+// inspect and lifecycle tools, offering those that opts.Safety allows.
 //
 // It panics if an embedded schema is broken, which is a programming error
-// that the package's tests catch.
+// that the package's tests catch, and if opts.Safety is not a tier.
 func NewServer(t Tools, opts Options) *Server {
 	logger := opts.Logger
 	if logger == nil {
@@ -86,15 +113,26 @@ func NewServer(t Tools, opts Options) *Server {
 		version = "devel"
 	}
 	closing, closeFn := context.WithCancelCause(context.Background())
+	sdkOpts := &mcp.ServerOptions{Instructions: instructions, Logger: logger}
+	res := newResources(t, opts.Clock, logger, closing, sdkOpts)
 	s := &Server{
-		sdk: mcp.NewServer(&mcp.Implementation{Name: Name, Title: "tmux MCP server", Version: version},
-			&mcp.ServerOptions{Instructions: instructions, Logger: logger}),
+		sdk:     mcp.NewServer(&mcp.Implementation{Name: Name, Title: "tmux MCP server", Version: version}, sdkOpts),
 		tools:   t,
+		tier:    tierOrDefault(opts.Safety),
+		audit:   opts.Audit,
 		logger:  logger,
 		closing: closing,
 		close:   closeFn,
 	}
-	for _, spec := range s.specs() {
+	specs := s.specs()
+	if opts.Manage != nil {
+		s.manage = opts.Manage
+		specs = append(specs, s.manageSpecs()...)
+	}
+	for _, spec := range specs {
+		if !s.tier.Offers(TierOf(spec.annotations)) {
+			continue // neither listed nor callable: see Tier
+		}
 		schemas, err := loadSchemas(spec.name)
 		if err != nil {
 			panic(fmt.Sprintf("mcpadapter: %v", err))
@@ -108,6 +146,7 @@ func NewServer(t Tools, opts Options) *Server {
 			OutputSchema: schemas.output,
 		}, s.handler(spec, schemas))
 	}
+	res.register(s.sdk)
 	return s
 }
 
@@ -134,10 +173,15 @@ type toolSpec struct {
 
 // handler wraps a tool's call with what every tool shares: argument
 // validation, cancellation on Close, error mapping, the structured and text
-// halves of the result, and a check of the result against the output schema.
+// halves of the result, a check of the result against the output schema,
+// and the audit entry.
 func (s *Server) handler(spec toolSpec, schemas *toolSchemas) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
+		var args arguments
+		// Registered first, so that it runs last: after a panic has been
+		// turned into a tool error.
+		defer func() { s.audited(spec.name, start, req, args, res, err) }()
 		defer func() {
 			// A panic in a call must not take the server, and with it every
 			// pane reservation, down; the client gets an error instead.
@@ -146,7 +190,7 @@ func (s *Server) handler(spec toolSpec, schemas *toolSchemas) mcp.ToolHandler {
 				res, err = toolError(fmt.Errorf("internal error in %s: %v", spec.name, p)), nil
 			}
 		}()
-		args, err := schemas.parseArguments(req.Params.Arguments)
+		args, err = schemas.parseArguments(req.Params.Arguments)
 		if err != nil {
 			var arg *domain.ArgumentError
 			if errors.As(err, &arg) {
@@ -234,27 +278,4 @@ func (s *Server) ServeStdio(ctx context.Context, r io.ReadCloser, w io.WriteClos
 		return nil
 	}
 	return fmt.Errorf("stdio: %w", err)
-}
-
-// HTTPPath is where HTTPHandler serves MCP.
-const HTTPPath = "/mcp"
-
-// HTTPHandler serves the MCP streamable HTTP transport at HTTPPath, one
-// session per client, every session on this Server (so pane reservations
-// hold across clients). It keeps the SDK's DNS-rebinding protection for
-// requests arriving on a loopback address and refuses cross-origin
-// requests from browsers, since the tools run commands as the user. A
-// request body may be as large as a stdio message (16 MiB), so that large
-// pastes work on both transports; a call whose HTTP request goes away is
-// cancelled.
-func (s *Server) HTTPHandler() http.Handler {
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.sdk },
-		&mcp.StreamableHTTPOptions{
-			Logger:                       s.logger,
-			MaxRequestBodyBytes:          mcp.DefaultMaxLineLength,
-			PropagateRequestCancellation: true,
-		})
-	mux := http.NewServeMux()
-	mux.Handle(HTTPPath, http.NewCrossOriginProtection().Handler(mcpHandler))
-	return mux
 }

@@ -1,0 +1,169 @@
+package mcpadapter_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// manageStub is a stubTools that also serves the inspect and lifecycle
+// tools: each method records its request and answers with the result set
+// for it in results (by method name), or the error in errs. A method with
+// neither fails the test.
+type manageStub struct {
+	*stubTools
+	results map[string]any
+	errs    map[string]error
+
+	mu   sync.Mutex
+	made []manageCall
+}
+
+type manageCall struct {
+	method string
+	req    any // the domain request; nil for methods that take none
+}
+
+func newManageStub(t *testing.T) *manageStub {
+	return &manageStub{stubTools: &stubTools{t: t}, results: map[string]any{}, errs: map[string]error{}}
+}
+
+// recorded returns the calls made so far.
+func (m *manageStub) recorded() []manageCall {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]manageCall(nil), m.made...)
+}
+
+func answer[T any](m *manageStub, method string, req any) (T, error) {
+	m.mu.Lock()
+	m.made = append(m.made, manageCall{method, req})
+	res, hasRes := m.results[method]
+	err := m.errs[method]
+	m.mu.Unlock()
+	var zero T
+	if err != nil {
+		return zero, err
+	}
+	if !hasRes {
+		m.t.Errorf("unexpected %s(%+v)", method, req)
+		return zero, fmt.Errorf("unexpected %s", method)
+	}
+	return res.(T), nil
+}
+
+func (m *manageStub) ListSessions(context.Context) (domain.SessionList, error) {
+	return answer[domain.SessionList](m, "ListSessions", nil)
+}
+
+func (m *manageStub) ListWindows(_ context.Context, req domain.ListWindowsRequest) (domain.WindowList, error) {
+	return answer[domain.WindowList](m, "ListWindows", req)
+}
+
+func (m *manageStub) ListPanes(_ context.Context, req domain.ListPanesRequest) (domain.PaneList, error) {
+	return answer[domain.PaneList](m, "ListPanes", req)
+}
+
+func (m *manageStub) GetPaneInfo(_ context.Context, req domain.PaneRequest) (domain.PaneDetails, error) {
+	return answer[domain.PaneDetails](m, "GetPaneInfo", req)
+}
+
+func (m *manageStub) GetServerInfo(context.Context) (ports.ServerInfo, error) {
+	return answer[ports.ServerInfo](m, "GetServerInfo", nil)
+}
+
+func (m *manageStub) CreateSession(_ context.Context, req domain.CreateSessionRequest) (ports.Created, error) {
+	return answer[ports.Created](m, "CreateSession", req)
+}
+
+func (m *manageStub) CreateWindow(_ context.Context, req domain.CreateWindowRequest) (ports.Created, error) {
+	return answer[ports.Created](m, "CreateWindow", req)
+}
+
+func (m *manageStub) SplitWindow(_ context.Context, req domain.SplitWindowRequest) (ports.Created, error) {
+	return answer[ports.Created](m, "SplitWindow", req)
+}
+
+func (m *manageStub) SelectPane(_ context.Context, req domain.PaneRequest) (domain.Pane, error) {
+	return answer[domain.Pane](m, "SelectPane", req)
+}
+
+func (m *manageStub) SelectWindow(_ context.Context, req domain.SelectWindowRequest) (ports.WindowInfo, error) {
+	return answer[ports.WindowInfo](m, "SelectWindow", req)
+}
+
+func (m *manageStub) ResizePane(_ context.Context, req domain.ResizePaneRequest) (domain.Pane, error) {
+	return answer[domain.Pane](m, "ResizePane", req)
+}
+
+func (m *manageStub) RenameSession(_ context.Context, req domain.RenameSessionRequest) (ports.SessionInfo, error) {
+	return answer[ports.SessionInfo](m, "RenameSession", req)
+}
+
+func (m *manageStub) RenameWindow(_ context.Context, req domain.RenameWindowRequest) (ports.WindowInfo, error) {
+	return answer[ports.WindowInfo](m, "RenameWindow", req)
+}
+
+func (m *manageStub) ClearPaneScrollback(_ context.Context, req domain.ClearScrollbackRequest) (domain.ClearScrollbackResult, error) {
+	return answer[domain.ClearScrollbackResult](m, "ClearPaneScrollback", req)
+}
+
+func (m *manageStub) KillPane(_ context.Context, req domain.KillPaneRequest) (domain.KillResult, error) {
+	return answer[domain.KillResult](m, "KillPane", req)
+}
+
+func (m *manageStub) KillWindow(_ context.Context, req domain.KillWindowRequest) (domain.KillResult, error) {
+	return answer[domain.KillResult](m, "KillWindow", req)
+}
+
+func (m *manageStub) KillSession(_ context.Context, req domain.KillSessionRequest) (domain.KillResult, error) {
+	return answer[domain.KillResult](m, "KillSession", req)
+}
+
+// Tool sets, by tier (the tools of a tier and of the tiers below it).
+var (
+	readonlyTools = []string{"capture_pane", "capture_since", "get_pane_info", "get_server_info", "list_panes",
+		"list_sessions", "list_windows", "wait_for_text"}
+	mutatingOnlyTools = []string{"create_session", "create_window", "paste_text", "rename_session", "rename_window",
+		"resize_pane", "run_shell_command", "select_pane", "select_window", "send_keys", "split_window"}
+	destructiveOnlyTools = []string{"clear_pane_scrollback", "kill_pane", "kill_session", "kill_window"}
+
+	// manageTools are the inspect and lifecycle tools.
+	manageTools = []string{"clear_pane_scrollback", "create_session", "create_window", "get_pane_info",
+		"get_server_info", "kill_pane", "kill_session", "kill_window", "list_panes", "list_sessions", "list_windows",
+		"rename_session", "rename_window", "resize_pane", "select_pane", "select_window", "split_window"}
+)
+
+// mcpClient calls tools on a connected session, failing the test on a
+// protocol error.
+type mcpClient struct {
+	t  *testing.T
+	cs *mcp.ClientSession
+}
+
+// ok calls tool and returns its structured content, failing the test on a
+// tool error.
+func (c *mcpClient) ok(tool string, args map[string]any) map[string]any {
+	c.t.Helper()
+	return structured(c.t, c.call(tool, args))
+}
+
+// toolError calls tool and returns the text of the tool error it must end
+// in.
+func (c *mcpClient) toolError(tool string, args map[string]any) string {
+	c.t.Helper()
+	return toolErrorText(c.t, c.call(tool, args))
+}
+
+func (c *mcpClient) call(tool string, args map[string]any) *mcp.CallToolResult {
+	c.t.Helper()
+	if args == nil {
+		args = map[string]any{}
+	}
+	return call(c.t, c.cs, tool, args)
+}
