@@ -19,6 +19,14 @@ run: build
 # tests through the built binary, and the static checks.
 test: lint
 	$(GO) test -count=1 $(PKG)
+	@$(MAKE) --no-print-directory conformance
+
+# The generic server scenarios of the official MCP conformance suite, run
+# against the built binary on the fake backend over HTTP on a free loopback
+# port. Needs npx (Node.js): skipped, with a message, without it.
+.PHONY: conformance
+conformance: build
+	sh test/conformance/run.sh $(BIN)
 
 # Unit tests only: no tmux, no processes; passes with tmux absent from PATH.
 test-unit:
@@ -33,7 +41,9 @@ cover:
 	  if (pct+0 < min) { print "below the " min "% floor"; exit 1 } }'
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./domain/
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) build -trimpath -o $(BIN) ./cmd/tmux-mcp
+	$(GO) run ./test/bench -bin $(BIN) $(BENCH_FLAGS)
 
 generate:
 	$(GO) generate ./...

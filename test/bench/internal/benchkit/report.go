@@ -1,0 +1,227 @@
+package benchkit
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// row is one line of the latency table.
+type row struct {
+	name    string
+	info    string // printed after the figures
+	target  *target
+	samples []time.Duration
+	floors  []time.Duration // the floor, sampled before and after the row
+	err     error           // why the row has fewer samples than asked for
+	// tmuxRuns sums up the tmux processes the server ran per iteration,
+	// in a traced run.
+	tmuxRuns string
+}
+
+// target is a speed goal of a row, judged on its median.
+type target struct {
+	desc string
+	met  func(median, floor time.Duration) bool
+}
+
+// ratioTarget is met when the median is at most x times the floor.
+func ratioTarget(x float64) *target {
+	return &target{
+		desc: fmt.Sprintf("≤ %g× floor", x),
+		met:  func(m, f time.Duration) bool { return float64(m) <= x*float64(f) },
+	}
+}
+
+// absTarget is met when the median is at most d.
+func absTarget(d time.Duration) *target {
+	return &target{
+		desc: fmt.Sprintf("≤ %v", d),
+		met:  func(m, _ time.Duration) bool { return m <= d },
+	}
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "MISS"
+}
+
+// header describes the machine and the software measured.
+type header struct {
+	tmuxVersion, serverDesc, socket string
+	background                      float64 // machine busy share before the run, 0..1
+	backgroundErr                   error
+	n, heavy                        int
+	dur                             time.Duration
+}
+
+func (b *bench) print(w io.Writer, h header) {
+	fmt.Fprintf(w, "\ntmux-mcp end-to-end benchmark, %s\n", time.Now().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(w, "machine: %d CPUs (%s), %s RAM; %s, %s; server %s\n",
+		runtime.NumCPU(), cpuModel(), mb(memTotal()), h.tmuxVersion, runtime.Version(), h.serverDesc)
+	if h.backgroundErr == nil {
+		fmt.Fprintf(w, "other load on the machine just before the run: %.0f%% of all CPUs\n", 100*h.background)
+	}
+	fmt.Fprintf(w, "floor: one `tmux -L %s display -p x` round trip (process start to exit), sampled 10 times before and after each row\n", h.socket)
+	fmt.Fprintf(w, "iterations: %d per light call, %d per heavy call (flag -n); %v per concurrency level (flag -d)\n\n", h.n, h.heavy, h.dur)
+
+	fmt.Fprintf(w, rowFormat, "call", "n", "median", "p90", "floor", "× floor", "target", "", "")
+	fmt.Fprintf(w, rowFormat, "floor: tmux display -p x (all samples)", fmt.Sprint(len(b.floors)),
+		ms(percentile(b.floors, 50)), ms(percentile(b.floors, 90)), "", "", "", "", "")
+	for _, r := range b.rows {
+		printRow(w, r)
+	}
+	fmt.Fprintln(w)
+	if b.trace != nil {
+		fmt.Fprintln(w, "tmux processes the server ran per iteration (traced run: the wrapper slows every call, so the times above are not comparable)")
+		for _, r := range b.rows {
+			fmt.Fprintf(w, "  %-46s %s\n", r.name, r.tmuxRuns)
+		}
+		fmt.Fprintln(w)
+	}
+	b.printMemory(w)
+	fmt.Fprintln(w)
+	b.printLevels(w)
+}
+
+// rowFormat lays out a row of the latency table: name, n, median, p90,
+// the row's floor, the ratio of the median to it, target, verdict, note.
+const rowFormat = "%-46s %4s %9s %9s %9s %7s  %-12s %-4s  %s\n"
+
+func printRow(w io.Writer, r row) {
+	note := r.info
+	if r.err != nil {
+		note = "error: " + r.err.Error()
+		if strings.Contains(note, errNoTool.Error()) {
+			note = "n/a (tool not available)"
+		}
+	}
+	if len(r.samples) == 0 {
+		fmt.Fprintf(w, rowFormat, r.name, "0", "-", "-", "-", "-", targetDesc(r.target), "", note)
+		return
+	}
+	med, p90, floor := percentile(r.samples, 50), percentile(r.samples, 90), percentile(r.floors, 50)
+	result := ""
+	if r.target != nil {
+		result = verdict(r.target.met(med, floor) && r.err == nil)
+	}
+	fmt.Fprintf(w, rowFormat, r.name, fmt.Sprint(len(r.samples)), ms(med), ms(p90), ms(floor),
+		ratio(med, floor), targetDesc(r.target), result, note)
+}
+
+// ratio formats d/floor with the precision a small ratio needs.
+func ratio(d, floor time.Duration) string {
+	x := float64(d) / float64(floor)
+	if x < 0.95 {
+		return fmt.Sprintf("%.2f×", x)
+	}
+	return fmt.Sprintf("%.1f×", x)
+}
+
+func targetDesc(t *target) string {
+	if t == nil {
+		return ""
+	}
+	return t.desc
+}
+
+// Memory targets (bytes).
+const (
+	idleRSSTarget   = 30_000_000
+	rssGrowthTarget = 5_000_000
+)
+
+func (b *bench) printMemory(w io.Writer) {
+	m := b.memory
+	fmt.Fprintln(w, "server memory (VmRSS from /proc/<pid>/status)")
+	if m.idle == 0 {
+		fmt.Fprintf(w, "  n/a: %v\n", m.err)
+		return
+	}
+	fmt.Fprintf(w, "  idle, before any tool call:          %9s   target ≤ %s      %s\n", mb(m.idle), mb(idleRSSTarget), verdict(m.idle <= idleRSSTarget))
+	if m.after == 0 {
+		fmt.Fprintf(w, "  after %d calls: n/a: %v\n", b.memCalls, m.err)
+	} else {
+		grow := m.after - m.idle
+		fmt.Fprintf(w, "  after %d light tool calls:          %9s   growth %s, target ≤ %s   %s\n",
+			m.calls, mb(m.after), mb(grow), mb(rssGrowthTarget), verdict(grow <= rssGrowthTarget))
+	}
+	if m.end != 0 {
+		fmt.Fprintf(w, "  end of run, after the heavy calls:   %9s   peak (VmHWM) %s\n", mb(m.end), mb(m.peak))
+	}
+}
+
+func (b *bench) printLevels(w io.Writer) {
+	if len(b.levels) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "concurrent run_shell_command `true`: one goroutine per pane, one MCP session, %v per level\n", b.dur)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "panes\tcalls\terrors\tcalls/s\t× 1 pane\tmedian\tp90\tserver CPU/call\ttmux clients CPU/call\ttmux server CPU/call\tmachine busy\t")
+	one := b.levels[0].perSecond()
+	for _, l := range b.levels {
+		cpu := func(d time.Duration) string {
+			if l.cpuErr != nil || l.calls == 0 {
+				return "n/a"
+			}
+			return ms(d / time.Duration(l.calls))
+		}
+		srv, kids := cpu(l.server.Self), cpu(l.server.Children)
+		if b.srv.PID == 0 {
+			srv, kids = "n/a", "n/a"
+		}
+		busy := "n/a"
+		if l.cpuErr == nil && l.machineAll > 0 {
+			busy = fmt.Sprintf("%.0f%%", 100*float64(l.machineBusy)/float64(l.machineAll))
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%.1f\t%.2f×\t%s\t%s\t%s\t%s\t%s\t%s\t\n", l.panes, l.calls, l.errors, l.perSecond(),
+			l.perSecond()/one, ms(percentile(l.latencies, 50)), ms(percentile(l.latencies, 90)), srv, kids, cpu(l.tmuxServer), busy)
+	}
+	tw.Flush()
+	for _, l := range b.levels {
+		if l.firstErr != nil {
+			fmt.Fprintf(w, "  %d panes: first error: %v\n", l.panes, l.firstErr)
+		}
+	}
+	fmt.Fprintln(w, "  server CPU: the server's own user+system time; tmux clients: the CPU of the tmux processes it ran")
+	fmt.Fprintln(w, "  (its reaped children); tmux server: the one tmux server all panes share; machine busy: all CPUs, all processes")
+	b.printScaling(w)
+}
+
+// printScaling judges the scaling target: 16 panes give at least the core
+// count times one pane's calls per second, or the server's own CPU is shown
+// not to be what limits them.
+func (b *bench) printScaling(w io.Writer) {
+	first, last := b.levels[0], b.levels[len(b.levels)-1]
+	cores := runtime.NumCPU()
+	want := float64(cores) * first.perSecond()
+	got := last.perSecond()
+	fmt.Fprintf(w, "  target: %d panes ≥ %d cores × 1 pane = %.1f calls/s; measured %.1f (%.2f×)",
+		last.panes, cores, want, got, got/first.perSecond())
+	if got >= want {
+		fmt.Fprintln(w, "   PASS")
+		return
+	}
+	if b.srv.PID == 0 || last.cpuErr != nil || last.machineAll == 0 {
+		fmt.Fprintln(w, "   MISS (the server's CPU share is unknown)")
+		return
+	}
+	// The alternative: the machine's CPUs were (nearly) all busy, and the
+	// server's own share of that work was small, so a faster server could
+	// not have made the calls much faster.
+	busy := float64(last.machineBusy) / float64(last.machineAll)
+	share := float64(last.server.Self) / float64(last.machineBusy)
+	cores1 := last.server.Self.Seconds() / last.elapsed.Seconds()
+	fmt.Fprintf(w, "\n  the server used %.2f of a CPU (%.0f%% of the machine's busy time); the machine was %.0f%% busy",
+		cores1, 100*share, 100*busy)
+	if busy >= 0.8 && share <= 0.25 {
+		fmt.Fprintln(w, "\n  → the CPUs were saturated by tmux, the shells and the tmux clients, not by the server: PASS (server CPU not the limit)")
+		return
+	}
+	fmt.Fprintln(w, "\n  → MISS")
+}
