@@ -119,3 +119,30 @@ func TestReservationsAreOnePerPane(t *testing.T) {
 		t.Fatalf("after release: %v", err)
 	}
 }
+
+func TestTextMatcherFindsPatternsAcrossFeedsAndTrims(t *testing.T) {
+	match, _ := compilePatterns([]string{"needle-42"}, false)
+	m := newTextMatcher(match, []string{"needle-42"}, false)
+	for i := 0; i < 2000; i++ {
+		if _, ok := m.feed([]byte("hay hay hay hay\r\n")); ok {
+			t.Fatal("matched hay")
+		}
+	}
+	if m.done.Len() > 2*m.overlap+4096+64 {
+		t.Fatalf("kept %d bytes of text", m.done.Len())
+	}
+	if _, ok := m.feed([]byte("nee")); ok {
+		t.Fatal("matched a prefix")
+	}
+	if p, ok := m.feed([]byte("\x1b[1mdle-4\x1b[0m2 done\r\n")); !ok || p != "needle-42" {
+		t.Fatalf("split pattern: %q %v", p, ok)
+	}
+
+	rmatch, _ := compilePatterns([]string{`port (\d+) ready`}, true)
+	r := newTextMatcher(rmatch, []string{`port (\d+) ready`}, true)
+	r.feed([]byte("starting, port 80"))
+	r.feed([]byte("80 "))
+	if _, ok := r.feed([]byte("ready\r\n")); !ok {
+		t.Fatal("regex split across three feeds")
+	}
+}

@@ -55,7 +55,7 @@ func newMockService(t *testing.T, info ports.PaneInfo) (*domain.Service, *mocks.
 	return svc, term, ctrl, deadline
 }
 
-func TestRunTypesTheFrameThenEnterAndReadsTheStream(t *testing.T) {
+func TestRunTypesTheFrameWithItsEnterAndReadsTheStream(t *testing.T) {
 	svc, term, ctrl, _ := newMockService(t, shellPane("%1"))
 	stream := mocks.NewMockOutputStream(ctrl)
 	changed := make(chan struct{}, 1)
@@ -69,8 +69,7 @@ func TestRunTypesTheFrameThenEnterAndReadsTheStream(t *testing.T) {
 	gomock.InOrder(
 		term.EXPECT().OpenOutput(gomock.Any(), ports.PaneID("%1")).Return(stream, nil),
 		stream.EXPECT().End().Return(int64(500)),
-		term.EXPECT().SendText(gomock.Any(), ports.PaneID("%1"), domain.Frame(domain.ShellBash, testID, "make it")).Return(nil),
-		term.EXPECT().SendKeys(gomock.Any(), ports.PaneID("%1"), []string{"Enter"}).Return(nil),
+		term.EXPECT().SendText(gomock.Any(), ports.PaneID("%1"), domain.Frame(domain.ShellBash, testID, "make it")+"\n").Return(nil),
 		stream.EXPECT().ReadFrom(int64(500)).Return(ports.OutputChunk{Offset: 500, Data: data}),
 		stream.EXPECT().Close().Return(nil),
 	)
@@ -186,7 +185,6 @@ func TestTimedOutCallKeepsThePaneUntilTheCommandEnds(t *testing.T) {
 	closed := make(chan struct{})
 	term.EXPECT().OpenOutput(gomock.Any(), ports.PaneID("%8")).Return(stream, nil)
 	term.EXPECT().SendText(gomock.Any(), ports.PaneID("%8"), gomock.Any()).Return(nil)
-	term.EXPECT().SendKeys(gomock.Any(), ports.PaneID("%8"), []string{"Enter"}).Return(nil)
 	stream.EXPECT().End().Return(int64(0))
 	stream.EXPECT().Changed().Return((<-chan struct{})(changed)).AnyTimes()
 	started := append(domain.StartMarker(testID), "working\r\n"...)

@@ -152,6 +152,11 @@ func (n *TextNormalizer) Flush() error {
 	return n.err
 }
 
+// Pending returns the current line, which has no "\n" yet, as a terminal
+// would show it now; later bytes may still change it (a "\r" rewrites
+// it). The slice is valid until the next Write or Flush.
+func (n *TextNormalizer) Pending() []byte { return n.line }
+
 // NormalizeTerminalText normalizes raw all at once, as a TextNormalizer
 // followed by Flush would.
 func NormalizeTerminalText(raw []byte) string {

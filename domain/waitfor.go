@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,10 +11,50 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
-// matchWindow is how much recent raw output wait_for_text matches against:
-// enough for a pattern split across any number of writes, bounded so that
-// a long wait over a chatty pane costs bounded memory and time.
-const matchWindow = 256 << 10
+// regexSpan is how far back in the text a regular expression's match may
+// start before the newest output: enough for a pattern split across any
+// number of writes, bounded so that each new chunk of a chatty pane costs
+// a bounded search, not a search of everything read so far.
+const regexSpan = 64 << 10
+
+// textMatcher normalizes a pane's new output once, as it arrives, and
+// searches only the part that could hold a match it has not searched yet:
+// the newest text plus an overlap long enough for a match that began
+// earlier.
+type textMatcher struct {
+	norm     *TextNormalizer
+	done     bytes.Buffer // complete lines, the newest 2*overlap bytes at most
+	searched int          // bytes of done already searched
+	overlap  int
+	match    func(string) (string, bool)
+}
+
+func newTextMatcher(match func(string) (string, bool), patterns []string, regex bool) *textMatcher {
+	m := &textMatcher{match: match, overlap: regexSpan}
+	if !regex {
+		m.overlap = 1
+		for _, p := range patterns {
+			m.overlap = max(m.overlap, len(p))
+		}
+	}
+	m.norm = NewTextNormalizer(&m.done)
+	return m
+}
+
+// feed takes raw output and reports the first pattern now found in it.
+func (m *textMatcher) feed(p []byte) (string, bool) {
+	m.norm.Write(p)
+	from := max(0, m.searched-m.overlap)
+	text := make([]byte, 0, m.done.Len()-from+len(m.norm.Pending()))
+	text = append(append(text, m.done.Bytes()[from:]...), m.norm.Pending()...)
+	m.searched = m.done.Len()
+	if n := m.done.Len(); n > 2*m.overlap+4096 {
+		cut := n - m.overlap
+		m.done.Next(cut)
+		m.searched -= cut
+	}
+	return m.match(string(text))
+}
 
 // WaitForText waits until new output of the pane matches one of
 // req.Patterns (substrings, or RE2 regular expressions with req.Regex),
@@ -73,7 +114,7 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 
 	tail := NewTail(s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
 	out := NewTextNormalizer(tail)
-	var window []byte
+	matcher := newTextMatcher(match, req.Patterns, req.Regex)
 	w := s.newWaiter(timeout, req.Progress)
 	defer w.stop()
 	for res.Outcome == "" {
@@ -81,12 +122,8 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 		res.MissedBytes += chunk.Missed
 		if len(chunk.Data) > 0 {
 			out.Write(chunk.Data)
-			window = append(window, chunk.Data...)
-			if len(window) > matchWindow {
-				window = append(window[:0], window[len(window)-matchWindow:]...)
-			}
 			c.Offset = chunk.Offset + int64(len(chunk.Data))
-			if p, ok := match(NormalizeTerminalText(window)); ok {
+			if p, ok := matcher.feed(chunk.Data); ok {
 				res.Outcome = WaitMatched
 				if len(req.Patterns) > 0 {
 					res.Matched = &p
