@@ -4,74 +4,53 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
 // The Leaser half of the adapter. A pane's lease lives in tmux itself, so
-// that every server process on the socket sees it: the pane user option
-// LeaseOption holds "OWNER EXPIRY", EXPIRY being Unix milliseconds on the
-// system clock (the processes share a machine, hence a clock).
+// that every server process on the socket sees it: the pane user options
+// LeaseOwnerOption and LeaseExpiryOption hold the owner and the expiry in
+// Unix milliseconds on the system clock (the processes share a machine,
+// hence a clock).
 //
-// A lease is read, judged and written under a lock on the tmux wait-for
-// channel "tmux-mcp-lease-%N" (wait-for -L ... wait-for -U), so that of two
-// processes asking at once exactly one gets the pane:
+// Each lease operation is one tmux invocation whose command list reads,
+// judges and writes the lease inside tmux:
 //
-//  1. wait-for -L CHANNEL ; list-panes (the pane must exist) ;
-//     show-options -p -q -v -t %N LeaseOption
-//  2. the decision, here
-//  3. set-option (or set-option -u) ; wait-for -U CHANNEL
+//	list-panes -t %N -F x                     (the pane must exist)
+//	; if-shell -F -t %N CONDITION "set-option ... ; set-option ..."
+//	; display-message -p -t %N "#{owner} #{expiry}"
 //
-// A tmux lock belongs to no client: one left locked by a process that died
-// between steps 1 and 3 stays locked. A waiter therefore takes a lock it
-// has waited lockPatience for as abandoned and unlocks it once, which
-// hands it to the longest waiter. Nor may a waiting client be killed (tmux
-// would later hand the lock to the dead client and nobody would unlock
-// it): a call whose context ends while it waits returns at once and
-// leaves the client to take the lock and give it straight back.
+// CONDITION is a tmux format ("nobody holds it, or I do, or the lease has
+// expired": #{||:...}, #{==:...}, #{e|<|:...}) and -F makes tmux evaluate
+// it itself, without a shell. tmux runs one client's command list to the
+// end before it serves another client, so the read and the write are
+// atomic: of two processes asking at once exactly one gets the pane, with
+// no lock to leave behind if a process dies. The last line tells who
+// holds the lease afterwards. One process per operation matters: a lease
+// is taken for every write.
 
-// LeaseOption is the pane user option that holds a pane's lease.
-const LeaseOption = "@tmux-mcp-lease"
-
-// lockPatience is how long a waiter waits for a lease lock before taking
-// it as abandoned. A holder needs two tmux invocations, milliseconds.
-// A variable so that a test can wait less.
-var lockPatience = 5 * time.Second
+// LeaseOwnerOption and LeaseExpiryOption are the pane user options that
+// hold a pane's lease.
+const (
+	LeaseOwnerOption  = "@tmux-mcp-lease-owner"
+	LeaseExpiryOption = "@tmux-mcp-lease-expiry"
+)
 
 var _ ports.Leaser = (*Terminal)(nil)
 
-func leaseChannel(pane ports.PaneID) string { return "tmux-mcp-lease-" + string(pane) }
-
-// lease is a parsed LeaseOption value.
-type lease struct {
-	owner   string
-	expires time.Time
-}
-
-// parseLease reads a LeaseOption value; ok is false for an empty or
-// malformed one, which counts as no lease.
-func parseLease(v string) (l lease, ok bool) {
-	v = strings.TrimRight(v, "\n")
-	i := strings.LastIndexByte(v, ' ')
-	if i <= 0 {
-		return lease{}, false
-	}
-	ms, err := strconv.ParseInt(v[i+1:], 10, 64)
-	if err != nil {
-		return lease{}, false
-	}
-	return lease{owner: v[:i], expires: time.UnixMilli(ms)}, true
-}
-
-func (l lease) String() string { return l.owner + " " + strconv.FormatInt(l.expires.UnixMilli(), 10) }
+// ownerPattern is what an owner may look like: it is written into tmux
+// formats and command lists, so it holds none of the characters they
+// give a meaning to.
+var ownerPattern = regexp.MustCompile(`^[A-Za-z0-9._@+-]{1,128}$`)
 
 func checkOwner(owner string) error {
-	if owner == "" || strings.TrimSpace(owner) != owner || strings.IndexFunc(owner, unicode.IsControl) >= 0 {
-		return fmt.Errorf("lease owner %q: must be non-empty, without control characters or surrounding spaces", owner)
+	if !ownerPattern.MatchString(owner) {
+		return fmt.Errorf("lease owner %q: must be 1 to 128 letters, digits or . _ @ + -", owner)
 	}
 	return nil
 }
@@ -82,18 +61,20 @@ func (t *Terminal) TryAcquire(ctx context.Context, pane ports.PaneID, owner stri
 	if err := checkOwner(owner); err != nil {
 		return false, "", err
 	}
-	err = t.leaseTxn(ctx, pane, func(cur lease, held bool, now time.Time) *lease {
-		if held && cur.owner != owner && now.Before(cur.expires) {
-			holder = cur.owner
-			return nil
-		}
-		ok = true
-		return &lease{owner: owner, expires: now.Add(ttl)}
-	})
+	now := time.Now()
+	expiry := strconv.FormatInt(now.Add(ttl).UnixMilli(), 10)
+	cond := fmt.Sprintf("#{||:#{==:#{%[1]s},},#{||:#{==:#{%[1]s},%[2]s},#{e|<|:#{%[3]s},%[4]d}}}",
+		LeaseOwnerOption, owner, LeaseExpiryOption, now.UnixMilli())
+	set := fmt.Sprintf("set-option -p -t %[1]s %[2]s %[3]s ; set-option -p -t %[1]s %[4]s %[5]s",
+		pane, LeaseOwnerOption, owner, LeaseExpiryOption, expiry)
+	curOwner, curExpiry, err := t.leaseTxn(ctx, pane, cond, set)
 	if err != nil {
 		return false, "", fmt.Errorf("lease pane %s: %w", pane, err)
 	}
-	return ok, holder, nil
+	if curOwner == owner && curExpiry == expiry {
+		return true, "", nil
+	}
+	return false, curOwner, nil
 }
 
 // Renew extends owner's lease, or leases a pane nobody holds again;
@@ -115,12 +96,9 @@ func (t *Terminal) Release(ctx context.Context, pane ports.PaneID, owner string)
 	if err := checkOwner(owner); err != nil {
 		return err
 	}
-	err := t.leaseTxn(ctx, pane, func(cur lease, held bool, _ time.Time) *lease {
-		if held && cur.owner == owner {
-			return &lease{} // remove
-		}
-		return nil
-	})
+	cond := fmt.Sprintf("#{==:#{%s},%s}", LeaseOwnerOption, owner)
+	unset := fmt.Sprintf("set-option -p -u -t %[1]s %[2]s ; set-option -p -u -t %[1]s %[3]s", pane, LeaseOwnerOption, LeaseExpiryOption)
+	_, _, err := t.leaseTxn(ctx, pane, cond, unset)
 	if errors.Is(err, ports.ErrPaneNotFound) {
 		return nil
 	}
@@ -130,80 +108,21 @@ func (t *Terminal) Release(ctx context.Context, pane ports.PaneID, owner string)
 	return nil
 }
 
-// leaseTxn reads the pane's lease under its lock and writes what decide
-// returns: nil leaves the lease as it is, a zero lease removes it.
-func (t *Terminal) leaseTxn(ctx context.Context, pane ports.PaneID, decide func(cur lease, held bool, now time.Time) *lease) error {
+// leaseTxn runs commands when the format cond is true for the pane, all in
+// one tmux invocation, and returns the lease's owner and expiry after it.
+func (t *Terminal) leaseTxn(ctx context.Context, pane ports.PaneID, cond, commands string) (owner, expiry string, err error) {
 	if err := checkPaneID(pane); err != nil {
-		return err
+		return "", "", err
 	}
-	ch := leaseChannel(pane)
-	if err := t.lockLease(ctx, ch); err != nil {
-		return err
-	}
-	locked := true
-	defer func() {
-		if locked {
-			t.unlockLease(ch)
-		}
-	}()
-	args := append(probeArgs(pane), ";", "show-options", "-p", "-q", "-v", "-t", string(pane), LeaseOption)
+	args := append(probeArgs(pane),
+		";", "if-shell", "-F", "-t", string(pane), cond, commands,
+		";", "display-message", "-p", "-t", string(pane), fmt.Sprintf("#{%s} #{%s}", LeaseOwnerOption, LeaseExpiryOption))
 	out, err := t.run(ctx, nil, args...)
 	if err != nil {
-		return err
+		return "", "", err
 	}
-	// The probe prints one line; the option's value, if set, follows.
-	_, value, _ := strings.Cut(out, "\n")
-	cur, held := parseLease(value)
-	next := decide(cur, held, time.Now())
-	if next == nil {
-		return nil
-	}
-	set := []string{"set-option", "-p", "-t", string(pane), LeaseOption, next.String()}
-	if next.owner == "" {
-		set = []string{"set-option", "-p", "-u", "-t", string(pane), LeaseOption}
-	}
-	// Not cancellable: once tmux has run the unlock, a second one from the
-	// deferred function would release a lock another process holds.
-	if _, err := t.run(context.WithoutCancel(ctx), nil, append(set, ";", "wait-for", "-U", ch)...); err != nil {
-		return err // the unlock did not run: the deferred one does it
-	}
-	locked = false
-	return nil
-}
-
-// lockLease takes the lock on channel ch, as the package comment above
-// describes.
-func (t *Terminal) lockLease(ctx context.Context, ch string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := t.run(context.Background(), nil, "wait-for", "-L", ch)
-		done <- err
-	}()
-	patience := time.NewTimer(lockPatience)
-	defer patience.Stop()
-	for {
-		select {
-		case err := <-done:
-			return err
-		case <-patience.C:
-			t.debug("tmux lease lock abandoned; unlocking it", "channel", ch, "waited", lockPatience)
-			t.unlockLease(ch)
-		case <-ctx.Done():
-			go func() {
-				if err := <-done; err == nil {
-					t.unlockLease(ch)
-				}
-			}()
-			return ctx.Err()
-		}
-	}
-}
-
-// unlockLease unlocks channel ch. tmux answers an unlock at once, so it
-// needs no deadline; failing to reach tmux leaves nothing to unlock.
-func (t *Terminal) unlockLease(ch string) {
-	_, _ = t.run(context.Background(), nil, "wait-for", "-U", ch)
+	// The probe prints one line; the lease follows.
+	_, last, _ := strings.Cut(strings.TrimRight(out, "\n"), "\n")
+	owner, expiry, _ = strings.Cut(last, " ")
+	return owner, expiry, nil
 }
