@@ -181,6 +181,15 @@ func Frame(sh Shell, id string, command string) string {
 func frameEnds(sh Shell, id string) (head, tail string) {
 	start := `printf '\033]7717;tmcp;S;` + id + `\007'; `
 	end := `printf '\033]7717;tmcp;E;` + id + `;%d\007'`
+	status := ` "$?"`
+	if sh == ShellKsh {
+		// mksh has no printf builtin: an external printf would still be
+		// the pane's foreground program when the end marker arrives, and
+		// the next call would find no shell there. print is a builtin of
+		// every ksh and reads \0nnn escapes, so "\033" is ESC to it too.
+		start = `print -n '\033]7717;tmcp;S;` + id + `\007'; `
+		end, status = `print -n "\033]7717;tmcp;E;`+id+`;$?\007"`, ""
+	}
 	if sh == ShellFish {
 		return " " + start + `sh -c 'trap "exit 130" INT; fish "$1"' sh (printf %s \` + "\n",
 			" | base64 -d | psub -f); " + end + " $status"
@@ -191,7 +200,7 @@ func frameEnds(sh Shell, id string) (head, tail string) {
 	}
 	v := "__tmcp_" + string(sh)
 	head = " " + prefix + start + "(trap 'exit 130' INT; " + v + "=$(echo \\\n"
-	tail = " | base64 -d && echo .) || exit; eval \"unset " + v + "; ${" + v + "%.}\"); " + end + ` "$?"`
+	tail = " | base64 -d && echo .) || exit; eval \"unset " + v + "; ${" + v + "%.}\"); " + end + status
 	return head, tail
 }
 
