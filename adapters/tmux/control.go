@@ -25,6 +25,20 @@ const controlFlags = "ignore-size,read-only"
 // its output into.
 const controlPipeSize = 1 << 20
 
+// tmux 3.3a crashes (a NULL dereference in control_write) when it sends a
+// notification meant for every control client — a session created,
+// renamed or closed, a client detached, a pane entering or leaving a mode —
+// while a control client is still attaching: tmux takes the client for a
+// control client at the first message of its handshake but sets up its
+// output only at the last, and serves other clients in between. Nothing
+// can stop other programs from causing such a notification at that moment,
+// but the Terminal never causes one itself while one of its own clients
+// attaches: start holds Terminal.attachGate exclusively from starting the
+// process until tmux has answered its first command, and whatever of the
+// Terminal's own makes tmux notify every control client holds the gate
+// shared — stopping a client (until tmux has taken note that it left) and
+// the commands in notifiesControlClients.
+
 // A controlClient is one "tmux -C attach-session" process. tmux sends it
 // "%output %N <escaped bytes>" for every pane of the session it is attached
 // to, notifications such as "%layout-change", and the reply to each command
@@ -98,6 +112,8 @@ func (c *controlClient) start(ctx context.Context) error {
 	growPipe(w, controlPipeSize)
 	c.cmd.Stdout = w
 	c.stdin = stdin
+	t.attachGate.Lock()
+	defer t.attachGate.Unlock()
 	err = c.cmd.Start()
 	w.Close()
 	if err != nil {
@@ -107,6 +123,7 @@ func (c *controlClient) start(ctx context.Context) error {
 	}
 	go c.read(stdout)
 	if _, err := c.command(ctx, "display-message -p ready"); err != nil {
+		// The gate is still held: the client may be half attached.
 		c.stopProcess()
 		return err
 	}
@@ -169,23 +186,34 @@ func (c *controlClient) poke() {
 func (c *controlClient) stop() {
 	<-c.ready
 	if c.startErr == nil {
+		// Detaching makes tmux notify every control client.
+		c.t.attachGate.RLock()
+		defer c.t.attachGate.RUnlock()
 		c.stopProcess()
 	}
 }
 
 // stopProcess ends the process: closing its standard input detaches it,
-// and a process that does not exit soon after is killed.
+// and a process that does not exit soon after is killed. It returns once
+// tmux has taken note that the client left. The caller holds attachGate.
 func (c *controlClient) stopProcess() {
 	c.mu.Lock()
 	c.stdin.Close()
 	c.mu.Unlock()
 	select {
 	case <-c.done:
-		return
 	case <-time.After(2 * time.Second):
+		c.cmd.Process.Kill()
+		<-c.done
 	}
-	c.cmd.Process.Kill()
-	<-c.done
+	// tmux notifies the other control clients that the client left when it
+	// sees the client's connection close, which is after the process has
+	// exited: one more command to the server is answered only after that.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.t.bin, append(append([]string(nil), c.t.sockArg...), "list-sessions", "-F", "")...)
+	cmd.Env = c.t.env
+	cmd.Run() // a server that has gone notifies nobody
 }
 
 // read consumes the client's output until it ends, then reaps the process

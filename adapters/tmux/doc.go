@@ -35,6 +35,11 @@
 // handled. Attaching a client is visible to tmux: the session counts as
 // attached while it is there, client-attached hooks run, and a session
 // with destroy-unattached on is destroyed when the client leaves.
+// Clients attach one at a time, and while one attaches the Terminal does
+// nothing that tmux reports to every control client (detaching another,
+// creating, renaming or killing a session, pane or window): tmux 3.3a
+// crashes when such a report reaches a client still attaching (see
+// control.go).
 //
 // # Errors
 //

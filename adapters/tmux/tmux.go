@@ -89,6 +89,10 @@ type Terminal struct {
 	closed  bool
 	clients map[string]*controlClient // by session id, e.g. "$3"
 	panes   map[ports.PaneID]*paneRecord
+
+	// attachGate keeps the Terminal from making tmux 3.3a crash while one
+	// of its control clients attaches (see control.go).
+	attachGate sync.RWMutex
 }
 
 var _ ports.Terminal = (*Terminal)(nil)
@@ -287,6 +291,14 @@ func classify(msg string) error {
 	return nil
 }
 
+// notifiesControlClients are the commands the Terminal runs that make tmux
+// notify every control client: run holds attachGate shared for them (see
+// control.go). Killing a pane or a window may close its session.
+var notifiesControlClients = map[string]bool{
+	"new-session": true, "rename-session": true, "kill-session": true,
+	"kill-window": true, "kill-pane": true,
+}
+
 // run runs one tmux client with args (which may hold several commands
 // separated by ";" arguments) and returns its standard output.
 func (t *Terminal) run(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
@@ -295,6 +307,10 @@ func (t *Terminal) run(ctx context.Context, stdin io.Reader, args ...string) (st
 	t.mu.Unlock()
 	if closed {
 		return "", fmt.Errorf("%w: %w", ErrTerminalClosed, ports.ErrUnavailable)
+	}
+	if notifiesControlClients[args[0]] {
+		t.attachGate.RLock()
+		defer t.attachGate.RUnlock()
 	}
 	cmd := exec.CommandContext(ctx, t.bin, append(append([]string(nil), t.sockArg...), args...)...)
 	cmd.Env = t.env

@@ -1,0 +1,360 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
+	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
+	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// The real-tmux environment of tmux_test.go and e2e_binary_test.go: every
+// test runs its own tmux server on a private socket (tmux -L
+// tmcp-it-<random>, no configuration file), which is killed and whose
+// socket file is removed when the test ends. Shells start with a plain
+// prompt and no rc files. Tests wait for conditions with deadlines, never
+// for fixed times.
+
+// A shellSpec is a shell a pane can run, started without rc files and
+// with a plain "$ " prompt (mksh, run as root, shows "# " whatever PS1
+// says). The pane runs the shell itself, as a person's pane does, not a
+// wrapper that execs it: tmux names the pane's argv[0] when it cannot
+// name the foreground program.
+type shellSpec struct {
+	name string   // the program, as the pane's foreground command shows it
+	argv []string // what the pane runs
+	env  []string // its environment, besides the server's
+}
+
+// shells are the shells run_shell_command is tested under, in the order
+// the tests report them.
+var shells = []shellSpec{
+	{"bash", []string{"bash", "--norc", "--noprofile"}, []string{"PS1=$ "}},
+	{"dash", []string{"dash"}, []string{"PS1=$ "}},
+	{"zsh", []string{"zsh", "-f"}, []string{"PS1=$ "}},
+	{"fish", []string{"fish", "--no-config", "-C", "set -g fish_greeting; function fish_prompt; echo -n '$ '; end"}, nil},
+	{"mksh", []string{"mksh"}, []string{"PS1=$ "}},
+}
+
+// paneArgs are the arguments of new-session, new-window or split-window
+// that make the pane run sh.
+func (sh shellSpec) paneArgs() []string {
+	var args []string
+	for _, kv := range sh.env {
+		args = append(args, "-e", kv)
+	}
+	return append(append(args, "--"), sh.argv...)
+}
+
+var bash = shells[0]
+
+// needTmux skips the test under -short or when tmux is not installed, and
+// returns the tmux binary.
+func needTmux(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("real-tmux test: skipped under -short")
+	}
+	bin, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("real-tmux test: tmux is not on PATH (install tmux 3.2 or newer to run it)")
+	}
+	return bin
+}
+
+// needShell skips the test when the shell is not installed, naming it.
+func needShell(t testing.TB, sh shellSpec) {
+	t.Helper()
+	if _, err := exec.LookPath(sh.name); err != nil {
+		t.Skipf("%s is not installed", sh.name)
+	}
+}
+
+// tmuxServer is a private tmux server.
+//
+// Its methods take the calling test, which may be a subtest of the one
+// that started the server.
+type tmuxServer struct {
+	bin  string
+	sock string
+	home string // the shells' home and working directory
+	env  []string
+	seq  atomic.Int64 // numbers the sessions newSession names
+}
+
+// newTmuxServer starts a private tmux server with one session, "s", of
+// 120x40 running sh, and returns the server and that session's pane. The
+// server is killed and its socket file removed when t ends.
+func newTmuxServer(t testing.TB, sh shellSpec) (*tmuxServer, ports.PaneID) {
+	t.Helper()
+	bin := needTmux(t)
+	needShell(t, sh)
+	b := make([]byte, 6)
+	rand.Read(b)
+	home, err := os.MkdirTemp("", "tmcp-it-home-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if home, err = filepath.EvalSymlinks(home); err != nil {
+		t.Fatal(err)
+	}
+	s := &tmuxServer{bin: bin, sock: "tmcp-it-" + hex.EncodeToString(b), home: home}
+	s.env = append(cleanEnv(os.Environ()),
+		"HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home, "XDG_CACHE_HOME="+home,
+		"HISTFILE=/dev/null", "LC_ALL=C.UTF-8")
+	t.Cleanup(func() {
+		s.tmuxErr("kill-server")
+		os.Remove(socketFile(s.sock))
+		// Shells may still be writing their state as they exit, so a
+		// failure to remove everything is not the test's concern.
+		os.RemoveAll(home)
+	})
+	p := s.newSession(t, "s", sh)
+	return s, p
+}
+
+// socketFile is where tmux puts the socket of a server started with -L:
+// in TMUX_TMPDIR, or /tmp (tmux does not read TMPDIR).
+func socketFile(name string) string {
+	dir := os.Getenv("TMUX_TMPDIR")
+	if dir == "" {
+		dir = "/tmp"
+	}
+	return filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), name)
+}
+
+// cleanEnv is env without what would make tmux or the server under test
+// think they run inside another tmux, or pick up settings of the machine.
+func cleanEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "TMUX" || name == "TMUX_PANE" || strings.HasPrefix(name, "LIBTMUX_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// tmuxErr runs a tmux command on the server.
+func (s *tmuxServer) tmuxErr(args ...string) (string, error) {
+	cmd := exec.Command(s.bin, append([]string{"-L", s.sock, "-f", os.DevNull}, args...)...)
+	cmd.Env = s.env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("tmux %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
+
+// tmux runs a tmux command on the server and fails the test if it fails.
+func (s *tmuxServer) tmux(t testing.TB, args ...string) string {
+	t.Helper()
+	out, err := s.tmuxErr(args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(out)
+}
+
+// newSession starts a detached 120x40 session running sh and waits for its
+// prompt. An empty name picks a fresh one.
+func (s *tmuxServer) newSession(t testing.TB, name string, sh shellSpec) ports.PaneID {
+	t.Helper()
+	if name == "" {
+		name = fmt.Sprintf("s%d", s.seq.Add(1))
+	}
+	args := append([]string{"new-session", "-d", "-s", name, "-x", "120", "-y", "40", "-c", s.home,
+		"-P", "-F", "#{pane_id}"}, sh.paneArgs()...)
+	p := ports.PaneID(s.tmux(t, args...))
+	s.waitPrompt(t, p)
+	return p
+}
+
+// split splits the window of p, without selecting the new pane, and
+// returns the new pane, which runs sh.
+func (s *tmuxServer) split(t testing.TB, p ports.PaneID, sh shellSpec) ports.PaneID {
+	t.Helper()
+	args := append([]string{"split-window", "-d", "-t", string(p), "-c", s.home, "-P", "-F", "#{pane_id}"}, sh.paneArgs()...)
+	q := ports.PaneID(s.tmux(t, args...))
+	s.waitPrompt(t, q)
+	return q
+}
+
+// screen returns p's visible screen as tmux itself captures it.
+func (s *tmuxServer) screen(t testing.TB, p ports.PaneID) string {
+	t.Helper()
+	return s.tmux(t, "capture-pane", "-p", "-t", string(p))
+}
+
+// waitPrompt waits until p shows a shell prompt on its last non-empty row.
+func (s *tmuxServer) waitPrompt(t testing.TB, p ports.PaneID) {
+	t.Helper()
+	eventually(t, 10*time.Second, "a shell prompt in "+string(p), func() bool {
+		screen := s.screen(t, p)
+		return strings.HasSuffix(screen, "$") || strings.HasSuffix(screen, "#")
+	})
+}
+
+// waitProcess waits until a process named program runs in p's session
+// (the session of the terminal, whose leader is the pane's process):
+// tmux's pane_current_command names only the leader of the foreground
+// process group, which is the subshell of a framed command, not what the
+// subshell runs. It reads /proc, so the test is skipped where there is
+// none.
+func (s *tmuxServer) waitProcess(t testing.TB, p ports.PaneID, program string) {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc to find the pane's processes in")
+	}
+	sid := s.tmux(t, "display-message", "-p", "-t", string(p), "#{pane_pid}")
+	eventually(t, 10*time.Second, program+" running in "+string(p), func() bool {
+		stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+		for _, f := range stats {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue // the process has gone
+			}
+			// pid (comm) state ppid pgrp session ...; comm may hold
+			// anything, so fields are counted from its last ")".
+			open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+			if open < 0 || end < open {
+				continue
+			}
+			fields := strings.Fields(string(b[end+1:]))
+			if string(b[open+1:end]) == program && len(fields) > 3 && fields[3] == sid {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// waitCommand waits until p's foreground program, as tmux names it, is
+// program.
+func (s *tmuxServer) waitCommand(t testing.TB, p ports.PaneID, program string) {
+	t.Helper()
+	eventually(t, 10*time.Second, program+" in the foreground of "+string(p), func() bool {
+		return s.tmux(t, "display-message", "-p", "-t", string(p), "#{pane_current_command}") == program
+	})
+}
+
+// terminal returns a tmux Terminal on the server with opts, closed when
+// the test ends. Unless opts says otherwise, the Terminal runs outside
+// tmux: its TMUX and TMUX_PANE are empty.
+func (s *tmuxServer) terminal(t testing.TB, opts tmux.Options) *tmux.Terminal {
+	t.Helper()
+	opts.SocketName = s.sock
+	if opts.Env == nil {
+		opts.Env = func(string) string { return "" }
+	}
+	term, err := tmux.New(opts)
+	if err != nil {
+		t.Fatalf("tmux.New: %v", err)
+	}
+	t.Cleanup(func() { term.Close() })
+	return term
+}
+
+// service returns a domain Service on term and the system clock, closed
+// when the test ends.
+func service(t testing.TB, term ports.Terminal) *domain.Service {
+	svc := domain.NewService(term, clock.New(), domain.Config{WaitMax: 60 * time.Second, MaxResultLines: 200})
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
+
+// attach attaches a real client, in a pseudo-terminal that script(1)
+// makes, to session and returns its tty once tmux lists it. The client is
+// detached when the test ends.
+func (s *tmuxServer) attach(t testing.TB, session string) string {
+	t.Helper()
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) is not on PATH; it is needed to attach a client with a terminal")
+	}
+	before := s.clientTTYs()
+	cmd := exec.Command(script, "-qfc", s.bin+" -L "+s.sock+" attach-session -t '"+session+"'", os.DevNull)
+	cmd.Env = append(slices.Clone(s.env), "TERM=xterm")
+	// script ends, and the client with it, when its input ends: the input
+	// stays open until the test ends.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start script: %v", err)
+	}
+	var tty string
+	t.Cleanup(func() {
+		if tty != "" {
+			s.tmuxErr("detach-client", "-t", tty)
+		}
+		cmd.Process.Kill()
+		stdin.Close()
+		cmd.Wait()
+	})
+	eventually(t, 10*time.Second, "an attached client", func() bool {
+		for _, c := range s.clientTTYs() {
+			if !slices.Contains(before, c) {
+				tty = c
+				return true
+			}
+		}
+		return false
+	})
+	return tty
+}
+
+// clientTTYs lists the ttys of the attached clients that are not
+// control-mode clients.
+func (s *tmuxServer) clientTTYs() []string {
+	out, _ := s.tmuxErr("list-clients", "-F", "#{client_control_mode} #{client_tty}")
+	var ttys []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if tty, ok := strings.CutPrefix(line, "0 "); ok {
+			ttys = append(ttys, tty)
+		}
+	}
+	return ttys
+}
+
+// eventually waits until ok returns true, failing the test after timeout.
+func eventually(t testing.TB, timeout time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.After(timeout)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !ok() {
+		select {
+		case <-deadline:
+			t.Fatalf("gave up after %v waiting for %s", timeout, what)
+		case <-tick.C:
+		}
+	}
+}
+
+// itContext is a context for one real-tmux test, ended with it.
+func itContext(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
