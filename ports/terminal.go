@@ -117,6 +117,9 @@ type Terminal interface {
 
 	// Capture returns the text of the rows in r, one string per row (or per
 	// joined row), without trailing blanks or terminal escape sequences.
+	// A backend that cannot tell which rows were wrapped returns an error
+	// wrapping ErrUnsupported when r.JoinWrapped is set, rather than
+	// guessing.
 	Capture(ctx context.Context, id PaneID, r CaptureRange) ([]string, error)
 
 	// OpenOutput starts listening to the pane's output. Every byte the
