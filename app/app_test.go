@@ -195,6 +195,9 @@ func TestMainServesAPrivateTmuxServer(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
 	}
+	// The private server runs $SHELL; a user's login shell may run
+	// start-up files that wait on locks a killed test shell left behind.
+	t.Setenv("SHELL", "/bin/sh")
 	cs, stderr, end := mainSession(t, "-backend", "tmux")
 	m := regexp.MustCompile(`"socket": "([^"]+)"`).FindStringSubmatch(stderr.String())
 	if m == nil {

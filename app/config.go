@@ -51,6 +51,9 @@ type Config struct {
 	// ScreenSession names the GNU screen session of BackendScreen; empty
 	// for a private session of the server's own.
 	ScreenSession string
+	// ScreenNoCopyMode vouches that nobody uses copy mode in ScreenSession,
+	// which screen cannot report: without it every write there is refused.
+	ScreenNoCopyMode bool
 
 	// AuditPath is the file the audit log is appended to; empty for no
 	// audit log.
@@ -117,6 +120,7 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	fs.StringVar(&cfg.Listen, "listen", DefaultListen, "address for the http transport, which serves MCP at /mcp")
 	fs.StringVar(&cfg.Backend, "backend", BackendTmux, "terminal backend: tmux, screen (GNU screen), or fake (an in-memory terminal for demos and tests)")
 	fs.StringVar(&cfg.ScreenSession, "screen-session", "", "GNU screen session for -backend screen (default: a private session of the server's own)")
+	fs.BoolVar(&cfg.ScreenNoCopyMode, "screen-no-copy-mode", false, "vouch that nobody uses copy mode in the -screen-session, which screen cannot report; without it every write there is refused")
 	fs.StringVar(&cfg.AuditPath, "audit", "", "append one JSON line per tool call to this file (commands and texts only as SHA-256 digests)")
 	fs.StringVar(&cfg.TokenFile, "token-file", "", "file holding the bearer token the http transport requires (env "+EnvToken+" holds the token itself)")
 	fs.BoolVar(&cfg.Version, "version", false, "print the version and exit")
@@ -164,6 +168,9 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	case BackendTmux, BackendFake, BackendScreen:
 	default:
 		return Config{}, fmt.Errorf("%w: -backend %q: want tmux, screen or fake", ErrInvalidSetting, cfg.Backend)
+	}
+	if set["screen-no-copy-mode"] && !set["screen-session"] {
+		return Config{}, fmt.Errorf("%w: -screen-no-copy-mode vouches for a -screen-session; the server's private session needs no vouching", ErrInvalidSetting)
 	}
 	if set["screen-session"] && cfg.Backend != BackendScreen {
 		return Config{}, fmt.Errorf("%w: -screen-session is for -backend screen, not %s", ErrInvalidSetting, cfg.Backend)

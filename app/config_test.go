@@ -73,6 +73,11 @@ func TestParseConfig(t *testing.T) {
 			},
 		},
 		{
+			name: "a screen session vouched free of copy mode",
+			args: []string{"-backend", "screen", "-screen-session", "work", "-screen-no-copy-mode"},
+			edit: func(c *app.Config) { c.Backend, c.ScreenSession, c.ScreenNoCopyMode = "screen", "work", true },
+		},
+		{
 			name: "the token from the environment",
 			env:  map[string]string{"TMUX_MCP_TOKEN": "s3cr3t"},
 			edit: func(c *app.Config) { c.Token = "s3cr3t" },
@@ -121,6 +126,7 @@ func TestParseConfigRefusesToStartOnABadSetting(t *testing.T) {
 		{"unknown transport", []string{"-transport", "sse"}, nil, `-transport "sse"`},
 		{"unknown backend", []string{"-backend", "wezterm"}, nil, `-backend "wezterm"`},
 		{"screen session for another backend", []string{"-screen-session", "work"}, nil, "-screen-session is for -backend screen"},
+		{"vouching without a screen session", []string{"-backend", "screen", "-screen-no-copy-mode"}, nil, "-screen-no-copy-mode vouches for a -screen-session"},
 		{"empty token file", []string{"-token-file", ""}, nil, "-token-file is empty"},
 		{"empty audit path", []string{"-audit", ""}, nil, "-audit is empty"},
 		{"both socket flags", []string{"-socket-name", "a", "-socket-path", "/b"}, nil, "both"},

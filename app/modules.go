@@ -238,7 +238,7 @@ var ScreenBackendModule = fx.Module("backend-screen",
 // application stops, so that the server never writes into a session
 // nobody named; the log says how to attach to it.
 func NewScreenTerminal(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*screen.Terminal, error) {
-	opts := screen.Options{Session: cfg.ScreenSession}
+	opts := screen.Options{Session: cfg.ScreenSession, AssumeNoCopyMode: cfg.ScreenNoCopyMode}
 	stopPrivate := func() error { return nil }
 	if opts.Session == "" {
 		session, stop, err := screen.StartPrivate(screen.Options{})

@@ -143,12 +143,15 @@ func cleanEnv(env []string) []string {
 	var out []string
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if name == "TMUX" || name == "TMUX_PANE" || strings.HasPrefix(name, "LIBTMUX_") {
+		if name == "TMUX" || name == "TMUX_PANE" || strings.HasPrefix(name, "LIBTMUX_") || name == "SHELL" {
 			continue
 		}
 		out = append(out, kv)
 	}
-	return out
+	// A private tmux server runs $SHELL; a user's login shell may run
+	// start-up files that wait on locks a killed test shell left behind,
+	// so the tests give tmux a plain one.
+	return append(out, "SHELL=/bin/sh")
 }
 
 // tmuxErr runs a tmux command on the server.
