@@ -53,20 +53,25 @@ done
 echo "conformance: $suite against $url"
 
 failed=
+npassed=0
+nfailed=0
 for s in $scenarios; do
 	# The suite's own exit status says whether every check passed; its
 	# report is shown only for a failure.
 	if npx -y -p node@22 -p "$suite" conformance server --url "$url" --scenario "$s" >"$work/$s.out" 2>&1; then
 		echo "conformance: $s: ok"
+		npassed=$((npassed + 1))
 	else
 		echo "conformance: $s: FAILED"
 		grep -v -e '^npm warn' "$work/$s.out" || true
 		failed="$failed $s"
+		nfailed=$((nfailed + 1))
 	fi
 done
 
 if [ -n "$failed" ]; then
 	echo "conformance: failed:$failed"
-	exit 1
 fi
-echo "conformance: all scenarios passed"
+# The plain closing line CI reads.
+echo "conformance: $npassed passed, $nfailed failed"
+[ -z "$failed" ]
