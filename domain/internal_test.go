@@ -146,3 +146,29 @@ func TestTextMatcherFindsPatternsAcrossFeedsAndTrims(t *testing.T) {
 		t.Fatal("regex split across three feeds")
 	}
 }
+
+func TestWhileReturnedHoldsOffRelease(t *testing.T) {
+	r := NewReservations()
+	rv, _ := r.Acquire("%1", "run")
+	if ran, _ := r.WhileReturned("%1", func() error { return nil }); ran {
+		t.Fatal("ran while the call had not returned")
+	}
+	rv.Returned("run (returned)")
+	released := make(chan struct{})
+	ran, err := r.WhileReturned("%1", func() error {
+		go func() { rv.Release(); close(released) }()
+		select {
+		case <-released:
+			t.Error("the reservation was released while an interrupt was being sent")
+		case <-time.After(20 * time.Millisecond):
+		}
+		return nil
+	})
+	if !ran || err != nil {
+		t.Fatalf("ran %v, %v", ran, err)
+	}
+	<-released
+	if ran, _ := r.WhileReturned("%1", func() error { return nil }); ran {
+		t.Fatal("ran after the release")
+	}
+}

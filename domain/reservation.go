@@ -35,6 +35,10 @@ type Reservation struct {
 	returned bool
 	once     sync.Once
 	done     chan struct{}
+	// acting is held while an interrupt is sent through a returned
+	// reservation, and by Release, so that an interrupt never reaches the
+	// next writer's command.
+	acting sync.Mutex
 }
 
 // Acquire reserves pane for the writer described by holder (for example
@@ -83,6 +87,8 @@ func (r *Reservations) Lookup(pane ports.PaneID) (rv *Reservation, returned, ok 
 // Release gives the pane back. Calling it more than once is harmless.
 func (rv *Reservation) Release() {
 	rv.once.Do(func() {
+		rv.acting.Lock()
+		defer rv.acting.Unlock()
 		rv.set.mu.Lock()
 		if rv.set.held[rv.pane] == rv {
 			delete(rv.set.held, rv.pane)
@@ -90,6 +96,25 @@ func (rv *Reservation) Release() {
 		rv.set.mu.Unlock()
 		close(rv.done)
 	})
+}
+
+// WhileReturned runs f while pane is held by a reservation whose call has
+// returned, and reports whether it did: the reservation cannot be released
+// (and the pane handed to another writer) while f runs.
+func (r *Reservations) WhileReturned(pane ports.PaneID, f func() error) (ran bool, err error) {
+	rv, returned, ok := r.Lookup(pane)
+	if !ok || !returned {
+		return false, nil
+	}
+	rv.acting.Lock()
+	defer rv.acting.Unlock()
+	r.mu.Lock()
+	still := r.held[pane] == rv
+	r.mu.Unlock()
+	if !still {
+		return false, nil
+	}
+	return true, f()
 }
 
 // Released returns a channel that is closed once pane is free of the

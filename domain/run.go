@@ -23,7 +23,8 @@ import (
 // Errors: *ArgumentError for a bad request; *BusyError when another writer
 // holds the pane; *RefusalError when the policy forbids writing to the
 // pane; wrapped ports errors (ErrPaneNotFound, ErrUnavailable) from the
-// terminal. Nothing has been typed into the pane when an error returns.
+// terminal. When an error returns, no command has run: either nothing was
+// typed, or what was typed has been abandoned with C-c.
 func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResult, error) {
 	if req.TimeoutMs < 0 {
 		return RunResult{}, &ArgumentError{Field: "timeoutMs", Reason: "must be at least 1"}
@@ -84,6 +85,9 @@ func (s *Service) maxLines(n int64) int {
 
 const maxInt = int(^uint(0) >> 1)
 
+// typeTimeout bounds typing one framed command into a pane.
+const typeTimeout = 30 * time.Second
+
 // commandRun is one framed command in flight: the stream it reads, the
 // scanner that finds its frame and the pipeline that keeps its output.
 type commandRun struct {
@@ -99,6 +103,7 @@ type commandRun struct {
 	tail    *Tail
 	sink    *switchWriter
 	gone    error      // why the pane went away, once it has
+	broken  bool       // the stream ended with the pane alive and could not be reopened yet
 	lease   *paneLease // the cross-process lease, released with rv
 }
 
@@ -117,15 +122,28 @@ func (s *Service) startRun(ctx context.Context, rv *Reservation, req RunRequest,
 		return nil, fmt.Errorf("open output of pane %s: %w", req.PaneID, err)
 	}
 	r := &commandRun{s: s, rv: rv, pane: req.PaneID, id: s.newID(), stream: stream, offset: stream.End()}
+	// The switch sits before the normalizer, so that once the call has
+	// returned the command's output is only scanned for the end marker,
+	// not normalized and kept.
 	r.tail = NewTail(maxLines, s.cfg.MaxResultBytes)
-	r.sink = &switchWriter{w: r.tail}
-	r.norm = NewTextNormalizer(r.sink)
-	r.scanner = NewFrameScanner(r.id, r.norm)
+	r.norm = NewTextNormalizer(r.tail)
+	r.sink = &switchWriter{w: r.norm}
+	r.scanner = NewFrameScanner(r.id, r.sink)
 
 	// The frame ends in a line feed, which every supported shell reads as
 	// Enter: one write instead of two, which matters when each write costs
 	// a multiplexer round trip.
-	if err := s.term.SendText(ctx, req.PaneID, Frame(sh, r.id, req.Command)+"\n"); err != nil {
+	//
+	// A backend may type a long frame in pieces, so typing is not
+	// cancelled half-way (a cancelled call answers once it is typed);
+	// should it fail half-way all the same, C-c abandons the partial line,
+	// so that the next writer's text is not appended to it.
+	typeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), typeTimeout)
+	defer cancel()
+	if err := s.term.SendText(typeCtx, req.PaneID, Frame(sh, r.id, req.Command)+"\n"); err != nil {
+		if !errors.Is(err, ports.ErrPaneDead) && !errors.Is(err, ports.ErrPaneNotFound) {
+			_ = s.term.SendKeys(typeCtx, req.PaneID, []string{"C-c"})
+		}
 		stream.Close()
 		return nil, fmt.Errorf("type command into pane %s: %w", req.PaneID, err)
 	}
@@ -136,11 +154,20 @@ func (s *Service) startRun(ctx context.Context, rv *Reservation, req RunRequest,
 func (r *commandRun) wait(ctx context.Context, timeout time.Duration, progress ProgressFunc) Outcome {
 	w := r.s.newWaiter(timeout, progress)
 	defer w.stop()
-	live := r.s.clock.NewTimer(r.s.cfg.LivenessInterval)
-	defer func() { live.Stop() }()
+	var live ports.Timer
+	defer func() {
+		if live != nil {
+			live.Stop()
+		}
+	}()
 	for {
 		if o, done := r.pump(); done {
 			return o
+		}
+		// Armed after pump, so that a test that sees the timer pending
+		// knows the run has read everything so far.
+		if live == nil {
+			live = r.s.clock.NewTimer(r.s.cfg.LivenessInterval)
 		}
 		select {
 		case <-r.stream.Changed():
@@ -148,7 +175,7 @@ func (r *commandRun) wait(ctx context.Context, timeout time.Duration, progress P
 			w.report()
 		case <-live.C():
 			r.checkAlive(ctx)
-			live = r.s.clock.NewTimer(r.s.cfg.LivenessInterval)
+			live = nil
 		case <-w.done():
 			if o, done := r.pump(); done {
 				return o
@@ -166,6 +193,14 @@ func (r *commandRun) wait(ctx context.Context, timeout time.Duration, progress P
 // pump feeds what the stream holds into the scanner and reports whether
 // the command has ended (completed) or can no longer end (pane_died).
 func (r *commandRun) pump() (Outcome, bool) {
+	if r.broken {
+		if r.reopen(); r.broken || r.gone != nil {
+			if r.gone != nil {
+				return OutcomePaneDied, true
+			}
+			return "", false
+		}
+	}
 	chunk := r.stream.ReadFrom(r.offset)
 	if chunk.Missed > 0 {
 		r.missed += chunk.Missed
@@ -186,13 +221,46 @@ func (r *commandRun) pump() (Outcome, bool) {
 		return OutcomeCompleted, true
 	}
 	if chunk.Ended != nil && r.gone == nil {
-		r.gone = chunk.Ended
+		if errors.Is(chunk.Ended, ports.ErrPaneDead) || errors.Is(chunk.Ended, ports.ErrPaneNotFound) {
+			r.gone = chunk.Ended
+		} else {
+			// The stream broke but the pane may well live on, and its
+			// command with it: listen again rather than call it dead.
+			r.reopen()
+		}
 	}
 	if r.gone != nil {
 		return OutcomePaneDied, true
 	}
 	return "", false
 }
+
+// reopen replaces a stream that ended for another reason than the pane
+// going away. Offsets carry on across streams, so what was written
+// meanwhile is counted as missed by the next read. If the terminal cannot
+// listen now, the run keeps its reservation and tries again at the next
+// liveness check: only the pane's end, or the command's, frees the pane.
+func (r *commandRun) reopen() {
+	ctx, cancel := context.WithTimeout(context.Background(), reopenTimeout)
+	defer cancel()
+	if r.checkAlive(ctx); r.gone != nil {
+		return
+	}
+	stream, err := r.s.term.OpenOutput(ctx, r.pane)
+	switch {
+	case errors.Is(err, ports.ErrPaneDead) || errors.Is(err, ports.ErrPaneNotFound):
+		r.gone = err
+	case err == nil:
+		r.stream.Close()
+		r.stream = stream
+		r.broken = false
+	default:
+		r.broken = true
+	}
+}
+
+// reopenTimeout bounds one attempt to listen to a pane again.
+const reopenTimeout = 5 * time.Second
 
 // checkAlive asks the terminal whether the pane still runs, for backends
 // whose stream does not end by itself when the pane dies.
@@ -234,18 +302,25 @@ func (r *commandRun) result(o Outcome) RunResult {
 func (r *commandRun) finish() {
 	r.sink.set(io.Discard)
 	ctx := context.Background()
-	live := r.s.clock.NewTimer(r.s.cfg.LivenessInterval)
-	defer func() { live.Stop() }()
+	var live ports.Timer
+	defer func() {
+		if live != nil {
+			live.Stop()
+		}
+	}()
 	for {
 		if _, done := r.pump(); done {
 			r.close()
 			return
 		}
+		if live == nil {
+			live = r.s.clock.NewTimer(r.s.cfg.LivenessInterval)
+		}
 		select {
 		case <-r.stream.Changed():
 		case <-live.C():
 			r.checkAlive(ctx)
-			live = r.s.clock.NewTimer(r.s.cfg.LivenessInterval)
+			live = nil
 		}
 	}
 }

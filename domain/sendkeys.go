@@ -31,9 +31,17 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 			return SendKeysResult{}, err
 		}
 	}
-	if rv, returned, held := s.res.Lookup(req.PaneID); held && returned && !req.Literal && allInterrupts(keys) {
-		return s.interrupt(ctx, req.PaneID, keys, req.Force)
-	} else if held {
+	if !req.Literal && allInterrupts(keys) {
+		var res SendKeysResult
+		ran, err := s.res.WhileReturned(req.PaneID, func() (err error) {
+			res, err = s.interrupt(ctx, req.PaneID, keys, req.Force)
+			return err
+		})
+		if ran {
+			return res, err
+		}
+	}
+	if rv, _, held := s.res.Lookup(req.PaneID); held {
 		return SendKeysResult{}, &BusyError{Pane: req.PaneID, Holder: rv.Holder()}
 	}
 	rv, err := s.res.Acquire(req.PaneID, "send_keys")

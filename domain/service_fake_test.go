@@ -402,3 +402,52 @@ func TestRunOnAnUnknownPane(t *testing.T) {
 		t.Fatal("an unknown pane stays reserved")
 	}
 }
+
+// breakableTerminal hands out the fake's streams and lets a test break
+// them, as a backend whose connection drops while the pane lives on.
+type breakableTerminal struct {
+	*fake.Terminal
+	mu      sync.Mutex
+	streams []ports.OutputStream
+}
+
+func (b *breakableTerminal) OpenOutput(ctx context.Context, id ports.PaneID) (ports.OutputStream, error) {
+	s, err := b.Terminal.OpenOutput(ctx, id)
+	if err == nil {
+		b.mu.Lock()
+		b.streams = append(b.streams, s)
+		b.mu.Unlock()
+	}
+	return s, err
+}
+
+func (b *breakableTerminal) breakAll() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, s := range b.streams {
+		s.Close()
+	}
+}
+
+func TestRunSurvivesABrokenStreamWhileThePaneLives(t *testing.T) {
+	clock := fake.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	term := &breakableTerminal{Terminal: fake.New(fake.WithClock(clock))}
+	pane := term.AddPane(fake.PaneSpec{})
+	svc := domain.NewService(term, clock, domain.DefaultConfig())
+	defer svc.Close()
+	r := &rig{t: t, term: term.Terminal, clock: clock, svc: svc, pane: pane}
+
+	term.Expect(pane, fake.Run{Output: "before\n", Steps: []fake.Step{{At: 2 * time.Second, Output: "after\n"}}, Delay: 2 * time.Second, Status: 4})
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "x"})
+	r.waitTimers(2)
+	term.breakAll() // the stream ends, but not because the pane went away
+	// The next liveness check finds the pane alive and listens again.
+	r.clock.Advance(domain.DefaultConfig().LivenessInterval)
+	r.waitTimers(2)
+	r.clock.Advance(2 * time.Second)
+	got := <-reply
+	if got.err != nil || got.res.Outcome != domain.OutcomeCompleted || status(got.res) != "4" || !strings.Contains(got.res.Output, "before\n") {
+		t.Fatalf("got %+v, %v; want the command followed to its end", got.res, got.err)
+	}
+	r.released()
+}
