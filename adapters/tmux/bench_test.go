@@ -7,9 +7,11 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
-// The benchmarks compare one command run as a tmux subprocess, as every
-// Terminal method does, with one sent through an attached control client,
-// as the stream checks do.
+// The benchmarks compare Pane's commands run as a tmux subprocess (the
+// path of every call before commands went over control clients, and still
+// the path of Capture and Paste) with Pane as it runs now, over the
+// control client it attaches, and with the smallest command over that
+// client.
 
 // benchPane starts a server with a shell pane.
 func benchPane(b *testing.B) (*Terminal, ports.PaneID) {
@@ -18,13 +20,30 @@ func benchPane(b *testing.B) (*Terminal, ports.PaneID) {
 	return s.terminal(Options{}), p
 }
 
+func BenchmarkPaneProcess(b *testing.B) {
+	term, p := benchPane(b)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := term.run(ctx, nil, paneArgs(p)...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkPane(b *testing.B) {
 	term, p := benchPane(b)
 	ctx := context.Background()
+	if _, err := term.Pane(ctx, p); err != nil {
+		b.Fatal(err)
+	}
+	start := term.processes.Load()
 	for b.Loop() {
 		if _, err := term.Pane(ctx, p); err != nil {
 			b.Fatal(err)
 		}
+	}
+	if n := term.processes.Load() - start; n != 0 {
+		b.Fatalf("Pane ran %d tmux processes, want none", n)
 	}
 }
 

@@ -2,7 +2,9 @@ package tmux
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -16,21 +18,83 @@ import (
 // that reaches past the pane. Rows carry no escape sequences and no
 // trailing blanks. A dead pane can still be captured.
 //
+// With a control client at hand, the rows go through a paste buffer and a
+// file instead of the client's replies, which a pane's text could forge
+// (see doc.go); otherwise capture-pane -p runs as a process.
+//
 // Errors wrap ports.ErrPaneNotFound or ports.ErrUnavailable.
 func (t *Terminal) Capture(ctx context.Context, id ports.PaneID, r ports.CaptureRange) ([]string, error) {
 	if err := checkPaneID(id); err != nil {
 		return nil, err
 	}
-	args := []string{"capture-pane", "-p", "-t", string(id),
-		"-S", strconv.Itoa(r.Start), "-E", strconv.Itoa(r.End)}
+	args := []string{"capture-pane", "-t", string(id), "-S", strconv.Itoa(r.Start), "-E", strconv.Itoa(r.End)}
 	if r.JoinWrapped {
 		args = append(args, "-J")
 	}
-	out, err := t.run(ctx, nil, args...)
+	rows, ok, err := t.captureToFile(ctx, id, args)
+	if ok {
+		if err != nil {
+			return nil, fmt.Errorf("capture pane %s: %w", id, err)
+		}
+		return rows, nil
+	}
+	out, err := t.run(ctx, nil, append(args, "-p")...)
 	if err != nil {
 		return nil, fmt.Errorf("capture pane %s: %w", id, err)
 	}
 	return splitRows(out), nil
+}
+
+// captureToFile runs capture (a capture-pane without -p) over a control
+// client into a paste buffer of its own, which save-buffer writes into a
+// new file of this process and which is then deleted. ok is false when it
+// could not be done that way (no control client, no file) and the caller
+// is to capture as a process; a missing pane is reported, not retried.
+func (t *Terminal) captureToFile(ctx context.Context, id ports.PaneID, capture []string) (rows []string, ok bool, err error) {
+	c := t.commandClient(ctx, id)
+	if c == nil {
+		return nil, false, nil
+	}
+	// The file is made here, private to this user, for tmux to fill.
+	f, err := os.CreateTemp("", "tmux-mcp-capture-")
+	if err != nil {
+		t.release(c)
+		return nil, false, nil
+	}
+	path := f.Name()
+	f.Close()
+	defer os.Remove(path)
+	name := fmt.Sprintf("tmux-mcp-%d-%s-%d", os.Getpid(), bufferTag, bufferSeq.Add(1))
+	cmds := [][]string{
+		append(append([]string(nil), capture...), "-b", name),
+		{"save-buffer", "-b", name, path},
+		{"delete-buffer", "-b", name},
+	}
+	line, lineOK := commandLine(cmds)
+	// save-buffer expands formats in its path.
+	if !lineOK || strings.ContainsRune(path, '#') {
+		t.release(c)
+		return nil, false, nil
+	}
+	t.attachGate.RLock()
+	_, err = c.command(ctx, "capture-pane", line)
+	t.attachGate.RUnlock()
+	t.release(c)
+	if err != nil {
+		// The buffer may be left when a later command failed; deleting
+		// a buffer that does not exist fails harmlessly.
+		t.command(context.WithoutCancel(ctx), route{}, "delete-buffer", "-b", name)
+		if errors.Is(err, ports.ErrPaneNotFound) || ctx.Err() != nil {
+			return nil, true, err
+		}
+		t.debug("tmux capture through a file failed, capturing as a process", "pane", id, "reason", err)
+		return nil, false, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false, nil
+	}
+	return splitRows(string(data)), true, nil
 }
 
 // splitRows splits capture-pane output, one row per line, and trims the

@@ -53,9 +53,13 @@ type controlClient struct {
 	ready    chan struct{} // closed once start has finished
 	startErr error         // set before ready closes
 
-	mu      sync.Mutex // guards stdin, pending and exited
+	attached  chan struct{} // closed when tmux has answered attach-session
+	attachErr error         // set before attached closes
+
+	mu      sync.Mutex // guards stdin, pending, seq and exited
 	stdin   io.WriteCloser
-	pending []chan controlReply
+	pending []*controlRequest
+	seq     uint64 // numbers the requests' end markers
 	exited  bool
 
 	done    chan struct{} // closed when the process has exited
@@ -64,31 +68,57 @@ type controlClient struct {
 
 	// Guarded by t.mu.
 	closing  bool        // stopped on purpose: no reconnecting
-	inflight int         // OpenOutput calls busy attaching a pane to this client
+	inflight int         // calls busy with this client: attaching a pane, or a command
+	lastUsed time.Time   // when the client last took a command for Terminal.command
 	idle     *time.Timer // closes the client when it serves no stream
 	idleGen  uint64      // tells the armed timer from earlier ones
 }
 
-// controlReply is the reply to one command.
+// controlRequest is one command line in flight and its reply as it comes:
+// tmux answers every command of the line in a block of its own (and the
+// commands that if-shell runs too, and a failing command ends the line's
+// blocks), so the line is followed by a second one that prints marker, and
+// the reply is every block before the marker's.
+type controlRequest struct {
+	marker string
+	lines  []string // what the blocks printed
+	err    error    // the first block that failed
+	done   chan controlReply
+}
+
+// controlReply is the reply to one command line.
 type controlReply struct {
 	lines []string
 	err   error
 }
 
+// A clientGoneError is a command line that a control client could not
+// carry to its end: the client had exited, writing to it failed, or it
+// went away before tmux answered. Sent tells whether the line may have
+// reached tmux.
+type clientGoneError struct {
+	err  error
+	sent bool
+}
+
+func (e *clientGoneError) Error() string { return e.err.Error() }
+func (e *clientGoneError) Unwrap() error { return e.err }
+
 // newControlClient returns a client for session that start will run.
 func newControlClient(t *Terminal, session string) *controlClient {
 	return &controlClient{
-		t:       t,
-		session: session,
-		ready:   make(chan struct{}),
-		done:    make(chan struct{}),
-		kick:    make(chan struct{}, 1),
+		t:        t,
+		session:  session,
+		ready:    make(chan struct{}),
+		attached: make(chan struct{}),
+		done:     make(chan struct{}),
+		kick:     make(chan struct{}, 1),
 	}
 }
 
-// start runs the control-mode client and waits until tmux answers its
-// first command, so that it is attached and receiving when start returns.
-// The process outlives ctx.
+// start runs the control-mode client and waits until tmux has attached it
+// to the session, so that it receives the output of the session's panes
+// when start returns. The process outlives ctx.
 func (c *controlClient) start(ctx context.Context) error {
 	t := c.t
 	args := append(append([]string(nil), t.sockArg...), "-C", "attach-session", "-t", c.session, "-f", controlFlags)
@@ -122,39 +152,98 @@ func (c *controlClient) start(ctx context.Context) error {
 		return fmt.Errorf("start control client for session %s: %w: %w", c.session, err, ports.ErrUnavailable)
 	}
 	go c.read(stdout)
-	if _, err := c.command(ctx, "display-message -p ready"); err != nil {
+	// tmux may run commands written to the client before the
+	// attach-session of its command line, so a reply to one shows only
+	// that the client's output is set up; the reply to attach-session
+	// shows that it is attached.
+	select {
+	case <-c.attached:
+		err = c.attachErr
+	case <-c.done:
+		err = c.exitError()
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
 		// The gate is still held: the client may be half attached.
 		c.stopProcess()
-		return err
+		return fmt.Errorf("attach control client to session %s: %w", c.session, err)
 	}
 	go c.watch()
 	t.debug("tmux control client attached", "session", c.session, "pid", c.cmd.Process.Pid)
 	return nil
 }
 
-// command sends one command line (in tmux's command syntax) and waits for
-// its reply. A command that tmux reports as failed returns an error with
-// tmux's message.
-func (c *controlClient) command(ctx context.Context, line string) ([]string, error) {
-	ch := make(chan controlReply, 1)
+// command sends one command line (in tmux's command syntax; see
+// commandLine) and waits for tmux to have run all of it. It returns the
+// lines the commands printed, or an error: a *CommandError (named after
+// name, the line's first command) when tmux refused a command, a
+// *clientGoneError when the client could not carry the line, or ctx's.
+func (c *controlClient) command(ctx context.Context, name, line string) ([]string, error) {
+	req := &controlRequest{done: make(chan controlReply, 1)}
 	c.mu.Lock()
 	if c.exited {
 		c.mu.Unlock()
-		return nil, c.exitError()
+		return nil, &clientGoneError{err: c.exitError()}
 	}
-	// The reply comes in the order the commands were written, so the
-	// queue and the write must be one step.
-	c.pending = append(c.pending, ch)
-	_, err := io.WriteString(c.stdin, line+"\n")
+	c.seq++
+	// The marker is plain text that no reply of a command sent here can
+	// print: their lines start with a tag and a field separator, or are
+	// numbers.
+	req.marker = fmt.Sprintf("tmux-mcp-done %d", c.seq)
+	// Replies come in the order the lines were written, so the queue and
+	// the write must be one step.
+	c.pending = append(c.pending, req)
+	_, err := io.WriteString(c.stdin, line+"\ndisplay-message -p \""+req.marker+"\"\n")
 	c.mu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("control client for session %s: write command: %w", c.session, err)
+		// A partial write may have reached tmux.
+		return nil, &clientGoneError{err: fmt.Errorf("control client for session %s: write command: %w", c.session, err), sent: true}
 	}
 	select {
-	case r := <-ch:
+	case r := <-req.done:
+		var gone *clientGoneError
+		if r.err != nil && !errors.As(r.err, &gone) {
+			msg := r.err.Error()
+			return nil, &CommandError{Command: name, Message: msg, kind: classify(msg)}
+		}
 		return r.lines, r.err
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, fmt.Errorf("tmux %s: %w", name, ctx.Err())
+	}
+}
+
+// reply takes one block of tmux's answers for the oldest request.
+func (c *controlClient) reply(lines []string, err error) {
+	c.mu.Lock()
+	if len(c.pending) == 0 {
+		c.mu.Unlock()
+		return
+	}
+	req := c.pending[0]
+	if err == nil && len(lines) == 1 && lines[0] == req.marker {
+		c.pending = c.pending[1:]
+		c.mu.Unlock()
+		req.done <- controlReply{lines: req.lines, err: req.err}
+		return
+	}
+	switch {
+	case err == nil:
+		req.lines = append(req.lines, lines...)
+	case req.err == nil:
+		req.err = err
+	}
+	c.mu.Unlock()
+}
+
+// running reports whether the client has attached and was not stopped on
+// purpose. t.mu is held.
+func (c *controlClient) running() bool {
+	select {
+	case <-c.ready:
+		return c.startErr == nil && !c.closing
+	default:
+		return false
 	}
 }
 
@@ -222,23 +311,24 @@ func (c *controlClient) read(r io.ReadCloser) {
 	defer r.Close()
 	p := controlParser{
 		output: func(id ports.PaneID, data []byte) { c.t.deliver(c, id, data) },
-		reply: func(lines []string, err error) {
-			c.mu.Lock()
-			var ch chan controlReply
-			if len(c.pending) > 0 {
-				ch, c.pending = c.pending[0], c.pending[1:]
-			}
-			c.mu.Unlock()
-			if ch != nil {
-				ch <- controlReply{lines: lines, err: err}
-			}
-		},
+		reply:  c.reply,
 		notify: func(name string) {
 			switch name {
 			case "%layout-change", "%window-close", "%unlinked-window-close",
 				"%window-pane-changed", "%sessions-changed", "%session-window-changed",
 				"%unlinked-window-add", "%window-add":
 				c.poke()
+			}
+		},
+		attached: func(err error) {
+			select {
+			case <-c.attached:
+			default:
+				if err != nil {
+					msg := err.Error()
+					c.attachErr = &CommandError{Command: "attach-session", Message: msg, kind: classify(msg)}
+				}
+				close(c.attached)
 			}
 		},
 		exit: func(reason string) { c.exitMsg = reason },
@@ -257,9 +347,9 @@ func (c *controlClient) read(r io.ReadCloser) {
 	pending := c.pending
 	c.pending = nil
 	c.mu.Unlock()
-	err := c.exitError()
-	for _, ch := range pending {
-		ch <- controlReply{err: err}
+	err := &clientGoneError{err: c.exitError(), sent: true}
+	for _, req := range pending {
+		req.done <- controlReply{err: err}
 	}
 	close(c.done)
 	c.t.debug("tmux control client exited", "session", c.session, "reason", err)
@@ -302,10 +392,11 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 // controlParser turns the lines of control mode into calls. It holds the
 // state of a reply block between lines.
 type controlParser struct {
-	output func(id ports.PaneID, data []byte) // bytes a pane wrote
-	reply  func(lines []string, err error)    // the reply to a command this client sent
-	notify func(name string)                  // any other notification, by name
-	exit   func(reason string)                // %exit
+	output   func(id ports.PaneID, data []byte) // bytes a pane wrote
+	reply    func(lines []string, err error)    // the reply to a command this client sent
+	notify   func(name string)                  // any other notification, by name
+	attached func(err error)                    // the reply to the attach-session of the command line
+	exit     func(reason string)                // %exit
 
 	inBlock bool
 	guard   string // "<time> <number> <flags>" of the open block
@@ -359,6 +450,8 @@ func (p *controlParser) finish(err error) {
 	p.inBlock, p.guard, p.lines = false, "", nil
 	if fromClient {
 		p.reply(lines, err)
+	} else {
+		p.attached(err)
 	}
 }
 

@@ -4,12 +4,12 @@
 //
 // # Calls
 //
-// Every method runs one short-lived tmux client, whose commands may be
-// chained with ";" arguments so that a check and an action run together in
-// one pass of tmux's command queue:
+// Every method runs one tmux command list (SendText one per chunk of
+// text), whose commands may be chained with ";" arguments so that a check
+// and an action run together in one pass of tmux's command queue:
 //
-//   - Pane: list-panes of the pane's window, list-clients and list-windows,
-//     all in one invocation (see Pane for how watchers are told).
+//   - Pane: list-panes of the pane's window, list-clients and list-windows
+//     (see Pane for how watchers are told).
 //   - SendText: send-keys -l in chunks of at most 8 KiB (tmux refuses
 //     commands over about 16 KiB), cut at UTF-8 boundaries. A line feed is
 //     typed as C-j, which readline shells and shells reading a canonical
@@ -20,24 +20,90 @@
 //     call, then paste-buffer -d -p, guarded by if-shell so that it never
 //     targets a dead pane (which crashes tmux 3.3a). Line feeds become
 //     carriage returns, as when text is pasted into a terminal emulator.
-//   - Capture: capture-pane -p with the port's row numbers, which are
-//     tmux's.
+//   - Capture: capture-pane with the port's row numbers, which are tmux's
+//     (see below for where its rows go).
+//   - The lease (lease.go) and the listings of the Manager (manage.go).
 //
 // tmux takes any argument ending in ";" as the end of a command, so such
 // arguments are passed as "...\;", which tmux turns back into "...;".
+//
+// # How a command list reaches tmux
+//
+// A command list goes to tmux in one of two ways (command.go):
+//
+//   - As one line written to a control-mode client that is already
+//     attached: about 0.05 ms. The arguments are quoted so that tmux reads
+//     back exactly the argv the subprocess path would give it, whatever
+//     bytes they hold (line feeds and bytes that are not UTF-8 included).
+//   - As a tmux process run with the arguments: about 2 ms, most of it
+//     starting the process. Outside a UTF-8 locale tmux runs with -u, so
+//     that its output is not made ASCII.
+//
+// Pane, SendText, SendKeys, Capture, the lease and the Manager's listings
+// use a control client when one can be had: the one recording the pane's
+// output, else any the Terminal has attached; with none attached, a call
+// about a pane attaches one to the session holding the pane (as OpenOutput
+// would, with the same flags and under the same care; see Output
+// streams), which then stays for Options.IdleTimeout after its last
+// command or stream. A command whose client goes away before tmux answers
+// is run again as a process, unless it types into a pane (tmux may have
+// run it already; the error then says so). Paste (its text comes on
+// standard input) and the Manager's commands that create, change or
+// remove sessions, windows and panes always run as processes: the latter
+// are not frequent, several make tmux notify every control client (see
+// control.go), and run from an attached client some would take that
+// client's session for their default.
+//
+// # What may travel over a control client
+//
+// tmux frames a control client's replies with "%begin T N F" and
+// "%end T N F" (or "%error T N F") lines and writes a command's output
+// between them as it is. The reader ends a reply at the first line equal
+// to its "%end" line, and T (the time in seconds) and N (a counter from a
+// few hundred up) can be guessed. A command whose output holds text that
+// a pane's program controls could end its reply early with a forged "%end"
+// line, and what followed would be read as tmux's own lines: "%output"
+// lines putting bytes into another pane's stream (a forged end of a
+// framed command and its exit status), or a forged reply to the next
+// command (a Pane without watchers, a lease that looks free). So a command
+// goes over a control client only when no line it prints can start with
+// "%" (controlSafe): the listings' formats start each line with a tag and
+// pass every field that a program or another process can set (a command's
+// name, a working directory, a title, a session or window name, the
+// lease's owner) through a substitution that turns control characters,
+// line feeds included, into "?"; send-keys, set-option, if-shell -F and
+// delete-buffer print nothing.
+//
+// capture-pane -p prints the pane's text as it is, and none of its flags
+// (-e, -C, -J, -N) escapes a line that starts with "%"; no format reads a
+// pane's text or a buffer in full so that it could be cleaned; and a
+// forged end cannot be detected once the reply has been cut. So Capture
+// never lets tmux print the rows into a reply: over a control client it
+// runs "capture-pane -b NAME ... ; save-buffer -b NAME FILE ; delete-buffer
+// -b NAME" with a buffer of its own and a new file of this process (the
+// control client, a child of this process, writes the file; tmux answers
+// save-buffer once it is written), then reads the file, whose bytes are
+// exactly what capture-pane -p would print and carry no framing to forge.
+// Without a control client, or when the file cannot be made or written,
+// capture-pane -p runs as a process, whose standard output has no framing
+// either. The buffer is named, so paste-buffer without -b never picks it,
+// and it exists only while the command list runs.
 //
 // # Output streams
 //
 // OpenOutput attaches a control-mode client ("tmux -C attach-session -f
 // ignore-size,read-only") to a session holding the pane, one client per
 // session, started on demand and stopped after Options.IdleTimeout without
-// open streams. See output.go for how offsets, loss and pane death are
-// handled. Attaching a client is visible to tmux: the session counts as
-// attached while it is there, client-attached hooks run, and a session
-// with destroy-unattached on is destroyed when the client leaves.
-// Clients attach one at a time, and while one attaches the Terminal does
-// nothing that tmux reports to every control client (detaching another,
-// creating, renaming or killing a session, pane or window): tmux 3.3a
+// open streams or commands. It returns once tmux has answered the client's
+// attach-session: tmux may run commands written to a client before that,
+// while the client receives no output yet. See output.go for how offsets,
+// loss and pane death are handled. Attaching a client is visible to tmux:
+// the session counts as attached while it is there, client-attached hooks
+// run, and a session with destroy-unattached on is destroyed when the
+// client leaves. Clients attach one at a time, and while one attaches the
+// Terminal does nothing that tmux reports to every control client
+// (detaching another, creating, renaming or killing a session, pane or
+// window, or changing a paste buffer, which tmux 3.4 reports): tmux 3.3a
 // crashes when such a report reaches a client still attaching (see
 // control.go).
 //

@@ -36,7 +36,7 @@ func (t *Terminal) SendText(ctx context.Context, id ports.PaneID, text string) e
 	}
 	for _, chunk := range chunkText(text, maxArgBytes) {
 		args := append(probeArgs(id), ";", "send-keys", "-t", string(id), "-l", "--", escapeArg(chunk))
-		out, err := t.run(ctx, nil, args...)
+		out, err := t.command(ctx, route{pane: id, typing: true}, args...)
 		if err != nil {
 			return fmt.Errorf("type into pane %s: %w", id, err)
 		}
@@ -73,7 +73,7 @@ func (t *Terminal) SendKeys(ctx context.Context, id ports.PaneID, keys []string)
 			size += len(keys[0]) + 1
 			keys = keys[1:]
 		}
-		out, err := t.run(ctx, nil, args...)
+		out, err := t.command(ctx, route{pane: id, typing: true}, args...)
 		if err != nil {
 			return fmt.Errorf("press keys in pane %s: %w", id, err)
 		}
@@ -147,7 +147,7 @@ func (t *Terminal) Paste(ctx context.Context, id ports.PaneID, text string) erro
 // probe checks that the pane exists and is alive, for calls with nothing to
 // send.
 func (t *Terminal) probe(ctx context.Context, id ports.PaneID, what string) error {
-	out, err := t.run(ctx, nil, probeArgs(id)...)
+	out, err := t.command(ctx, route{pane: id}, probeArgs(id)...)
 	if err != nil {
 		return fmt.Errorf("%s pane %s: %w", what, id, err)
 	}

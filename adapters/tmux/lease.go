@@ -18,21 +18,25 @@ import (
 // Unix milliseconds on the system clock (the processes share a machine,
 // hence a clock).
 //
-// Each lease operation is one tmux invocation whose command list reads,
-// judges and writes the lease inside tmux:
+// Each lease operation is one tmux command list that reads, judges and
+// writes the lease inside tmux:
 //
 //	list-panes -t %N -F x                     (the pane must exist)
 //	; if-shell -F -t %N CONDITION "set-option ... ; set-option ..."
-//	; display-message -p -t %N "#{owner} #{expiry}"
+//	; display-message -p -t %N "L<sep>#{owner}<sep>#{expiry}"
 //
 // CONDITION is a tmux format ("nobody holds it, or I do, or the lease has
 // expired": #{||:...}, #{==:...}, #{e|<|:...}) and -F makes tmux evaluate
 // it itself, without a shell. tmux runs one client's command list to the
-// end before it serves another client, so the read and the write are
-// atomic: of two processes asking at once exactly one gets the pane, with
-// no lock to leave behind if a process dies. The last line tells who
-// holds the lease afterwards. One process per operation matters: a lease
-// is taken for every write.
+// end before it serves another client, whether the list came as a
+// subprocess's arguments or as one line to a control client, so the read
+// and the write are atomic: of two processes asking at once exactly one
+// gets the pane, with no lock to leave behind if a process dies. The last
+// line tells who holds the lease afterwards. One command list per
+// operation matters: a lease is taken for every write. It goes through a
+// control client when one can be had (see command.go): the owner and
+// expiry are printed cleaned and after a tag, so that whatever another
+// process sets the options to cannot end the reply early.
 
 // LeaseOwnerOption and LeaseExpiryOption are the pane user options that
 // hold a pane's lease.
@@ -116,13 +120,19 @@ func (t *Terminal) leaseTxn(ctx context.Context, pane ports.PaneID, cond, comman
 	}
 	args := append(probeArgs(pane),
 		";", "if-shell", "-F", "-t", string(pane), cond, commands,
-		";", "display-message", "-p", "-t", string(pane), fmt.Sprintf("#{%s} #{%s}", LeaseOwnerOption, LeaseExpiryOption))
-	out, err := t.run(ctx, nil, args...)
+		";", "display-message", "-p", "-t", string(pane), leaseFormat)
+	out, err := t.command(ctx, route{pane: pane}, args...)
 	if err != nil {
 		return "", "", err
 	}
 	// The probe prints one line; the lease follows.
-	_, last, _ := strings.Cut(strings.TrimRight(out, "\n"), "\n")
-	owner, expiry, _ = strings.Cut(last, " ")
-	return owner, expiry, nil
+	if l := tagged(out, "L", 2); len(l) == 1 {
+		return l[0][0], l[0][1], nil
+	}
+	return "", "", fmt.Errorf("tmux printed %q, not the lease", out)
 }
+
+// leaseFormat prints a pane's lease after a tag. Any process on the socket
+// can set the options to anything, so they go through clean, like every
+// free-text field the adapter reads (see doc.go).
+var leaseFormat = strings.Join([]string{"L", clean(LeaseOwnerOption), clean(LeaseExpiryOption)}, sep)

@@ -169,7 +169,7 @@ func (t *Terminal) sessionTarget(ctx context.Context, ref string) (string, error
 	if isID(ref, '$') {
 		return ref, nil
 	}
-	out, err := t.run(ctx, nil, "list-sessions", "-F", sessionFormat)
+	out, err := t.command(ctx, route{}, "list-sessions", "-F", sessionFormat)
 	if err != nil {
 		return "", fmt.Errorf("find session %q: %w", ref, err)
 	}
@@ -184,7 +184,7 @@ func (t *Terminal) sessionTarget(ctx context.Context, ref string) (string, error
 // ListSessions describes every session, in tmux's order (by name).
 // Clients counts the attached clients that are not control-mode clients.
 func (t *Terminal) ListSessions(ctx context.Context) ([]ports.SessionInfo, error) {
-	out, err := t.run(ctx, nil, "list-sessions", "-F", sessionFormat, ";", "list-clients", "-F", clientFormat)
+	out, err := t.command(ctx, route{}, "list-sessions", "-F", sessionFormat, ";", "list-clients", "-F", clientFormat)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
@@ -228,7 +228,7 @@ func (t *Terminal) ListWindows(ctx context.Context, session string) ([]ports.Win
 		scope = []string{"-t", id}
 	}
 	args := append(append([]string{"list-windows"}, scope...), "-F", windowInfoFormat)
-	out, err := t.run(ctx, nil, args...)
+	out, err := t.command(ctx, route{}, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list windows: %w", manageError(err))
 	}
@@ -276,7 +276,7 @@ func (t *Terminal) ListPanes(ctx context.Context, f ports.PaneFilter) ([]ports.P
 	args = append(args, "-F", paneSummaryFormat, ";")
 	args = append(append(args, "list-panes"), scope...)
 	args = append(args, "-F", paneFormat, ";", "list-clients", "-F", clientFormat, ";", "list-windows", "-a", "-F", windowFormat)
-	out, err := t.run(ctx, nil, args...)
+	out, err := t.command(ctx, route{}, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list panes: %w", manageError(err))
 	}
@@ -318,7 +318,7 @@ func (t *Terminal) ListPanes(ctx context.Context, f ports.PaneFilter) ([]ports.P
 // time and what it holds, from one invocation.
 func (t *Terminal) ServerInfo(ctx context.Context) (ports.ServerInfo, error) {
 	format := strings.Join([]string{"srv", clean("socket_path"), "#{pid}", clean("version"), "#{start_time}"}, sep)
-	out, err := t.run(ctx, nil,
+	out, err := t.command(ctx, route{},
 		"display-message", "-p", format, ";",
 		"list-sessions", "-F", "s", ";",
 		"list-windows", "-a", "-F", "w"+sep+"#{window_id}", ";",

@@ -246,10 +246,14 @@ func TestManagerLifecycle(t *testing.T) {
 	}
 
 	s.tmux("send-keys", "-t", string(c.Pane), "seq 200", "Enter")
-	eventually(t, 5*time.Second, "history in "+string(c.Pane), func() bool {
-		info, _ := term.Pane(ctx, c.Pane)
-		return info.HistorySize > 100
+	// All of seq's output, so that no row reaches the history after it
+	// was cleared.
+	s.waitScreen(c.Pane, "seq to end", func(screen string) bool {
+		return strings.HasSuffix(strings.TrimRight(screen, "\n"), "200\n$")
 	})
+	if info, _ := term.Pane(ctx, c.Pane); info.HistorySize < 100 {
+		t.Fatalf("history before ClearHistory = %d rows, want seq's", info.HistorySize)
+	}
 	if err := term.ClearHistory(ctx, c.Pane); err != nil {
 		t.Fatal(err)
 	}

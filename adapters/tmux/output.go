@@ -17,7 +17,8 @@ import (
 // A pane's output comes from a control-mode client attached to a session
 // that holds the pane's window; tmux sends such a client the output of
 // every pane of its session. The Terminal starts one client per session on
-// demand (OpenOutput) and stops it when it has served no stream for
+// demand (OpenOutput, or a command about one of its panes; see command.go)
+// and stops it when it has served no stream and no command for
 // Options.IdleTimeout. Each pane that was ever listened to has a
 // paneRecord: its absolute offset (bytes seen since the Terminal first
 // listened to it), a ring of its newest bytes and its open streams. Exactly
@@ -243,9 +244,10 @@ type location struct {
 }
 
 // locate finds a session that holds the pane (tmux's choice when the
-// window is linked into several) and whether the pane is dead.
+// window is linked into several) and whether the pane is dead, through
+// any control client already attached.
 func (t *Terminal) locate(ctx context.Context, id ports.PaneID) (location, error) {
-	out, err := t.run(ctx, nil, "list-panes", "-t", string(id),
+	out, err := t.command(ctx, route{}, "list-panes", "-t", string(id),
 		"-f", "#{==:#{pane_id},"+string(id)+"}", "-F", "#{session_id}"+sep+"#{pane_dead}")
 	if err != nil {
 		return location{}, err
@@ -266,7 +268,8 @@ type paneState struct {
 // sessionPanes lists the panes of the client's session through the client
 // itself, so the answer comes after every %output line tmux sent before.
 func (t *Terminal) sessionPanes(ctx context.Context, c *controlClient) (map[ports.PaneID]paneState, error) {
-	lines, err := c.command(ctx, "list-panes -s -t '"+c.session+"' -F '#{pane_id} #{pane_dead} #{window_activity}'")
+	line, _ := commandLine([][]string{{"list-panes", "-s", "-t", c.session, "-F", "#{pane_id} #{pane_dead} #{window_activity}"}})
+	lines, err := c.command(ctx, "list-panes", line)
 	if err != nil {
 		return nil, err
 	}
@@ -478,7 +481,8 @@ func (t *Terminal) clientExited(c *controlClient) {
 }
 
 // armIdle starts the client's idle timer when it serves no stream and no
-// caller is attaching a pane to it, and stops the timer otherwise. t.mu is
+// caller is using it (attaching a pane, or waiting for a command), and
+// stops the timer otherwise; see idleFired for commands. t.mu is
 // held.
 func (t *Terminal) armIdle(c *controlClient) {
 	if c.closing || t.closed {
@@ -509,10 +513,18 @@ func (t *Terminal) serves(c *controlClient) bool {
 	return false
 }
 
-// idleFired stops a client that has stayed idle.
+// idleFired stops a client that has stayed idle: no stream and no command
+// for Options.IdleTimeout.
 func (t *Terminal) idleFired(c *controlClient, gen uint64) {
 	t.mu.Lock()
 	if c.idle == nil || c.idleGen != gen || c.closing || c.inflight > 0 || t.serves(c) {
+		t.mu.Unlock()
+		return
+	}
+	if quiet := time.Since(c.lastUsed); quiet < t.opts.IdleTimeout {
+		c.idleGen++
+		gen := c.idleGen
+		c.idle = time.AfterFunc(t.opts.IdleTimeout-quiet, func() { t.idleFired(c, gen) })
 		t.mu.Unlock()
 		return
 	}

@@ -98,10 +98,7 @@ func (t *Terminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, e
 	if err := checkPaneID(id); err != nil {
 		return ports.PaneInfo{}, err
 	}
-	out, err := t.run(ctx, nil,
-		"list-panes", "-t", string(id), "-F", paneFormat, ";",
-		"list-clients", "-F", clientFormat, ";",
-		"list-windows", "-a", "-F", windowFormat)
+	out, err := t.command(ctx, route{pane: id}, paneArgs(id)...)
 	if err != nil {
 		return ports.PaneInfo{}, fmt.Errorf("describe pane %s: %w", id, err)
 	}
@@ -110,6 +107,15 @@ func (t *Terminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, e
 		return ports.PaneInfo{}, fmt.Errorf("describe pane %s: %w", id, err)
 	}
 	return info, nil
+}
+
+// paneArgs are the commands of Pane.
+func paneArgs(id ports.PaneID) []string {
+	return []string{
+		"list-panes", "-t", string(id), "-F", paneFormat, ";",
+		"list-clients", "-F", clientFormat, ";",
+		"list-windows", "-a", "-F", windowFormat,
+	}
 }
 
 // parsePaneInfo builds the PaneInfo of pane id from the output of Pane's

@@ -46,7 +46,7 @@ func StartPrivate(opts Options) (socketName, session string, stop func() error, 
 	}
 	env := childEnv(os.Environ())
 	tmux := func(args ...string) (string, error) {
-		cmd := exec.Command(bin, append([]string{"-L", socketName, "-f", os.DevNull}, args...)...)
+		cmd := exec.Command(bin, append(append([]string{"-L", socketName, "-f", os.DevNull}, utf8Flag(env)...), args...)...)
 		cmd.Env = env
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr

@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -70,17 +72,18 @@ type Options struct {
 	Logger Logger
 }
 
-// Terminal is the tmux implementation of ports.Terminal. It runs the tmux
-// client with argv only, never through a shell: one short-lived process per
-// call, plus one long-lived control-mode client per session whose panes are
-// being listened to (see OpenOutput).
+// Terminal is the tmux implementation of ports.Terminal. It reaches tmux
+// through long-lived control-mode clients, one per session whose panes are
+// listened to (see OpenOutput) or that a call was about (see doc.go), and
+// through short-lived tmux processes run with argv only, never through a
+// shell, for what a control client cannot carry.
 //
 // A Terminal is safe for concurrent use. Close it to stop the control-mode
 // clients it started.
 type Terminal struct {
 	bin     string
 	version string
-	sockArg []string // "-L name", "-S path" or nothing
+	sockArg []string // the flags of every tmux client: "-L name", "-S path" or nothing, and -u when needed
 	env     []string // environment of the tmux processes
 	opts    Options
 	self    selfPane
@@ -93,6 +96,10 @@ type Terminal struct {
 	// attachGate keeps the Terminal from making tmux 3.3a crash while one
 	// of its control clients attaches (see control.go).
 	attachGate sync.RWMutex
+
+	// processes counts the tmux processes run has started, so that tests
+	// can tell which path a command took.
+	processes atomic.Int64
 }
 
 var _ ports.Terminal = (*Terminal)(nil)
@@ -152,6 +159,7 @@ func New(opts Options) (*Terminal, error) {
 		// the children run without TMUX in their environment.
 		t.sockArg = []string{"-S", t.self.socket}
 	}
+	t.sockArg = append(t.sockArg, utf8Flag(t.env)...)
 	return t, nil
 }
 
@@ -161,7 +169,7 @@ func (t *Terminal) Version() string { return t.version }
 // Ping checks that a tmux server answers on the socket. It returns an error
 // wrapping ports.ErrUnavailable when none does.
 func (t *Terminal) Ping(ctx context.Context) error {
-	_, err := t.run(ctx, nil, "display-message", "-p", "#{pid}")
+	_, err := t.command(ctx, route{}, "display-message", "-p", "#{pid}")
 	return err
 }
 
@@ -249,6 +257,35 @@ func parseVersion(v string) (major, minor int, ok bool) {
 	return major, minor, true
 }
 
+// utf8Flag returns -u when env's locale is not UTF-8 as tmux judges it
+// (the first of LC_ALL, LC_CTYPE and LANG that is set names UTF-8).
+// Without -u such a client gets every byte of its output outside
+// printable ASCII as "_": the field separator of the adapter's formats and
+// every non-ASCII character of a capture. The flag is left out when not
+// needed so that the tmux command lines stay as they were.
+func utf8Flag(env []string) []string {
+	lookup := func(key string) string {
+		for _, kv := range slices.Backward(env) {
+			if v, ok := strings.CutPrefix(kv, key+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	locale := lookup("LC_ALL")
+	if locale == "" {
+		locale = lookup("LC_CTYPE")
+	}
+	if locale == "" {
+		locale = lookup("LANG")
+	}
+	upper := strings.ToUpper(locale)
+	if strings.Contains(upper, "UTF-8") || strings.Contains(upper, "UTF8") {
+		return nil
+	}
+	return []string{"-u"}
+}
+
 // childEnv is env without TMUX and TMUX_PANE: the adapter names its socket
 // itself, and tmux must not take a child for a nested client.
 func childEnv(env []string) []string {
@@ -291,14 +328,6 @@ func classify(msg string) error {
 	return nil
 }
 
-// notifiesControlClients are the commands the Terminal runs that make tmux
-// notify every control client: run holds attachGate shared for them (see
-// control.go). Killing a pane or a window may close its session.
-var notifiesControlClients = map[string]bool{
-	"new-session": true, "rename-session": true, "kill-session": true,
-	"kill-window": true, "kill-pane": true,
-}
-
 // run runs one tmux client with args (which may hold several commands
 // separated by ";" arguments) and returns its standard output.
 func (t *Terminal) run(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
@@ -308,10 +337,11 @@ func (t *Terminal) run(ctx context.Context, stdin io.Reader, args ...string) (st
 	if closed {
 		return "", fmt.Errorf("%w: %w", ErrTerminalClosed, ports.ErrUnavailable)
 	}
-	if notifiesControlClients[args[0]] {
+	if notifies(splitCommands(args)) {
 		t.attachGate.RLock()
 		defer t.attachGate.RUnlock()
 	}
+	t.processes.Add(1)
 	cmd := exec.CommandContext(ctx, t.bin, append(append([]string(nil), t.sockArg...), args...)...)
 	cmd.Env = t.env
 	cmd.Stdin = stdin

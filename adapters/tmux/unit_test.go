@@ -215,6 +215,7 @@ func TestControlParser(t *testing.T) {
 	var outputs []string
 	var replies []reply
 	var notes []string
+	var attaches []string
 	var exit string
 	p := controlParser{
 		output: func(id ports.PaneID, data []byte) { outputs = append(outputs, string(id)+"="+string(data)) },
@@ -226,7 +227,14 @@ func TestControlParser(t *testing.T) {
 			replies = append(replies, r)
 		},
 		notify: func(name string) { notes = append(notes, name) },
-		exit:   func(reason string) { exit = reason },
+		attached: func(err error) {
+			if err != nil {
+				attaches = append(attaches, err.Error())
+			} else {
+				attaches = append(attaches, "ok")
+			}
+		},
+		exit: func(reason string) { exit = reason },
 	}
 	for _, line := range []string{
 		"%begin 1 10 0", // the reply to attach-session from the command line
@@ -247,6 +255,9 @@ func TestControlParser(t *testing.T) {
 		"%error 4 13 1",
 		"%extended-output %5 120 : late\\012",
 		"%output %6 ",
+		"%begin 5 14 0", // a failed attach-session
+		"can't find session: $9",
+		"%error 5 14 0",
 		"%exit detached",
 	} {
 		p.line([]byte(line))
@@ -267,6 +278,9 @@ func TestControlParser(t *testing.T) {
 		if !slices.Equal(replies[i].lines, want.lines) || replies[i].err != want.err {
 			t.Errorf("reply %d = %q, want %q", i, replies[i], want)
 		}
+	}
+	if want := []string{"ok", "can't find session: $9"}; !slices.Equal(attaches, want) {
+		t.Errorf("attach-session replies = %q, want %q", attaches, want)
 	}
 	if !slices.Equal(notes, []string{"%session-changed", "%layout-change"}) {
 		t.Errorf("notifications = %q", notes)

@@ -1,0 +1,288 @@
+package tmux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// How commands reach tmux
+//
+// A tmux subprocess costs a process start, dynamic linking and a connection
+// to the server: about 2 ms. A command written to a control-mode client that
+// is already attached costs a pipe write and a reply: about 0.05 ms. So the
+// commands whose replies cannot be forged (see doc.go) go through a control
+// client when one can be had, and every other command, and every command
+// when no control client can be had, runs as a subprocess, as before.
+//
+// Both paths give tmux the same argv: the subprocess path passes the
+// arguments as they are (an argument ending in ";" ends a command, one
+// ending in "\;" stands for one ending in ";"); the control path reads
+// them the same way (splitCommands) and writes each argument as a quoted
+// string of tmux's command syntax in which every byte other than a letter,
+// a digit and a few plain punctuation marks is an octal escape (quoteArg),
+// so that newlines, quotes, "#", ";", "$", "~", backslashes and bytes that
+// are not UTF-8 all arrive as themselves on one line.
+
+// route tells Terminal.command what a command list is about.
+type route struct {
+	// pane is the pane the commands target. When no control client is
+	// attached, one is started for the session holding it (the one
+	// OpenOutput would start); without a pane, no client is started.
+	pane ports.PaneID
+
+	// typing marks commands that must not run twice (typing into a pane):
+	// once written to a control client that then went away without an
+	// answer, they are not run again as a subprocess.
+	typing bool
+}
+
+// controlSafe reports whether cmd may travel over a control client: what
+// it prints is tmux's own text or formats whose free-text fields go
+// through clean, every line of it starting with a character other than
+// "%", or nothing (see doc.go). The caller decides that its formats
+// qualify; this check keeps every other command off the control path, and
+// with it every way of printing a pane's text or a buffer's.
+func controlSafe(cmd []string) bool {
+	switch cmd[0] {
+	case "list-panes", "list-clients", "list-windows", "list-sessions",
+		"display-message", "send-keys", "set-option", "delete-buffer":
+		return true
+	case "if-shell":
+		// A format as the condition, not a shell command, whose output
+		// tmux would print when it ends.
+		return slices.Contains(cmd, "-F")
+	case "capture-pane":
+		// Into a buffer, not printed (-p).
+		for _, arg := range cmd[1:] {
+			if arg == "--" {
+				break
+			}
+			if strings.HasPrefix(arg, "-") && strings.IndexByte(arg, 'p') >= 0 {
+				return false
+			}
+		}
+		return true
+	case "save-buffer":
+		// Into a file, not printed ("-" or no path).
+		return len(cmd) > 1 && strings.HasPrefix(cmd[len(cmd)-1], "/")
+	}
+	return false
+}
+
+// notifiesControlClients are the commands the Terminal runs that make tmux
+// notify every control client: run and command hold attachGate shared
+// while they run (see control.go). Killing a pane or a window may close its
+// session; tmux 3.4 and newer tell control clients of changes to paste
+// buffers.
+var notifiesControlClients = map[string]bool{
+	"new-session": true, "rename-session": true, "kill-session": true,
+	"kill-window": true, "kill-pane": true,
+	"load-buffer": true, "set-buffer": true, "paste-buffer": true, "delete-buffer": true, "capture-pane": true,
+}
+
+// notifies reports whether any of cmds is in notifiesControlClients.
+func notifies(cmds [][]string) bool {
+	for _, cmd := range cmds {
+		if notifiesControlClients[cmd[0]] {
+			return true
+		}
+	}
+	return false
+}
+
+// command runs args (one or more commands separated by ";" arguments, as
+// for run) over a control client when it can, and as a subprocess
+// otherwise, and returns what the commands printed. Only commands whose
+// output a pane's program cannot shape may be given here (see controlSafe
+// and doc.go). Errors are as run's; besides, typing commands (r.typing)
+// whose control client went away after they were written fail with an
+// error saying that tmux may or may not have run them.
+func (t *Terminal) command(ctx context.Context, r route, args ...string) (string, error) {
+	cmds := splitCommands(args)
+	line, ok := commandLine(cmds)
+	if !ok {
+		return t.run(ctx, nil, args...)
+	}
+	c := t.commandClient(ctx, r.pane)
+	if c == nil {
+		return t.run(ctx, nil, args...)
+	}
+	gated := notifies(cmds)
+	if gated {
+		t.attachGate.RLock()
+	}
+	lines, err := c.command(ctx, cmds[0][0], line)
+	if gated {
+		t.attachGate.RUnlock()
+	}
+	t.release(c)
+	var gone *clientGoneError
+	switch {
+	case errors.As(err, &gone) && (!gone.sent || !r.typing):
+		t.debug("tmux control client gone, running the command as a process", "command", cmds[0][0], "reason", gone.err)
+		return t.run(ctx, nil, args...)
+	case gone != nil:
+		return "", fmt.Errorf("tmux %s: the control client went away before tmux answered, so it may or may not have run: %w", cmds[0][0], err)
+	case err != nil:
+		return "", err
+	}
+	if len(lines) == 0 {
+		return "", nil
+	}
+	return strings.Join(lines, "\n") + "\n", nil
+}
+
+// commandClient returns a running control client with its inflight count
+// raised (the caller lowers it), or nil when none can be had: the client
+// that records pane's output, else any attached client, else a new one
+// attached to the session holding pane.
+func (t *Terminal) commandClient(ctx context.Context, pane ports.PaneID) *controlClient {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	var c *controlClient
+	if rec := t.panes[pane]; rec != nil && rec.owner != nil && !rec.claiming && rec.owner.running() {
+		c = rec.owner
+	}
+	if c == nil {
+		for _, cl := range t.clients {
+			if cl.running() {
+				c = cl
+				break
+			}
+		}
+	}
+	if c != nil {
+		c.inflight++
+		c.lastUsed = time.Now()
+		t.mu.Unlock()
+		return c
+	}
+	t.mu.Unlock()
+	if pane == "" {
+		return nil
+	}
+	// locate has no pane to start a client for, so it runs as a process
+	// here.
+	loc, err := t.locate(ctx, pane)
+	if err != nil {
+		return nil
+	}
+	c, err = t.clientFor(ctx, loc.session)
+	if err != nil {
+		t.debug("tmux control client for commands not started", "session", loc.session, "reason", err)
+		return nil
+	}
+	t.mu.Lock()
+	c.lastUsed = time.Now()
+	t.mu.Unlock()
+	return c
+}
+
+// release gives back a client that commandClient returned.
+func (t *Terminal) release(c *controlClient) {
+	t.mu.Lock()
+	c.inflight--
+	t.armIdle(c)
+	t.mu.Unlock()
+}
+
+// splitCommands reads args as tmux reads the arguments of a client's
+// command line: an argument ending in ";" ends a command and loses the
+// ";", unless a backslash precedes it, which then becomes the ";". Empty
+// commands are dropped.
+func splitCommands(args []string) [][]string {
+	var cmds [][]string
+	var cur []string
+	for _, a := range args {
+		end := false
+		if s, ok := strings.CutSuffix(a, ";"); ok {
+			if rest, escaped := strings.CutSuffix(s, `\`); escaped {
+				s = rest + ";"
+			} else {
+				end = true
+			}
+			a = s
+			if !end || a != "" {
+				cur = append(cur, a)
+			}
+		} else {
+			cur = append(cur, a)
+		}
+		if end && len(cur) > 0 {
+			cmds = append(cmds, cur)
+			cur = nil
+		}
+	}
+	if len(cur) > 0 {
+		cmds = append(cmds, cur)
+	}
+	return cmds
+}
+
+// commandLine writes cmds as one line of tmux's command syntax, each
+// argument quoted by quoteArg and the commands separated by " ; ". It
+// reports false when cmds cannot go over a control client: a command that
+// controlSafe refuses, or an argument holding a NUL byte, which no tmux
+// argument can hold (the subprocess path reports it).
+func commandLine(cmds [][]string) (string, bool) {
+	if len(cmds) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	for i, cmd := range cmds {
+		if !controlSafe(cmd) {
+			return "", false
+		}
+		if i > 0 {
+			b.WriteString(" ; ")
+		}
+		for j, arg := range cmd {
+			if strings.IndexByte(arg, 0) >= 0 {
+				return "", false
+			}
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			quoteArg(&b, arg)
+		}
+	}
+	return b.String(), true
+}
+
+// quoteArg writes s as a double-quoted string of tmux's command syntax
+// that tmux reads back as exactly s. Letters, digits and " -_./:,=+@%" are
+// written as they are; every other byte as a backslash and three octal
+// digits, which tmux turns back into that byte without reading it any
+// further (no "$" or "~" expansion, no end of line, no end of quote).
+func quoteArg(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if plainByte(c) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('\\')
+		b.WriteByte('0' + c>>6)
+		b.WriteByte('0' + c>>3&7)
+		b.WriteByte('0' + c&7)
+	}
+	b.WriteByte('"')
+}
+
+func plainByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte(" -_./:,=+@%", c) >= 0
+}
