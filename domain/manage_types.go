@@ -117,13 +117,6 @@ type ResizePaneRequest struct {
 	Width, Height int
 }
 
-// ResizePaneResult is what resize_pane reports: the size the pane got,
-// which may be less than asked when it cannot outgrow its window.
-type ResizePaneResult struct {
-	PaneID        ports.PaneID
-	Width, Height int
-}
-
 // RenameSessionRequest is a rename_session call.
 type RenameSessionRequest struct {
 	Session string // an id or a name

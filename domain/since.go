@@ -3,6 +3,7 @@ package domain
 import (
 	"context"
 	"fmt"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -114,7 +115,7 @@ func (s *Service) seed(ctx context.Context, info ports.PaneInfo, req CaptureSinc
 
 // waitForOutput waits until the stream has bytes past offset, it ends, the
 // wait is over or ctx is done, telling progress on the way.
-func (s *Service) waitForOutput(ctx context.Context, stream ports.OutputStream, offset int64, wait timeDuration, progress ProgressFunc) {
+func (s *Service) waitForOutput(ctx context.Context, stream ports.OutputStream, offset int64, wait time.Duration, progress ProgressFunc) {
 	w := s.newWaiter(wait, progress)
 	defer w.stop()
 	for {

@@ -6,8 +6,6 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
-type timeDuration = time.Duration
-
 // ProgressInterval is how often a waiting call tells its progress; the
 // contract asks for at least every 2 s.
 const ProgressInterval = time.Second

@@ -244,7 +244,9 @@ func (s *Server) result(tool string, schemas *toolSchemas, out any, notice strin
 		return nil, fmt.Errorf("internal error: decode %s result: %w", tool, err)
 	}
 	if err := schemas.outputResolved.Validate(v); err != nil {
-		return nil, fmt.Errorf("internal error: the %s result does not match its output schema: %w", tool, err)
+		// The call was carried out (a command may have run): say what it
+		// returned, so that nobody retries it believing it did nothing.
+		return nil, fmt.Errorf("internal error: the %s result does not match its output schema: %w; the call was carried out and returned %s", tool, err, data)
 	}
 	content := []mcp.Content{&mcp.TextContent{Text: string(data)}}
 	if notice != "" {
