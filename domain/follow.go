@@ -14,46 +14,107 @@ import (
 // server runs: the backend counts offsets only while somebody listens.
 // Memory per pane is whatever the backend retains for a stream (bounded by
 // the backend; 1 MiB by default for tmux); bytes older than that are
-// reported as missed. A follower is dropped when its pane dies or its
-// process is replaced.
+// reported as missed. A follower is replaced when its pane's process is
+// replaced; one whose pane is gone is kept (cursors may still read its
+// last words) until more than maxFollowers are held, and then dropped.
 type followers struct {
 	mu      sync.Mutex
 	streams map[ports.PaneID]*follower
 }
 
+// maxFollowers bounds how many panes are followed before the followers of
+// panes that have gone are dropped.
+const maxFollowers = 256
+
 type follower struct {
 	generation string
+	ready      chan struct{} // closed once stream or err is set
 	stream     ports.OutputStream
+	err        error
+}
+
+// ended reports whether the follower's stream ended because its pane went
+// away (its last words stay readable), and whether it ended at all.
+func (fl *follower) ended() (paneGone, ended bool) {
+	if fl.err != nil {
+		return false, true
+	}
+	e := fl.stream.ReadFrom(fl.stream.End()).Ended
+	return errors.Is(e, ports.ErrPaneDead) || errors.Is(e, ports.ErrPaneNotFound), e != nil
 }
 
 // follow returns the open stream of the pane described by info, opening it
-// if needed.
+// if needed. Opening happens outside the lock, so that a slow backend
+// holds up only the callers that wait for the same pane.
 func (s *Service) follow(ctx context.Context, info ports.PaneInfo) (ports.OutputStream, error) {
 	f := &s.followers
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.streams == nil {
-		f.streams = make(map[ports.PaneID]*follower)
-	}
-	if cur, ok := f.streams[info.ID]; ok {
-		ended := cur.stream.ReadFrom(cur.stream.End()).Ended
+	for {
+		f.mu.Lock()
+		if f.streams == nil {
+			f.streams = make(map[ports.PaneID]*follower)
+		}
+		cur, ok := f.streams[info.ID]
+		if !ok {
+			nf := &follower{generation: info.Generation, ready: make(chan struct{})}
+			f.streams[info.ID] = nf
+			f.evictLocked()
+			f.mu.Unlock()
+			nf.stream, nf.err = s.term.OpenOutput(ctx, info.ID)
+			close(nf.ready)
+			if nf.err != nil {
+				f.drop(info.ID, nf)
+				return nil, fmt.Errorf("open output of pane %s: %w", info.ID, nf.err)
+			}
+			return nf.stream, nil
+		}
+		f.mu.Unlock()
+		select {
+		case <-cur.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 		// A stream that ended because its pane died still holds the pane's
 		// last words, which cursors into it must be able to read; only a
 		// new process, or a stream that broke for another reason, calls
 		// for a new one.
-		paneGone := errors.Is(ended, ports.ErrPaneDead) || errors.Is(ended, ports.ErrPaneNotFound)
-		if cur.generation == info.Generation && (ended == nil || paneGone) {
+		if paneGone, ended := cur.ended(); cur.generation == info.Generation && (!ended || paneGone) {
 			return cur.stream, nil
 		}
-		cur.stream.Close()
-		delete(f.streams, info.ID)
+		f.drop(info.ID, cur)
 	}
-	stream, err := s.term.OpenOutput(ctx, info.ID)
-	if err != nil {
-		return nil, fmt.Errorf("open output of pane %s: %w", info.ID, err)
+}
+
+// drop removes fl if it is still pane's follower, closing its stream.
+func (f *followers) drop(pane ports.PaneID, fl *follower) {
+	f.mu.Lock()
+	if f.streams[pane] == fl {
+		delete(f.streams, pane)
 	}
-	f.streams[info.ID] = &follower{generation: info.Generation, stream: stream}
-	return stream, nil
+	f.mu.Unlock()
+	if fl.stream != nil {
+		fl.stream.Close()
+	}
+}
+
+// evictLocked drops followers of panes that have gone once there are more
+// than maxFollowers. The caller holds f.mu.
+func (f *followers) evictLocked() {
+	if len(f.streams) <= maxFollowers {
+		return
+	}
+	for id, fl := range f.streams {
+		select {
+		case <-fl.ready:
+		default:
+			continue // still opening
+		}
+		if _, ended := fl.ended(); ended {
+			delete(f.streams, id)
+			if fl.stream != nil {
+				fl.stream.Close()
+			}
+		}
+	}
 }
 
 // Close closes every stream the Service holds open.
@@ -63,7 +124,13 @@ func (s *Service) Close() error {
 	defer f.mu.Unlock()
 	var errs []error
 	for id, cur := range f.streams {
-		errs = append(errs, cur.stream.Close())
+		select {
+		case <-cur.ready:
+			if cur.stream != nil {
+				errs = append(errs, cur.stream.Close())
+			}
+		default: // its opener closes nothing; the Terminal's own Close ends it
+		}
 		delete(f.streams, id)
 	}
 	return errors.Join(errs...)

@@ -3,6 +3,7 @@ package domain
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -170,5 +171,30 @@ func TestWhileReturnedHoldsOffRelease(t *testing.T) {
 	<-released
 	if ran, _ := r.WhileReturned("%1", func() error { return nil }); ran {
 		t.Fatal("ran after the release")
+	}
+}
+
+type deadStream struct{ stubStream }
+
+func (deadStream) ReadFrom(o int64) ports.OutputChunk {
+	return ports.OutputChunk{Offset: o, Ended: ports.ErrPaneDead}
+}
+
+type deadPanes struct{ ports.Terminal }
+
+func (deadPanes) OpenOutput(context.Context, ports.PaneID) (ports.OutputStream, error) {
+	return deadStream{}, nil
+}
+
+func TestFollowersOfGonePanesAreDroppedPastTheBound(t *testing.T) {
+	svc := NewService(deadPanes{}, nil, Config{})
+	for i := 0; i < 3*maxFollowers; i++ {
+		id := ports.PaneID(fmt.Sprintf("%%%d", i))
+		if _, err := svc.follow(context.Background(), ports.PaneInfo{ID: id, Generation: "g"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(svc.followers.streams); n > maxFollowers+1 {
+		t.Errorf("%d followers held, want at most %d", n, maxFollowers+1)
 	}
 }
