@@ -8,12 +8,12 @@ COVER_MIN := 90
 .PHONY: build run test test-unit cover bench generate lint clean
 
 build:
-	$(GO) build -trimpath -o $(BIN) ./cmd/tmux-mcp
+	@$(GO) build -trimpath -o $(BIN) ./cmd/tmux-mcp
 
 # Starts the server on stdio. With no socket named it starts a private tmux
 # server and session of its own and removes them on exit.
 run: build
-	./$(BIN) $(ARGS)
+	@./$(BIN) $(ARGS)
 
 # Everything: unit tests, real-tmux tests on private sockets, end-to-end
 # tests through the built binary, and the static checks.
@@ -42,7 +42,7 @@ cover:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
-	$(GO) build -trimpath -o $(BIN) ./cmd/tmux-mcp
+	@$(GO) build -trimpath -o $(BIN) ./cmd/tmux-mcp
 	$(GO) run ./test/bench -bin $(BIN) $(BENCH_FLAGS)
 
 generate:

@@ -475,6 +475,9 @@ func manageOnTmux(t *testing.T) (cs *mcp.ClientSession, term *tmux.Terminal, soc
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
 	}
+	// The private server runs $SHELL; a login shell's start-up files
+	// may wait on a lock that a killed test shell left behind.
+	t.Setenv("SHELL", "/bin/sh")
 	socket, _, stop, err := tmux.StartPrivate(tmux.Options{})
 	if err != nil {
 		t.Fatal(err)

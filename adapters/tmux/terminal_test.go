@@ -61,6 +61,9 @@ func TestStartPrivateRunsAServerUntilStopped(t *testing.T) {
 		t.Skip("starts a tmux server with the default shell")
 	}
 	server := newTestServer(t) // skips without tmux
+	// The private server runs $SHELL; a login shell's start-up files
+	// may wait on a lock that a killed test shell left behind.
+	t.Setenv("SHELL", "/bin/sh")
 	sock, session, stop, err := StartPrivate(Options{})
 	if err != nil {
 		t.Fatalf("StartPrivate: %v", err)
