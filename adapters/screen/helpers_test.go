@@ -41,6 +41,9 @@ func TestMain(m *testing.M) {
 // needScreen skips a test that needs a real screen when there is none.
 func needScreen(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs GNU screen; not in -short")
+	}
 	if socketDir == "" {
 		t.Skip("GNU screen is not installed (no screen on PATH)")
 	}
