@@ -13,23 +13,18 @@
 // outcome is the tool's own outcome when it has one ("completed",
 // "timed_out", "pane_died", "cancelled", "matched", ...), "ok" for a tool
 // without one, and "error" for a call that ended in a tool error; errorKind
-// then says which kind (see ErrorKind).
+// then says which kind, as the caller named it (see Entry.ErrorKind).
 package audit
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
 	"time"
-
-	"github.com/tmux-mcp/tmux-mcp/domain"
-	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
 // Entry is one tool call.
@@ -41,13 +36,15 @@ type Entry struct {
 	PaneID string // "" for a call about no single pane
 
 	// Outcome is the result's outcome, if the tool reports one; "" means
-	// "ok". It is ignored when Err is set.
+	// "ok". It is ignored when ErrorKind is set.
 	Outcome string
 
-	// Err is the error the call ended with, if any: Record writes outcome
-	// "error" and the error's kind, never its message (which may quote
-	// what was sent).
-	Err error
+	// ErrorKind is the kind of error the call ended with ("refused",
+	// "pane_not_found", ...), or "" if it did not end in one; Record then
+	// writes outcome "error" and this kind. The caller classifies the
+	// error, so that the log names it as the client was told; an Entry
+	// has no room for the error's message, which may quote what was sent.
+	ErrorKind string
 
 	Duration time.Duration
 
@@ -111,8 +108,8 @@ func (l *Log) Record(e Entry) error {
 		DurationMs: e.Duration.Milliseconds(),
 	}
 	switch {
-	case e.Err != nil:
-		ln.Outcome, ln.ErrorKind = "error", ErrorKind(e.Err)
+	case e.ErrorKind != "":
+		ln.Outcome, ln.ErrorKind = "error", e.ErrorKind
 	case ln.Outcome == "":
 		ln.Outcome = "ok"
 	}
@@ -150,56 +147,6 @@ func (l *Log) Close() error {
 func Digest(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
-}
-
-// Error kinds, as ErrorKind names them.
-const (
-	KindRefused         = "refused"          // *domain.RefusalError
-	KindBusy            = "busy"             // *domain.BusyError
-	KindInvalidArgument = "invalid_argument" // *domain.ArgumentError
-	KindPaneNotFound    = "pane_not_found"
-	KindNotFound        = "not_found" // a session or window
-	KindNameInUse       = "name_in_use"
-	KindPaneDead        = "pane_dead"
-	KindUnknownKey      = "unknown_key"
-	KindUnsupported     = "unsupported"
-	KindUnavailable     = "unavailable"
-	KindCancelled       = "cancelled"
-	KindDeadline        = "deadline_exceeded"
-	KindInternal        = "internal" // anything else
-)
-
-// ErrorKind classifies err by the domain's error types and the ports'
-// sentinels, the first that matches in the order of the Kind constants.
-func ErrorKind(err error) string {
-	var (
-		refusal *domain.RefusalError
-		busy    *domain.BusyError
-		arg     *domain.ArgumentError
-	)
-	kinds := []struct {
-		kind  string
-		match bool
-	}{
-		{KindRefused, errors.As(err, &refusal)},
-		{KindBusy, errors.As(err, &busy)},
-		{KindInvalidArgument, errors.As(err, &arg)},
-		{KindPaneNotFound, errors.Is(err, ports.ErrPaneNotFound)},
-		{KindNotFound, errors.Is(err, ports.ErrNotFound)},
-		{KindNameInUse, errors.Is(err, ports.ErrNameInUse)},
-		{KindPaneDead, errors.Is(err, ports.ErrPaneDead)},
-		{KindUnknownKey, errors.Is(err, ports.ErrUnknownKey)},
-		{KindUnsupported, errors.Is(err, ports.ErrUnsupported)},
-		{KindUnavailable, errors.Is(err, ports.ErrUnavailable)},
-		{KindCancelled, errors.Is(err, context.Canceled)},
-		{KindDeadline, errors.Is(err, context.DeadlineExceeded)},
-	}
-	for _, k := range kinds {
-		if k.match {
-			return k.kind
-		}
-	}
-	return KindInternal
 }
 
 // SecretArgs picks, from a call's arguments, the ones the log records only

@@ -2,16 +2,11 @@ package mcpadapter
 
 import (
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 )
-
-// errToolFailed stands for a tool error whose cause was not kept, so that
-// the audit log still says "error".
-var errToolFailed = errors.New("tool error")
 
 // audited records one tool call in the audit log, if there is one: the
 // tool, its pane, its outcome, how long it took, and digests of what it
@@ -25,8 +20,11 @@ var errToolFailed = errors.New("tool error")
 //
 // The pane is the call's paneId, else the result's (create_session and
 // the others that make a pane). The outcome is the result's outcome field
-// when it has one. A failed write to the log is logged: by then the call
-// has been carried out, and withholding its result would not undo it.
+// when it has one. An error is recorded by its kind, as classify names it
+// for the client's text too; a tool error whose cause was not kept is
+// "internal", so that it is never recorded as a success. A failed write
+// to the log is logged: by then the call has been carried out, and
+// withholding its result would not undo it.
 func (s *Server) audited(tool string, start time.Time, req *mcp.CallToolRequest, args arguments, res *mcp.CallToolResult, callErr error) {
 	if s.audit == nil {
 		return
@@ -43,17 +41,18 @@ func (s *Server) audited(tool string, start time.Time, req *mcp.CallToolRequest,
 		PaneID:   args.str("paneId"),
 		Duration: time.Since(start),
 		Secret:   audit.SecretArgs(args),
-		Err:      callErr,
 	}
 	switch {
-	case res == nil && callErr == nil:
-		e.Err = errToolFailed // no result and no error: cannot happen, but never record it as "ok"
 	case res != nil && res.IsError:
-		e.Err = res.GetError()
-		if e.Err == nil {
-			e.Err = errToolFailed
+		e.ErrorKind = string(kindInternal)
+		if err := res.GetError(); err != nil {
+			e.ErrorKind = string(classify(err))
 		}
-	case res != nil:
+	case callErr != nil:
+		e.ErrorKind = string(classify(callErr))
+	case res == nil:
+		e.ErrorKind = string(kindInternal) // no result and no error: cannot happen, but never record it as "ok"
+	default:
 		var fields struct {
 			Outcome string `json:"outcome"`
 			PaneID  string `json:"paneId"`

@@ -2,7 +2,6 @@ package mcpadapter
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -274,10 +273,12 @@ func (r *resources) screen(ctx context.Context, pane ports.PaneID) (string, erro
 // that does not exist, otherwise the error with the same advice a tool
 // error would give.
 func resourceError(uri string, err error) error {
-	if errors.Is(err, ports.ErrPaneNotFound) || errors.Is(err, ports.ErrNotFound) {
+	switch classify(err) {
+	case kindPaneNotFound, kindNotFound:
 		return mcp.ResourceNotFoundError(uri)
+	default:
+		return fmt.Errorf("read %s: %s", uri, errorText(err))
 	}
-	return fmt.Errorf("read %s: %s", uri, errorText(err))
 }
 
 // Subscriptions.

@@ -1,0 +1,169 @@
+package mcpadapter
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
+	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// adviceOf is what the client's text adds to an error's message, by kind:
+// a phrase found in that kind's text and in no other's. The domain's
+// errors and unclassified ones get nothing added.
+var adviceOf = map[errorKind]string{
+	kindRefused:         "",
+	kindBusy:            "",
+	kindInvalidArgument: "; correct it and call again",
+	kindServerClosing:   "; call again once the server is back",
+	kindCancelled:       "the call was cancelled before it finished: ",
+	kindDeadline:        "the call ran out of time before it finished: ",
+	kindPaneNotFound:    "; check the pane id",
+	kindNotFound:        "; check the id or name",
+	kindNameInUse:       "; choose another name",
+	kindPaneDead:        "; its program has exited",
+	kindUnavailable:     "; check that the terminal multiplexer is installed",
+	kindUnsupported:     "; this terminal backend cannot do that",
+	kindUnknownKey:      "; use key names such as",
+	kindInternal:        "",
+}
+
+// TestClientTextAndAuditKindAgree holds the client's text, the audit
+// log's errorKind and the resource error to one classification, for each
+// kind and for errors that wrap several kinds at once, where the first
+// kind in classify's order wins.
+func TestClientTextAndAuditKindAgree(t *testing.T) {
+	refusal := &domain.RefusalError{Pane: "%1", Reason: "a person is watching it", Hint: "use another pane"}
+	busy := &domain.BusyError{Pane: "%1", Holder: `run_shell_command "make"`}
+	badArg := &domain.ArgumentError{Field: "keys", Reason: "empty"}
+	cases := []struct {
+		name string
+		err  error
+		want errorKind
+	}{
+		{"refusal", refusal, kindRefused},
+		{"wrapped busy pane", fmt.Errorf("run in pane %%1: %w", busy), kindBusy},
+		{"bad argument", badArg, kindInvalidArgument},
+		{"server closing", fmt.Errorf("run: %w", ErrServerClosing), kindServerClosing},
+		{"cancelled", fmt.Errorf("capture pane %%3: %w", context.Canceled), kindCancelled},
+		{"deadline", fmt.Errorf("run: %w", context.DeadlineExceeded), kindDeadline},
+		{"pane not found", fmt.Errorf("describe pane %%9: %w", ports.ErrPaneNotFound), kindPaneNotFound},
+		{"session not found", ports.ErrNotFound, kindNotFound},
+		{"name in use", ports.ErrNameInUse, kindNameInUse},
+		{"pane dead", ports.ErrPaneDead, kindPaneDead},
+		{"unavailable", ports.ErrUnavailable, kindUnavailable},
+		{"unsupported", ports.ErrUnsupported, kindUnsupported},
+		{"unknown key", fmt.Errorf("send keys: %w", ports.ErrUnknownKey), kindUnknownKey},
+		{"anything else", errors.New("tmux exited with status 1"), kindInternal},
+
+		{"refusal about a dead pane", fmt.Errorf("paste: %w", errors.Join(refusal, ports.ErrPaneDead)), kindRefused},
+		{"busy pane and cancellation", errors.Join(context.Canceled, busy), kindBusy},
+		{"bad key name", errors.Join(ports.ErrUnknownKey, badArg), kindInvalidArgument},
+		{"shutdown cancels the call", fmt.Errorf("run: %w", errors.Join(context.Canceled, ErrServerClosing)), kindServerClosing},
+		{"cancelled while the pane vanished", fmt.Errorf("capture pane %%3: %w", errors.Join(ports.ErrPaneNotFound, context.Canceled)), kindCancelled},
+		{"deadline while the pane vanished", fmt.Errorf("%w: %w", ports.ErrPaneNotFound, context.DeadlineExceeded), kindDeadline},
+		{"dead pane not found", errors.Join(ports.ErrPaneDead, ports.ErrPaneNotFound), kindPaneNotFound},
+		{"window not found or name in use", errors.Join(ports.ErrNameInUse, ports.ErrNotFound), kindNotFound},
+		{"unsupported on an unavailable backend", errors.Join(ports.ErrUnsupported, ports.ErrUnavailable), kindUnavailable},
+		{"unknown key the backend cannot send", errors.Join(ports.ErrUnknownKey, ports.ErrUnsupported), kindUnsupported},
+	}
+	seen := map[errorKind]bool{}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			seen[c.want] = true
+			if got := classify(c.err); got != c.want {
+				t.Fatalf("classify = %s, want %s", got, c.want)
+			}
+
+			text := toolText(t, toolError(c.err))
+			msg := c.err.Error()
+			if advice := adviceOf[c.want]; advice == "" {
+				if text != msg {
+					t.Errorf("text %q, want the message alone, %q", text, msg)
+				}
+			} else if !strings.Contains(text, msg) || !strings.Contains(text, advice) {
+				t.Errorf("text %q, want the message %q with the %s advice %q", text, msg, c.want, advice)
+			}
+			for k, advice := range adviceOf {
+				if k != c.want && advice != "" && strings.Contains(text, advice) {
+					t.Errorf("text %q gives the %s advice too", text, k)
+				}
+			}
+
+			// The audit log names the same kind, whether the error came as
+			// a tool error or as the call's error.
+			if got := auditedKind(t, toolError(c.err), nil); got != string(c.want) {
+				t.Errorf("audit errorKind of the tool error = %q, want %q", got, c.want)
+			}
+			if got := auditedKind(t, nil, c.err); got != string(c.want) {
+				t.Errorf("audit errorKind of the call's error = %q, want %q", got, c.want)
+			}
+
+			const uri = "tmux://panes/3"
+			got := resourceError(uri, c.err).Error()
+			want := "read " + uri + ": " + text
+			if c.want == kindPaneNotFound || c.want == kindNotFound {
+				want = mcp.ResourceNotFoundError(uri).Error()
+			}
+			if got != want {
+				t.Errorf("resource error %q, want %q", got, want)
+			}
+		})
+	}
+	for k := range adviceOf {
+		if !seen[k] {
+			t.Errorf("no case of kind %s", k)
+		}
+	}
+}
+
+// TestAToolErrorWithoutItsCauseIsAuditedAsInternal: a tool error whose
+// error was not kept is still an error in the log, never a success.
+func TestAToolErrorWithoutItsCauseIsAuditedAsInternal(t *testing.T) {
+	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no pane %3"}}}
+	if got := auditedKind(t, res, nil); got != string(kindInternal) {
+		t.Errorf("errorKind = %q, want %q", got, kindInternal)
+	}
+}
+
+// toolText is the text of a tool error.
+func toolText(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if !res.IsError || len(res.Content) != 1 {
+		t.Fatalf("result %+v, want a tool error with one content", res)
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("content %T, want text", res.Content[0])
+	}
+	return tc.Text
+}
+
+// auditedKind audits one call that ended in res or callErr and returns
+// the errorKind of its line, after checking that its outcome is "error".
+func auditedKind(t *testing.T, res *mcp.CallToolResult, callErr error) string {
+	t.Helper()
+	var buf bytes.Buffer
+	s := &Server{audit: audit.New(&buf), logger: slog.New(slog.DiscardHandler)}
+	s.audited("send_keys", time.Now(), nil, arguments{"paneId": "%3"}, res, callErr)
+	var line struct {
+		Outcome   string `json:"outcome"`
+		ErrorKind string `json:"errorKind"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+		t.Fatalf("audit line %q: %v", buf.String(), err)
+	}
+	if line.Outcome != "error" {
+		t.Errorf("audit outcome %q, want error", line.Outcome)
+	}
+	return line.ErrorKind
+}
