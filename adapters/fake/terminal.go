@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/outbuf"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -101,7 +102,7 @@ type pane struct {
 	self      bool
 	unknown   []ports.Fact
 	scr       *screen
-	log       outputLog
+	log       *outbuf.Buffer
 	sent      []Input
 	commands  []string
 	expect    []Run
@@ -143,7 +144,7 @@ func (t *Terminal) AddPane(spec PaneSpec) ports.PaneID {
 	t.nextID++
 	p := &pane{t: t, id: id, spec: spec, gen: t.generation()}
 	p.scr = newScreen(spec.Width, spec.Height, spec.HistoryLimit)
-	p.log.window = spec.OutputWindow
+	p.log = outbuf.New(&t.mu, spec.OutputWindow)
 	p.shellName = spec.Command[strings.LastIndexByte(spec.Command, '/')+1:]
 	t.panes[id] = p
 	p.prompt()
@@ -360,16 +361,10 @@ func (t *Terminal) OpenOutput(ctx context.Context, id ports.PaneID) (ports.Outpu
 	if err != nil {
 		return nil, err
 	}
-	s := &stream{t: t, log: &p.log, from: p.log.end(), changed: make(chan struct{}, 1)}
 	if p.dead {
-		s.end(p.deadErr())
-		return s, nil
+		return p.log.OpenEnded(p.deadErr()), nil
 	}
-	if p.log.streams == nil {
-		p.log.streams = make(map[*stream]struct{})
-	}
-	p.log.streams[s] = struct{}{}
-	return s, nil
+	return p.log.Open(), nil
 }
 
 func (p *pane) deadErr() error { return fmt.Errorf("pane %s: %w", p.id, ports.ErrPaneDead) }
@@ -378,7 +373,7 @@ func (p *pane) deadErr() error { return fmt.Errorf("pane %s: %w", p.id, ports.Er
 // output stream.
 func (p *pane) emit(b []byte) {
 	p.scr.write(b)
-	p.log.append(b)
+	p.log.Write(b)
 }
 
 // die ends the pane's process: the pane stays, dead, as with tmux's
@@ -390,7 +385,7 @@ func (p *pane) die() {
 	p.dead = true
 	p.stopJob()
 	p.ed = editor{}
-	p.log.endStreams(p.deadErr())
+	p.log.EndStreams(p.deadErr())
 }
 
 // must returns the pane for a test control, panicking if there is none.
@@ -428,7 +423,7 @@ func (t *Terminal) RemovePane(id ports.PaneID) {
 	defer t.mu.Unlock()
 	p := t.must(id)
 	p.stopJob()
-	p.log.endStreams(fmt.Errorf("pane %s: %w", id, ports.ErrPaneNotFound))
+	p.log.EndStreams(fmt.Errorf("pane %s: %w", id, ports.ErrPaneNotFound))
 	delete(t.panes, id)
 }
 
@@ -574,7 +569,7 @@ func (t *Terminal) Inject(id ports.PaneID, b []byte) {
 func (t *Terminal) LoseOutput(id ports.PaneID, n int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.must(id).log.lose(n)
+	t.must(id).log.Skip(n)
 }
 
 // Output returns the bytes of the pane's output still retained, from any
@@ -583,7 +578,7 @@ func (t *Terminal) LoseOutput(id ports.PaneID, n int64) {
 func (t *Terminal) Output(id ports.PaneID) []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return slices.Clone(t.must(id).log.data)
+	return t.must(id).log.Retained()
 }
 
 // InputKind says how an Input was sent.

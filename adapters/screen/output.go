@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/outbuf"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -54,8 +55,9 @@ import (
 // sets the name (a person pressed C-a H) logs into LogDir from then on;
 // the adapter reads that log without turning it off or removing it.
 
-// ErrStreamClosed is what a closed stream's chunks carry in Ended.
-var ErrStreamClosed = errors.New("output stream closed")
+// ErrStreamClosed is what a closed stream's chunks carry in Ended. It is
+// the error every adapter built on outbuf uses.
+var ErrStreamClosed = outbuf.ErrClosed
 
 // tracker reads one window's log.
 type tracker struct {
@@ -66,9 +68,8 @@ type tracker struct {
 	mu        sync.Mutex
 	gen       string
 	proc      procStat
-	ring      *ring
-	streams   map[*stream]struct{}
-	ended     error // why no more bytes come, for the current generation
+	out       *outbuf.Buffer // the newest bytes and the open streams
+	ended     error          // why no more bytes come, for the current generation
 	running   bool
 	foreign   bool // the log was on before the tracker started
 	everRan   bool
@@ -94,8 +95,15 @@ func (t *Terminal) OpenOutput(ctx context.Context, id ports.PaneID) (ports.Outpu
 	t.mu.Lock()
 	tr, ok := t.trackers[w.n]
 	if !ok {
-		tr = &tracker{t: t, n: w.n, path: filepath.Join(t.logDir, strconv.Itoa(w.n)+".log"),
-			ring: newRing(t.opts.RingSize), streams: map[*stream]struct{}{}}
+		tr = &tracker{t: t, n: w.n, path: filepath.Join(t.logDir, strconv.Itoa(w.n)+".log")}
+		tr.out = outbuf.New(&tr.mu, t.opts.RingSize)
+		tr.out.OnClose(func() {
+			// The log stays on for Options.IdleTimeout after its last
+			// stream closed.
+			if tr.out.Streams() == 0 && tr.running {
+				tr.idleSince = time.Now()
+			}
+		})
 		t.trackers[w.n] = tr
 	}
 	t.mu.Unlock()
@@ -105,13 +113,10 @@ func (t *Terminal) OpenOutput(ctx context.Context, id ports.PaneID) (ports.Outpu
 	}
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	s := &stream{tr: tr, changed: make(chan struct{}, 1)}
 	if tr.ended != nil {
-		s.ended = tr.ended
-	} else {
-		tr.streams[s] = struct{}{}
+		return tr.out.OpenEnded(tr.ended), nil
 	}
-	return s, nil
+	return tr.out.Open(), nil
 }
 
 // listen makes sure the tracker reads the log of the window as w found it.
@@ -143,7 +148,7 @@ func (tr *tracker) listen(ctx context.Context, w window) error {
 			tr.running = false
 		}
 		tr.endStreams(fmt.Errorf("window %d was closed and its number given to a new window: %w", tr.n, ports.ErrPaneNotFound))
-		tr.ring.skip(1)
+		tr.out.Skip(1)
 		tr.ended = nil
 		tr.modes = modeScanner{}
 	}
@@ -197,7 +202,7 @@ func (tr *tracker) listen(ctx context.Context, w window) error {
 	defer tr.mu.Unlock()
 	if tr.everRan {
 		// The window may have written while nobody listened.
-		tr.ring.skip(1)
+		tr.out.Skip(1)
 	}
 	tr.everRan, tr.running, tr.foreign = true, true, foreign
 	tr.file, tr.pos, tr.old, tr.tail = f, pos, nil, nil
@@ -336,7 +341,7 @@ func (t *Terminal) retire(tr *tracker) bool {
 	}
 	defer t.logMu.Unlock()
 	tr.mu.Lock()
-	idle := tr.running && len(tr.streams) == 0 && !tr.idleSince.IsZero()
+	idle := tr.running && tr.out.Streams() == 0 && !tr.idleSince.IsZero()
 	tr.mu.Unlock()
 	if !idle {
 		return false
@@ -449,9 +454,8 @@ func (tr *tracker) poll() {
 		// Truncated under the reader: what it had not read is lost,
 		// in an amount nobody can tell; screen appends, so what the
 		// file holds now came after.
-		tr.ring.skip(1)
+		tr.out.Skip(1)
 		tr.pos, tr.tail = 0, nil
-		tr.notify()
 	}
 	tr.readAll(tr.file)
 	if !tr.foreign && tr.pos >= tr.t.opts.RotateSize {
@@ -482,12 +486,11 @@ func (tr *tracker) readAll(f *os.File) {
 	for {
 		n, err := f.ReadAt(buf, tr.pos)
 		if n > 0 {
-			tr.ring.write(buf[:n])
+			tr.out.Write(buf[:n])
 			tr.modes.scan(buf[:n])
 			tr.pos += int64(n)
 			tr.tail = append(tr.tail, buf[max(0, n-tailLen):n]...)
 			tr.tail = tr.tail[max(0, len(tr.tail)-tailLen):]
-			tr.notify()
 		}
 		if err != nil || n < len(buf) {
 			return
@@ -511,25 +514,12 @@ func (tr *tracker) closeFiles() {
 	}
 }
 
-// notify tells every stream that something changed. tr.mu is held.
-func (tr *tracker) notify() {
-	for s := range tr.streams {
-		s.notify()
-	}
-}
-
 // endStreams ends the current streams with cause. tr.mu is held.
 func (tr *tracker) endStreams(cause error) {
 	if tr.ended == nil {
 		tr.ended = cause
 	}
-	for s := range tr.streams {
-		if s.ended == nil {
-			s.ended = cause
-		}
-		s.notify()
-	}
-	clear(tr.streams)
+	tr.out.EndStreams(cause)
 }
 
 // appCursor reports whether the window's program has put the cursor keys
@@ -561,64 +551,6 @@ func (t *Terminal) modes(w window) (modeScanner, bool) {
 		return modeScanner{}, false
 	}
 	return modeScanner{appCursor: tr.modes.appCursor, bracketed: tr.modes.bracketed}, true
-}
-
-// stream is one listener of a tracker.
-type stream struct {
-	tr      *tracker
-	changed chan struct{}
-	ended   error // guarded by tr.mu
-}
-
-func (s *stream) notify() {
-	select {
-	case s.changed <- struct{}{}:
-	default:
-	}
-}
-
-// Changed returns the channel that receives a value after bytes arrive,
-// bytes are lost or the stream ends.
-func (s *stream) Changed() <-chan struct{} { return s.changed }
-
-// ReadFrom returns the retained bytes from offset on, without waiting.
-// What lies between offset and the oldest retained byte is counted in
-// Missed. An offset at or past the end yields no data and no Missed.
-func (s *stream) ReadFrom(offset int64) ports.OutputChunk {
-	s.tr.mu.Lock()
-	defer s.tr.mu.Unlock()
-	r := s.tr.ring
-	if offset >= r.end() {
-		return ports.OutputChunk{Offset: offset, Ended: s.ended}
-	}
-	start := max(offset, r.start)
-	return ports.OutputChunk{Offset: start, Data: r.read(start), Missed: start - offset, Ended: s.ended}
-}
-
-// End returns the offset just past the newest byte received.
-func (s *stream) End() int64 {
-	s.tr.mu.Lock()
-	defer s.tr.mu.Unlock()
-	return s.tr.ring.end()
-}
-
-// Close stops the stream; later chunks report Ended (ErrStreamClosed
-// unless the stream had ended for another reason). The window's log stays
-// on for Options.IdleTimeout after its last stream closed. Closing twice is
-// harmless.
-func (s *stream) Close() error {
-	tr := s.tr
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	if s.ended == nil {
-		s.ended = ErrStreamClosed
-	}
-	delete(tr.streams, s)
-	if len(tr.streams) == 0 && tr.running {
-		tr.idleSince = time.Now()
-	}
-	s.notify()
-	return nil
 }
 
 // modeScanner follows the terminal modes a program sets that change what

@@ -175,51 +175,6 @@ func TestParseListAndVersion(t *testing.T) {
 	}
 }
 
-func TestRingKeepsTheNewestBytesAtTheirOffsets(t *testing.T) {
-	r := newRing(8)
-	r.write([]byte("abc"))
-	r.write([]byte("defgh"))
-	if got := string(r.read(0)); got != "abcdefgh" || r.start != 0 || r.end() != 8 {
-		t.Fatalf("after 8 bytes: %q from %d to %d", got, r.start, r.end())
-	}
-	r.write([]byte("ij"))
-	if got := string(r.read(0)); got != "cdefghij" || r.start != 2 {
-		t.Errorf("after 10 bytes: %q from %d, want cdefghij from 2", got, r.start)
-	}
-	if got := string(r.read(7)); got != "hij" {
-		t.Errorf("read(7) = %q, want hij", got)
-	}
-	r.write([]byte("0123456789"))
-	if got := string(r.read(0)); got != "23456789" || r.start != 12 || r.end() != 20 {
-		t.Errorf("after a write longer than the ring: %q from %d to %d", got, r.start, r.end())
-	}
-	r.skip(1)
-	if r.start != 21 || r.end() != 21 || len(r.read(0)) != 0 {
-		t.Errorf("after skip(1): %d to %d, %q", r.start, r.end(), r.read(0))
-	}
-	r.write([]byte("z"))
-	if got := string(r.read(21)); got != "z" {
-		t.Errorf("after skip and write: %q", got)
-	}
-}
-
-func TestRingGrowsToItsLimit(t *testing.T) {
-	r := newRing(1 << 20)
-	var want []byte
-	for i := 0; i < 6000; i++ {
-		p := []byte(strings.Repeat(string(rune('a'+i%26)), i%500+1))
-		r.write(p)
-		want = append(want, p...)
-	}
-	want = want[len(want)-1<<20:]
-	if got := r.read(0); !bytes.Equal(got, want) {
-		t.Errorf("the ring holds %d bytes that differ from the newest %d written", len(got), len(want))
-	}
-	if len(r.buf) != 1<<20 {
-		t.Errorf("buffer is %d bytes, want the limit", len(r.buf))
-	}
-}
-
 func TestModeScannerFollowsModesAcrossReads(t *testing.T) {
 	var m modeScanner
 	m.scan([]byte("text\x1b[?1h"))

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/outbuf"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -47,15 +48,16 @@ import (
 // streams are checked every Options.PollInterval, since tmux sends no
 // notification when a pane kept by remain-on-exit dies.
 
-// ErrStreamClosed is what a closed stream's chunks carry in Ended.
-var ErrStreamClosed = errors.New("output stream closed")
+// ErrStreamClosed is what a closed stream's chunks carry in Ended. It is
+// the error every adapter built on outbuf uses.
+var ErrStreamClosed = outbuf.ErrClosed
 
 // paneRecord is what the Terminal keeps of one pane's output. Its fields
-// are guarded by Terminal.mu, except listenMu.
+// are guarded by Terminal.mu, except listenMu; out, guarded by Terminal.mu
+// too, holds the pane's newest bytes and its open streams.
 type paneRecord struct {
-	id      ports.PaneID
-	ring    *ring
-	streams map[*stream]struct{}
+	id  ports.PaneID
+	out *outbuf.Buffer
 
 	owner    *controlClient // the client whose output is recorded; nil while none listens
 	claiming bool           // owner is being confirmed; bytes wait in held
@@ -70,17 +72,17 @@ type paneRecord struct {
 	listenMu sync.Mutex // serializes attaching the pane to a client
 }
 
-func (rec *paneRecord) notify() {
-	for s := range rec.streams {
-		s.notify()
-	}
-}
-
 // record returns the pane's record, making it if needed. t.mu is held.
 func (t *Terminal) record(id ports.PaneID) *paneRecord {
 	rec := t.panes[id]
 	if rec == nil {
-		rec = &paneRecord{id: id, ring: newRing(t.opts.RingSize), streams: make(map[*stream]struct{})}
+		rec = &paneRecord{id: id, out: outbuf.New(&t.mu, t.opts.RingSize)}
+		rec.out.OnClose(func() {
+			// The client may serve no stream any more.
+			if rec.owner != nil {
+				t.armIdle(rec.owner)
+			}
+		})
 		t.panes[id] = rec
 	}
 	return rec
@@ -119,13 +121,10 @@ func (t *Terminal) OpenOutput(ctx context.Context, id ports.PaneID) (ports.Outpu
 	if t.closed {
 		return nil, fmt.Errorf("open output of pane %s: %w: %w", id, ErrTerminalClosed, ports.ErrUnavailable)
 	}
-	s := &stream{t: t, rec: rec, from: rec.ring.end, changed: make(chan struct{}, 1)}
 	if dead {
-		s.end(deadError(id))
-	} else {
-		rec.streams[s] = struct{}{}
+		return rec.out.OpenEnded(deadError(id)), nil
 	}
-	return s, nil
+	return rec.out.Open(), nil
 }
 
 // deadError is the Ended of the streams of a pane that died or was closed.
@@ -207,13 +206,12 @@ func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 			continue
 		}
 		if !rec.blindSince.IsZero() && st.activity >= rec.blindSince.Unix() {
-			rec.ring.skip(1)
+			rec.out.Skip(1)
 			t.debug("tmux pane output may have been missed", "pane", rec.id, "since", rec.blindSince)
 		}
-		rec.ring.write(rec.held)
+		rec.out.Write(rec.held)
 		rec.owner, rec.claiming, rec.held = c, false, nil
 		rec.blindSince, rec.covered = time.Time{}, asked
-		rec.notify()
 		t.mu.Unlock()
 		return c, st.dead, nil
 	}
@@ -230,10 +228,10 @@ func (t *Terminal) lapse(rec *paneRecord, since time.Time) {
 	if rec.blindSince.IsZero() || since.Before(rec.blindSince) {
 		rec.blindSince = since
 	}
-	if len(rec.streams) == 0 {
+	if rec.out.Streams() == 0 {
 		// Nobody reads on; what is retained may now have a hole after it
 		// anyway.
-		rec.ring.release()
+		rec.out.Release()
 	}
 }
 
@@ -343,8 +341,7 @@ func (t *Terminal) deliver(c *controlClient, id ports.PaneID, data []byte) {
 		rec.held = append(rec.held, data...)
 		return
 	}
-	rec.ring.write(data)
-	rec.notify()
+	rec.out.Write(data)
 }
 
 // checkPanes ends the streams of the client's panes that died, and
@@ -353,7 +350,7 @@ func (t *Terminal) checkPanes(c *controlClient) {
 	t.mu.Lock()
 	var watched []*paneRecord
 	for _, rec := range t.panes {
-		if rec.owner == c && !rec.claiming && len(rec.streams) > 0 {
+		if rec.owner == c && !rec.claiming && rec.out.Streams() > 0 {
 			watched = append(watched, rec)
 		}
 	}
@@ -400,7 +397,7 @@ func (t *Terminal) relisten(rec *paneRecord) {
 			time.Sleep(time.Duration(50<<attempt) * time.Millisecond)
 		}
 		t.mu.Lock()
-		if t.closed || len(rec.streams) == 0 {
+		if t.closed || rec.out.Streams() == 0 {
 			t.mu.Unlock()
 			return
 		}
@@ -436,18 +433,10 @@ func (t *Terminal) relisten(rec *paneRecord) {
 
 // endStreams ends every open stream of the pane with err. t.mu is held.
 func (t *Terminal) endStreams(rec *paneRecord, err error) {
-	rec.endStreams(err)
+	rec.out.EndStreams(err)
 	if rec.owner != nil {
 		t.armIdle(rec.owner)
 	}
-}
-
-func (rec *paneRecord) endStreams(err error) {
-	for s := range rec.streams {
-		s.end(err)
-		s.notify()
-	}
-	clear(rec.streams)
 }
 
 // clientExited forgets a client whose process ended and, unless it was
@@ -470,7 +459,7 @@ func (t *Terminal) clientExited(c *controlClient) {
 		// tmux may have stopped sending a moment before the end of the
 		// output was read.
 		t.lapse(rec, time.Now().Add(-time.Second))
-		if !c.closing && len(rec.streams) > 0 {
+		if !c.closing && rec.out.Streams() > 0 {
 			again = append(again, rec)
 		}
 	}
@@ -506,7 +495,7 @@ func (t *Terminal) armIdle(c *controlClient) {
 // serves reports whether any open stream is fed by c. t.mu is held.
 func (t *Terminal) serves(c *controlClient) bool {
 	for _, rec := range t.panes {
-		if rec.owner == c && len(rec.streams) > 0 {
+		if rec.owner == c && rec.out.Streams() > 0 {
 			return true
 		}
 	}
@@ -541,87 +530,4 @@ func (t *Terminal) idleFired(c *controlClient, gen uint64) {
 	t.mu.Unlock()
 	t.debug("tmux control client idle, stopping", "session", c.session)
 	c.stop()
-}
-
-// stream is the tmux ports.OutputStream: a view of a pane's record from
-// the offset at which it was opened. Bytes from before it opened are
-// reported as missed even while retained, as the port promises only what
-// comes after OpenOutput.
-type stream struct {
-	t       *Terminal
-	rec     *paneRecord
-	from    int64
-	changed chan struct{}
-
-	// Once ended is set, no more bytes come: the stream ends at until
-	// even if the pane writes on after a respawn. Both are guarded by
-	// t.mu.
-	ended error
-	until int64
-}
-
-func (s *stream) end(err error) {
-	if s.ended == nil {
-		s.ended, s.until = err, s.rec.ring.end
-	}
-}
-
-func (s *stream) endLocked() int64 {
-	if s.ended != nil {
-		return s.until
-	}
-	return s.rec.ring.end
-}
-
-func (s *stream) notify() {
-	select {
-	case s.changed <- struct{}{}:
-	default:
-	}
-}
-
-// Changed returns the channel that receives a value, coalesced and never
-// blocking the reader of tmux, after bytes arrive, bytes are lost or the
-// stream ends.
-func (s *stream) Changed() <-chan struct{} { return s.changed }
-
-// ReadFrom returns the retained bytes from offset on, without waiting.
-// What lies between offset and the first retained byte (or the offset at
-// which the stream opened) is counted in Missed. An offset at or past the
-// end yields no data and no Missed.
-func (s *stream) ReadFrom(offset int64) ports.OutputChunk {
-	s.t.mu.Lock()
-	defer s.t.mu.Unlock()
-	end := s.endLocked()
-	if offset >= end {
-		return ports.OutputChunk{Offset: offset, Ended: s.ended}
-	}
-	start := min(max(offset, s.from, s.rec.ring.start), end)
-	c := ports.OutputChunk{Offset: start, Missed: start - offset, Ended: s.ended}
-	if start < end {
-		data := s.rec.ring.read(start)
-		c.Data = data[:min(int64(len(data)), end-start)]
-	}
-	return c
-}
-
-// End returns the offset just past the newest byte the stream received.
-func (s *stream) End() int64 {
-	s.t.mu.Lock()
-	defer s.t.mu.Unlock()
-	return s.endLocked()
-}
-
-// Close stops the stream; later chunks report Ended (ErrStreamClosed unless
-// the stream had ended for another reason). Closing twice is harmless.
-func (s *stream) Close() error {
-	s.t.mu.Lock()
-	defer s.t.mu.Unlock()
-	s.end(ErrStreamClosed)
-	delete(s.rec.streams, s)
-	if s.rec.owner != nil {
-		t := s.t
-		t.armIdle(s.rec.owner)
-	}
-	return nil
 }

@@ -191,7 +191,7 @@ func (t *Terminal) Close() error {
 	}
 	clear(t.clients)
 	for _, rec := range t.panes {
-		rec.endStreams(ErrTerminalClosed)
+		rec.out.EndStreams(ErrTerminalClosed)
 	}
 	t.mu.Unlock()
 

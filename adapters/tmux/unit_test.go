@@ -1,7 +1,6 @@
 package tmux
 
 import (
-	"bytes"
 	"errors"
 	"slices"
 	"strings"
@@ -118,71 +117,6 @@ func TestParseVersion(t *testing.T) {
 		if major != c.major || minor != c.minor || ok != c.ok {
 			t.Errorf("parseVersion(%q) = %d, %d, %v; want %d, %d, %v", c.v, major, minor, ok, c.major, c.minor, c.ok)
 		}
-	}
-}
-
-func TestRingKeepsNewestBytesAtAbsoluteOffsets(t *testing.T) {
-	r := newRing(10)
-	r.write([]byte("hello"))
-	if got := string(r.read(0)); got != "hello" || r.start != 0 || r.end != 5 {
-		t.Fatalf("after 5 bytes: read %q, start %d, end %d", got, r.start, r.end)
-	}
-	r.write([]byte("world!!"))
-	if got := string(r.read(0)); got != "lloworld!!" {
-		t.Fatalf("after 12 bytes: read %q, want %q", got, "lloworld!!")
-	}
-	if r.start != 2 || r.end != 12 {
-		t.Fatalf("after 12 bytes: start %d, end %d; want 2, 12", r.start, r.end)
-	}
-	if got := string(r.read(5)); got != "world!!" {
-		t.Fatalf("read(5) = %q, want %q", got, "world!!")
-	}
-	if got := string(r.read(10)); got != "!!" {
-		t.Fatalf("read(10) = %q", got)
-	}
-	if got := r.read(12); len(got) != 0 {
-		t.Fatalf("read(end) = %q, want nothing", got)
-	}
-	r.write([]byte("0123456789abc"))
-	if got := string(r.read(0)); got != "3456789abc" || r.start != 15 || r.end != 25 {
-		t.Fatalf("after an oversized write: read %q, start %d, end %d", got, r.start, r.end)
-	}
-	r.skip(1)
-	if r.start != 26 || r.end != 26 || len(r.read(0)) != 0 {
-		t.Fatalf("after skip: start %d, end %d", r.start, r.end)
-	}
-	r.write([]byte("xy"))
-	if got := string(r.read(20)); got != "xy" {
-		t.Fatalf("after skip and write: read %q", got)
-	}
-	r.release()
-	if r.start != 28 || r.end != 28 || r.buf != nil {
-		t.Fatalf("after release: start %d, end %d", r.start, r.end)
-	}
-	r.write([]byte("z"))
-	if got := string(r.read(0)); got != "z" || r.end != 29 {
-		t.Fatalf("after release and write: read %q, end %d", got, r.end)
-	}
-}
-
-func TestRingMatchesAPlainLogUnderManyWrites(t *testing.T) {
-	const size = 1000
-	r := newRing(size)
-	var log []byte
-	for i := 0; i < 500; i++ {
-		p := bytes.Repeat([]byte{byte('a' + i%26)}, (i*37)%301)
-		r.write(p)
-		log = append(log, p...)
-		keep := log[max(0, len(log)-size):]
-		if got := r.read(0); !bytes.Equal(got, keep) {
-			t.Fatalf("write %d: ring holds %d bytes that differ from the newest %d of the log", i, len(got), len(keep))
-		}
-		if r.end != int64(len(log)) || r.start != int64(len(log)-len(keep)) {
-			t.Fatalf("write %d: start %d, end %d; log is %d bytes", i, r.start, r.end, len(log))
-		}
-	}
-	if len(r.buf) != size {
-		t.Errorf("buffer is %d bytes, want it grown to %d", len(r.buf), size)
 	}
 }
 
