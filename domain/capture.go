@@ -27,6 +27,12 @@ func (s *Service) CapturePane(ctx context.Context, req CaptureRequest) (CaptureR
 	if err != nil {
 		return CaptureResult{}, fmt.Errorf("describe pane %s: %w", req.PaneID, err)
 	}
+	return s.capture(ctx, info, req)
+}
+
+// capture is CapturePane for a pane already described, so that a call that
+// has just asked the terminal about the pane does not ask again.
+func (s *Service) capture(ctx context.Context, info ports.PaneInfo, req CaptureRequest) (CaptureResult, error) {
 	res := CaptureResult{PaneID: req.PaneID}
 	first, last := int64(0), int64(info.Height-1)
 	if req.Start != nil {

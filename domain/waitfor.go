@@ -108,8 +108,10 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 	}
 	timeout := s.effectiveTimeout(req.TimeoutMs)
 	res := WaitForTextResult{PaneID: info.ID, EffectiveTimeoutMs: timeout.Milliseconds()}
-	if screen, err := s.CapturePane(ctx, CaptureRequest{PaneID: info.ID}); err == nil && len(req.Patterns) > 0 {
-		_, res.AlreadyOnScreen = match(screen.Text)
+	if len(req.Patterns) > 0 {
+		if screen, err := s.capture(ctx, info, CaptureRequest{PaneID: info.ID}); err == nil {
+			_, res.AlreadyOnScreen = match(screen.Text)
+		}
 	}
 
 	tail := NewTail(s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
