@@ -117,7 +117,7 @@ func runEcho(t *testing.T, cs *mcp.ClientSession, pane string) {
 		t.Fatal(err)
 	}
 	got, _ := res.StructuredContent.(map[string]any)
-	if res.IsError || got["outcome"] != "completed" || got["exitStatus"] != 3.0 || got["output"] != "hello\n" {
+	if res.IsError || got["outcome"] != "completed" || got["exitStatus"] != 3.0 || got["output"] != "hello" {
 		t.Errorf("run_shell_command = %+v (error %v, content %v)", got, res.IsError, res.Content)
 	}
 }

@@ -117,9 +117,8 @@ func (f *followers) evictLocked() {
 	}
 }
 
-// Close closes every stream the Service holds open.
-func (s *Service) Close() error {
-	f := &s.followers
+// close closes every stream kept open for cursors.
+func (f *followers) close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var errs []error

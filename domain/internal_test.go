@@ -154,7 +154,7 @@ func TestWhileReturnedHoldsOffRelease(t *testing.T) {
 	if ran, _ := r.WhileReturned("%1", func() error { return nil }); ran {
 		t.Fatal("ran while the call had not returned")
 	}
-	rv.Returned("run (returned)")
+	rv.Returned("run (returned)", nil)
 	released := make(chan struct{})
 	ran, err := r.WhileReturned("%1", func() error {
 		go func() { rv.Release(); close(released) }()

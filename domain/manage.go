@@ -212,6 +212,7 @@ func (s *Service) CreateSession(ctx context.Context, req CreateSessionRequest) (
 		}
 		return ports.Created{}, fmt.Errorf("create session: %w", err)
 	}
+	s.starting.add(c.Pane)
 	return c, nil
 }
 
@@ -237,6 +238,7 @@ func (s *Service) CreateWindow(ctx context.Context, req CreateWindowRequest) (po
 	if err != nil {
 		return ports.Created{}, fmt.Errorf("create a window in session %s: %w", req.Session, err)
 	}
+	s.starting.add(c.Pane)
 	return c, nil
 }
 
@@ -260,6 +262,7 @@ func (s *Service) SplitWindow(ctx context.Context, req SplitWindowRequest) (port
 	if err != nil {
 		return ports.Created{}, fmt.Errorf("split pane %s: %w", req.PaneID, err)
 	}
+	s.starting.add(c.Pane)
 	return c, nil
 }
 

@@ -3,7 +3,14 @@ package domain
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 )
+
+// startingPasteWait bounds how long paste_text waits for a starting shell
+// (see ready.go): paste_text has no timeout of its own.
+const startingPasteWait = 10 * time.Second
 
 // PasteText delivers req.Text to the pane through a paste buffer, exactly
 // as given, and presses Enter afterwards if req.Enter.
@@ -21,8 +28,21 @@ func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult,
 		return PasteResult{}, err
 	}
 	defer lease.Release()
-	if _, err := s.writable(ctx, req.PaneID, req.Force); err != nil {
+	info, err := s.writable(ctx, req.PaneID, req.Force)
+	if err != nil {
 		return PasteResult{}, err
+	}
+	if sh, ok := frame.ShellFor(info.Command); ok {
+		w := s.newWaiter(startingPasteWait, nil)
+		o := s.awaitShell(ctx, w, req.PaneID, sh)
+		w.stop()
+		switch o {
+		case OutcomeTimedOut:
+			return PasteResult{}, &RefusalError{Pane: req.PaneID, Reason: "its shell is still starting and does not read input yet",
+				Hint: "try again in a moment"}
+		case OutcomeCancelled:
+			return PasteResult{}, ctx.Err()
+		}
 	}
 	if req.Text != "" {
 		if err := s.term.Paste(ctx, req.PaneID, req.Text); err != nil {

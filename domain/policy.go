@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -18,6 +19,22 @@ var safetyFacts = []ports.Fact{ports.FactWatched, ports.FactAlsoReaches, ports.F
 // pane described by info. force allows the server's own pane and nothing
 // else: a pane a person is watching is refused with or without it.
 func CheckWrite(info ports.PaneInfo, force bool) error {
+	if err := CheckKeys(info, force); err != nil {
+		return err
+	}
+	if info.Mode != "" {
+		return &RefusalError{Pane: info.ID, Reason: fmt.Sprintf("it is in %s, so input would go to the mode and not to its program", info.Mode),
+			Hint: "leave the mode first: send_keys reaches the mode (for copy mode, press q or Escape)"}
+	}
+	return nil
+}
+
+// CheckKeys is CheckWrite for keys pressed on purpose, which may go to a
+// pane's mode: the one way out of a mode with the server's own tools is
+// to press its keys (q or Escape leave copy mode). The mode must be known
+// all the same, so that the caller is never told a key reached a program
+// that a mode stood in front of.
+func CheckKeys(info ports.PaneInfo, force bool) error {
 	refuse := func(reason, hint string) error {
 		return &RefusalError{Pane: info.ID, Reason: reason, Hint: hint}
 	}
@@ -39,9 +56,6 @@ func CheckWrite(info ports.PaneInfo, force bool) error {
 	case len(info.AlsoReaches) > 0:
 		return refuse(fmt.Sprintf("its input is synchronized, so it would also reach %s", joinPanes(info.AlsoReaches)),
 			"turn off synchronized input for its window or choose a pane in another window")
-	case info.Mode != "":
-		return refuse(fmt.Sprintf("it is in %s, so input would go to the mode and not to its program", info.Mode),
-			"leave the mode first (for copy mode, press q or Escape in the pane)")
 	}
 	return nil
 }
@@ -49,7 +63,7 @@ func CheckWrite(info ports.PaneInfo, force bool) error {
 // CheckRun is CheckWrite plus the rule of run_shell_command: the pane's
 // foreground program must be a shell that the framing supports. It returns
 // that shell.
-func CheckRun(info ports.PaneInfo, force bool) (Shell, error) {
+func CheckRun(info ports.PaneInfo, force bool) (frame.Shell, error) {
 	if err := CheckWrite(info, force); err != nil {
 		return "", err
 	}
@@ -58,7 +72,7 @@ func CheckRun(info ports.PaneInfo, force bool) (Shell, error) {
 			Reason: "the terminal backend cannot tell which program runs in the pane, so a framed command might not be understood",
 			Hint:   "use paste_text or send_keys instead"}
 	}
-	sh, ok := ShellFor(info.Command)
+	sh, ok := frame.ShellFor(info.Command)
 	if !ok {
 		return "", &RefusalError{Pane: info.ID,
 			Reason: fmt.Sprintf("its foreground program is %q, not a shell run_shell_command supports (bash, zsh, sh/dash, ksh, fish)", info.Command),

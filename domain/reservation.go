@@ -39,6 +39,8 @@ type Reservation struct {
 	// reservation, and by Release, so that an interrupt never reaches the
 	// next writer's command.
 	acting sync.Mutex
+	// interrupted, if set, hears that an interrupt was sent.
+	interrupted func()
 }
 
 // Acquire reserves pane for the writer described by holder (for example
@@ -64,9 +66,11 @@ func (rv *Reservation) Holder() string {
 
 // Returned records that the call holding the reservation has returned
 // while its command may still run, and describes the holder anew.
-func (rv *Reservation) Returned(holder string) {
+// interrupted, if not nil, is called after each interrupt sent through
+// the reservation (see WhileReturned).
+func (rv *Reservation) Returned(holder string, interrupted func()) {
 	rv.mu.Lock()
-	rv.holder, rv.returned = holder, true
+	rv.holder, rv.returned, rv.interrupted = holder, true, interrupted
 	rv.mu.Unlock()
 }
 
@@ -114,7 +118,14 @@ func (r *Reservations) WhileReturned(pane ports.PaneID, f func() error) (ran boo
 	if !still {
 		return false, nil
 	}
-	return true, f()
+	err = f()
+	rv.mu.Lock()
+	hook := rv.interrupted
+	rv.mu.Unlock()
+	if err == nil && hook != nil {
+		hook()
+	}
+	return true, err
 }
 
 // Released returns a channel that is closed once pane is free of the

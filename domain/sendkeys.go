@@ -3,6 +3,7 @@ package domain
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -24,6 +25,9 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 	if req.Literal {
 		if req.Keys == "" && !req.Enter {
 			return SendKeysResult{}, &ArgumentError{Field: "keys", Reason: "is empty"}
+		}
+		if strings.IndexByte(req.Keys, 0) >= 0 {
+			return SendKeysResult{}, &ArgumentError{Field: "keys", Reason: "holds a NUL byte, which a terminal cannot be sent; nothing was typed"}
 		}
 	} else {
 		var err error
@@ -54,8 +58,11 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 		return SendKeysResult{}, err
 	}
 	defer lease.Release()
-	info, err := s.writable(ctx, req.PaneID, req.Force)
+	info, err := s.describe(ctx, req.PaneID)
 	if err != nil {
+		return SendKeysResult{}, err
+	}
+	if err := CheckKeys(info, req.Force); err != nil {
 		return SendKeysResult{}, err
 	}
 	res := SendKeysResult{PaneID: req.PaneID, ResolvedPaneIDs: []ports.PaneID{req.PaneID}, Attended: info.Attended}
@@ -83,8 +90,11 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 
 // interrupt sends interrupt keys to a pane whose command outlived its call.
 func (s *Service) interrupt(ctx context.Context, pane ports.PaneID, keys []string, force bool) (SendKeysResult, error) {
-	info, err := s.writable(ctx, pane, force)
+	info, err := s.describe(ctx, pane)
 	if err != nil {
+		return SendKeysResult{}, err
+	}
+	if err := CheckKeys(info, force); err != nil {
 		return SendKeysResult{}, err
 	}
 	if err := s.term.SendKeys(ctx, pane, keys); err != nil {
@@ -95,11 +105,20 @@ func (s *Service) interrupt(ctx context.Context, pane ports.PaneID, keys []strin
 
 // writable describes the pane and applies the write policy.
 func (s *Service) writable(ctx context.Context, pane ports.PaneID, force bool) (ports.PaneInfo, error) {
+	info, err := s.describe(ctx, pane)
+	if err != nil {
+		return info, err
+	}
+	return info, CheckWrite(info, force)
+}
+
+// describe describes the pane.
+func (s *Service) describe(ctx context.Context, pane ports.PaneID) (ports.PaneInfo, error) {
 	info, err := s.term.Pane(ctx, pane)
 	if err != nil {
 		return info, fmt.Errorf("describe pane %s: %w", pane, err)
 	}
-	return info, CheckWrite(info, force)
+	return info, nil
 }
 
 func allInterrupts(keys []string) bool {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -46,6 +47,16 @@ func (r *rig) waitTimers(n int) {
 	}
 }
 
+// waitTimer returns once the code under test has a timer due d from now.
+func (r *rig) waitTimer(d time.Duration) {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.clock.WaitForTimer(ctx, d); err != nil {
+		r.t.Fatalf("the service never waited %v: %v", d, err)
+	}
+}
+
 type runReply struct {
 	res domain.RunResult
 	err error
@@ -61,6 +72,19 @@ func (r *rig) runAsync(ctx context.Context, req domain.RunRequest) <-chan runRep
 		ch <- runReply{res, err}
 	}()
 	return ch
+}
+
+// await returns the call's reply, failing the test if it does not come
+// within 10 s.
+func (r *rig) await(reply <-chan runReply) runReply {
+	r.t.Helper()
+	select {
+	case got := <-reply:
+		return got
+	case <-time.After(10 * time.Second):
+		r.t.Fatal("the call never returned")
+		return runReply{}
+	}
 }
 
 func (r *rig) run(req domain.RunRequest) domain.RunResult {
@@ -94,8 +118,8 @@ func status(res domain.RunResult) string {
 func TestRunCompletedReportsOutputAndStatus(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	res := r.run(domain.RunRequest{Command: "printf 'hello\\nworld\\n'; exit 3"})
-	want := domain.RunResult{PaneID: r.pane, Outcome: domain.OutcomeCompleted, Output: "hello\nworld\n",
-		ReturnedBytes: 12, OutputComplete: true, EffectiveTimeoutMs: 30000}
+	want := domain.RunResult{PaneID: r.pane, Outcome: domain.OutcomeCompleted, Output: "hello\nworld",
+		ReturnedBytes: 11, OutputComplete: true, EffectiveTimeoutMs: 30000}
 	if status(res) != "3" {
 		t.Errorf("exitStatus %s, want 3", status(res))
 	}
@@ -111,7 +135,7 @@ func TestRunCompletedReportsOutputAndStatus(t *testing.T) {
 func TestRunOutputHoldsNeitherEchoNorPromptNorMarkers(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	res := r.run(domain.RunRequest{Command: "echo only-this"})
-	if res.Output != "only-this\n" {
+	if res.Output != "only-this" {
 		t.Errorf("output %q", res.Output)
 	}
 	if strings.Contains(res.Output, "base64") || strings.Contains(res.Output, "$ ") || strings.Contains(res.Output, "\x1b") {
@@ -126,7 +150,7 @@ func TestRunWaitsOnTheClockUntilTheCommandEnds(t *testing.T) {
 	r.waitTimers(2) // deadline and liveness
 	r.clock.Advance(3 * time.Second)
 	got := <-reply
-	if got.err != nil || got.res.Outcome != domain.OutcomeCompleted || got.res.Output != "start\nlater\n" || status(got.res) != "0" {
+	if got.err != nil || got.res.Outcome != domain.OutcomeCompleted || got.res.Output != "start\nlater" || status(got.res) != "0" {
 		t.Fatalf("got %+v, %v", got.res, got.err)
 	}
 }
@@ -140,7 +164,7 @@ func TestRunTimesOutThenThePaneStaysBusyUntilTheCommandEnds(t *testing.T) {
 	got := <-reply
 	res := got.res
 	if got.err != nil || res.Outcome != domain.OutcomeTimedOut || !res.StillRunning || res.ExitStatus != nil ||
-		res.Output != "working\n" || res.EffectiveTimeoutMs != 1500 {
+		res.Output != "working" || res.EffectiveTimeoutMs != 1500 {
 		t.Fatalf("got %+v, %v", res, got.err)
 	}
 
@@ -196,7 +220,7 @@ func TestRunPaneDiesDuringTheCommand(t *testing.T) {
 	r.term.KillPane(r.pane)
 	got := <-reply
 	res := got.res
-	if got.err != nil || res.Outcome != domain.OutcomePaneDied || res.ExitStatus != nil || res.StillRunning || res.Output != "last words\n" {
+	if got.err != nil || res.Outcome != domain.OutcomePaneDied || res.ExitStatus != nil || res.StillRunning || res.Output != "last words" {
 		t.Fatalf("got %+v, %v", res, got.err)
 	}
 	r.released()
@@ -232,16 +256,20 @@ func TestRunCancelledKeepsTheReservation(t *testing.T) {
 	r.released()
 }
 
-func TestRunRemovesAnotherCallersFrames(t *testing.T) {
+// A command's output that holds another frame's markers (a recording of
+// the pane, a log of another server's calls) loses nothing: the markers
+// go, as every escape sequence does, and are flagged.
+func TestRunKeepsWhatForeignMarkersEnclose(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
-	foreign := string(domain.StartMarker("feedfeedfeedfeed")) + "theirs\r\n" + string(domain.EndMarker("feedfeedfeedfeed", 0))
+	other := frame.IDs{ID: "feedfeedfeedfeed", Secret: "beefbeefbeefbeef", Unread: "x"}
+	foreign := string(frame.StartMarker(other.ID, 77)) + "theirs\r\n" + string(frame.EndMarker(other, 0))
 	r.term.Expect(r.pane, fake.Run{Output: "mine 1\n", Steps: []fake.Step{{At: time.Second, Output: "mine 2\n"}}, Delay: time.Second})
 	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "x"})
 	r.waitTimers(2)
 	r.term.Inject(r.pane, []byte(foreign))
 	r.clock.Advance(time.Second)
 	got := <-reply
-	if got.res.Output != "mine 1\nmine 2\n" || !got.res.ForeignOutputSuspected {
+	if got.res.Output != "mine 1\ntheirs\nmine 2" || !got.res.ForeignOutputSuspected || !got.res.OutputComplete {
 		t.Fatalf("got %+v", got.res)
 	}
 }
@@ -256,10 +284,12 @@ func TestRunTruncationAccounting(t *testing.T) {
 		dropped  int64
 		omitted  int64
 	}{
-		{"everything fits", 0, 0, lines, 0, 0},
-		{"maxLines keeps the newest", 3, 0, strings.Repeat("0123456789\n", 3), 7, 0},
-		{"byte ceiling cuts the front", 0, 25, "89\n0123456789\n0123456789\n", 0, 85},
-		{"both", 5, 30, "3456789\n0123456789\n0123456789\n", 5, 25},
+		// The final line break is not output: the counts are of the
+		// text as returned, 10 lines of 109 bytes.
+		{"everything fits", 0, 0, strings.TrimSuffix(lines, "\n"), 0, 0},
+		{"maxLines keeps the newest", 3, 0, "0123456789\n0123456789\n0123456789", 7, 0},
+		{"byte ceiling cuts the front", 0, 25, "789\n0123456789\n0123456789", 0, 84},
+		{"both", 5, 30, "23456789\n0123456789\n0123456789", 5, 24},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

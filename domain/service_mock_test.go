@@ -3,6 +3,7 @@ package domain_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/mocks"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -18,7 +20,22 @@ import (
 // gomock fails a test on any call it was not told to expect, so a refused
 // write that typed even one byte fails here.
 
-const testID = "0123456789abcdef"
+// seqIDs returns an id source for WithIDs that counts: "id0", "id1", ...
+// The Service's instance takes the first; a frame takes four (its id,
+// two for its secret, its unread id).
+func seqIDs() func() string {
+	n := 0
+	return func() string {
+		n++
+		return fmt.Sprintf("id%d", n-1)
+	}
+}
+
+// frameIDs are the ids of the first frame of a Service on seqIDs.
+var frameIDs = frame.IDs{ID: "id1", Secret: "id2id3", Unread: "id4"}
+
+// shellPID is the pid the mock shells' start markers name.
+const shellPID = 4242
 
 func shellPane(id ports.PaneID) ports.PaneInfo {
 	return ports.PaneInfo{ID: id, Command: "bash", Width: 80, Height: 24, HistoryLimit: 2000, Generation: "1"}
@@ -51,8 +68,17 @@ func newMockService(t *testing.T, info ports.PaneInfo) (*domain.Service, *mocks.
 	term := mocks.NewMockTerminal(ctrl)
 	term.EXPECT().Pane(gomock.Any(), info.ID).Return(info, nil).AnyTimes()
 	clock, deadline := mockClock(ctrl)
-	svc := domain.NewService(term, clock, domain.DefaultConfig(), domain.WithIDs(func() string { return testID }))
+	svc := domain.NewService(term, clock, domain.DefaultConfig(), domain.WithIDs(seqIDs()))
 	return svc, term, ctrl, deadline
+}
+
+// expectStaging makes the terminal store the frame's script at path.
+func expectStaging(term *mocks.MockTerminal, pane ports.PaneID, path string) *gomock.Call {
+	return term.EXPECT().PutScript(gomock.Any(), pane, gomock.Any()).DoAndReturn(
+		func(_ context.Context, _ ports.PaneID, build func(string) []byte) (string, error) {
+			build(path)
+			return path, nil
+		})
 }
 
 func TestRunTypesTheFrameWithItsEnterAndReadsTheStream(t *testing.T) {
@@ -60,17 +86,21 @@ func TestRunTypesTheFrameWithItsEnterAndReadsTheStream(t *testing.T) {
 	stream := mocks.NewMockOutputStream(ctrl)
 	changed := make(chan struct{}, 1)
 	var data []byte
-	data = append(data, " printf ...echo of the typed frame...\r\n"...)
-	data = append(data, domain.StartMarker(testID)...)
+	data = append(data, " : 'make it'; . '/s/1' ...echo of the typed line...\r\n"...)
+	data = append(data, frame.StartMarker(frameIDs.ID, shellPID)...)
 	data = append(data, "hello\r\nworld\r\n"...)
-	data = append(data, domain.EndMarker(testID, 7)...)
+	data = append(data, frame.EndMarker(frameIDs, 7)...)
 	data = append(data, "$ "...)
+	cmd := frame.Command{Shell: frame.ShellBash, IDs: frameIDs, Text: "make it"}
 
 	gomock.InOrder(
 		term.EXPECT().OpenOutput(gomock.Any(), ports.PaneID("%1")).Return(stream, nil),
 		stream.EXPECT().End().Return(int64(500)),
-		term.EXPECT().SendText(gomock.Any(), ports.PaneID("%1"), domain.Frame(domain.ShellBash, testID, "make it")+"\n").Return(nil),
+		expectStaging(term, "%1", "/s/1"),
+		term.EXPECT().SendText(gomock.Any(), ports.PaneID("%1"), cmd.Line(frame.Files{Script: "/s/1"})).Return(nil),
 		stream.EXPECT().ReadFrom(int64(500)).Return(ports.OutputChunk{Offset: 500, Data: data}),
+		term.EXPECT().InForeground(gomock.Any(), ports.PaneID("%1"), shellPID).Return(true, nil),
+		term.EXPECT().RemoveScript(gomock.Any(), ports.PaneID("%1"), "/s/1").Return(ports.ScriptTaken, nil),
 		stream.EXPECT().Close().Return(nil),
 	)
 	stream.EXPECT().Changed().Return((<-chan struct{})(changed)).AnyTimes()
@@ -82,8 +112,8 @@ func TestRunTypesTheFrameWithItsEnterAndReadsTheStream(t *testing.T) {
 	if res.Outcome != domain.OutcomeCompleted || res.ExitStatus == nil || *res.ExitStatus != 7 {
 		t.Fatalf("outcome %s status %v, want completed 7", res.Outcome, res.ExitStatus)
 	}
-	if res.Output != "hello\nworld\n" {
-		t.Errorf("output %q, want only what the command printed", res.Output)
+	if res.Output != "hello\nworld" {
+		t.Errorf("output %q, want only what the command printed, less the line break before the end", res.Output)
 	}
 	if !res.OutputComplete || res.StillRunning || res.EffectiveTimeoutMs != 30000 {
 		t.Errorf("result %+v", res)
@@ -184,10 +214,13 @@ func TestTimedOutCallKeepsThePaneUntilTheCommandEnds(t *testing.T) {
 	later := make(chan ports.OutputChunk, 1)
 	closed := make(chan struct{})
 	term.EXPECT().OpenOutput(gomock.Any(), ports.PaneID("%8")).Return(stream, nil)
+	expectStaging(term, "%8", "/s/8")
 	term.EXPECT().SendText(gomock.Any(), ports.PaneID("%8"), gomock.Any()).Return(nil)
+	term.EXPECT().InForeground(gomock.Any(), ports.PaneID("%8"), shellPID).Return(true, nil)
+	term.EXPECT().RemoveScript(gomock.Any(), ports.PaneID("%8"), "/s/8").Return(ports.ScriptTaken, nil)
 	stream.EXPECT().End().Return(int64(0))
 	stream.EXPECT().Changed().Return((<-chan struct{})(changed)).AnyTimes()
-	started := append(domain.StartMarker(testID), "working\r\n"...)
+	started := append(frame.StartMarker(frameIDs.ID, shellPID), "working\r\n"...)
 	stream.EXPECT().ReadFrom(gomock.Any()).DoAndReturn(func(off int64) ports.OutputChunk {
 		if off == 0 {
 			return ports.OutputChunk{Offset: 0, Data: started}
@@ -206,7 +239,7 @@ func TestTimedOutCallKeepsThePaneUntilTheCommandEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != domain.OutcomeTimedOut || !res.StillRunning || res.ExitStatus != nil || res.Output != "working\n" || res.EffectiveTimeoutMs != 5000 {
+	if res.Outcome != domain.OutcomeTimedOut || !res.StillRunning || res.ExitStatus != nil || res.Output != "working" || res.EffectiveTimeoutMs != 5000 {
 		t.Fatalf("result %+v", res)
 	}
 	_, err = svc.PasteText(context.Background(), domain.PasteRequest{PaneID: "%8", Text: "x"})
@@ -215,7 +248,7 @@ func TestTimedOutCallKeepsThePaneUntilTheCommandEnds(t *testing.T) {
 		t.Fatalf("paste while the command runs: %v, want BusyError", err)
 	}
 
-	later <- ports.OutputChunk{Offset: int64(len(started)), Data: domain.EndMarker(testID, 0)}
+	later <- ports.OutputChunk{Offset: int64(len(started)), Data: frame.EndMarker(frameIDs, 0)}
 	changed <- struct{}{}
 	<-closed // the pane is released once the end marker is read
 	term.EXPECT().Paste(gomock.Any(), ports.PaneID("%8"), "x").Return(nil)

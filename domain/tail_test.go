@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -185,13 +186,14 @@ func BenchmarkScan10MB(b *testing.B) {
 			body.WriteString("progress 10%\rprogress 50%\r\x1b[Kprogress 100%\r\n")
 		}
 	}
-	stream := []byte("prompt$ " + string(StartMarker(testFrameID)) + body.String() + string(EndMarker(testFrameID, 0)) + "prompt$ ")
+	ids := frame.IDs{ID: "0123456789abcdef", Secret: "fedcba9876543210fedcba9876543210", Unread: "u"}
+	stream := []byte("prompt$ " + string(frame.StartMarker(ids.ID, 4242)) + body.String() + string(frame.EndMarker(ids, 0)) + "prompt$ ")
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()
 	for b.Loop() {
 		tail := NewTail(200, 1_000_000)
 		norm := NewTextNormalizer(tail)
-		sc := NewFrameScanner(testFrameID, norm)
+		sc := frame.NewScanner(ids, norm)
 		for i := 0; i < len(stream); i += 32 << 10 {
 			sc.Write(stream[i:min(i+32<<10, len(stream))])
 		}

@@ -3,6 +3,7 @@ package domain
 import (
 	"bytes"
 	"errors"
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -51,7 +52,7 @@ var normalizerCases = []struct {
 	{"OSC ended by BEL", "\x1b]0;title\x07x\n", "x\n"},
 	{"OSC ended by ST", "\x1b]8;;http://example.com\x1b\\link\x1b]8;;\x1b\\\n", "link\n"},
 	{"OSC holding UTF-8 and controls", "\x1b]2;tïtle\r\n\ttab\x07x\n", "x\n"},
-	{"our markers are removed", string(StartMarker("abc")) + "x\n" + string(EndMarker("abc", 0)), "x\n"},
+	{"our markers are removed", string(frame.StartMarker("abc", 1)) + "x\n" + string(frame.EndMarker(frame.IDs{ID: "abc", Secret: "s"}, 0)), "x\n"},
 	{"DCS", "\x1bP1$r0m\x1b\\x\n", "x\n"},
 	{"tmux passthrough", "\x1bPtmux;\x1b\x1b]0;t\x07\x1b\\after\n", "after\n"},
 	{"APC", "\x1b_Gf=100;AAAA\x1b\\x\n", "x\n"},

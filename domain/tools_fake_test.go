@@ -9,6 +9,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -466,7 +467,7 @@ func TestPolicyMessages(t *testing.T) {
 	if _, err := domain.CheckRun(info, false); !errors.Is(err, domain.ErrRefused) {
 		t.Errorf("run needs the command: %v", err)
 	}
-	if sh, err := domain.CheckRun(base, false); err != nil || sh != domain.ShellZsh {
+	if sh, err := domain.CheckRun(base, false); err != nil || sh != frame.ShellZsh {
 		t.Errorf("zsh: %v %v", sh, err)
 	}
 	sync := base

@@ -86,13 +86,17 @@ type CaptureRange struct {
 }
 
 // A Terminal is a set of panes that can be described, written to, captured
-// and listened to. It is the domain's only way to reach a terminal
-// multiplexer.
+// and listened to, with a place for the scripts their shells read and a
+// view of their terminals' job control (see shell.go). It is the domain's
+// only way to reach a terminal multiplexer.
 //
 // Implementations must be safe for concurrent use. Every method that takes
 // a PaneID returns an error wrapping ErrPaneNotFound when no such pane
 // exists, and ErrUnavailable when the backend cannot be reached at all.
 type Terminal interface {
+	ScriptStore
+	JobControl
+
 	// Pane describes the pane.
 	Pane(ctx context.Context, id PaneID) (PaneInfo, error)
 

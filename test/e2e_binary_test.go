@@ -328,7 +328,7 @@ func TestBinaryServesTheToolsOverStdio(t *testing.T) {
 	pane := string(p)
 
 	run := decodeRun(t, b.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo hello from the binary; exit 7"}))
-	checkRun(t, run, runOutput{Outcome: "completed", ExitStatus: status(7), Output: "hello from the binary\n", ReturnedBytes: 22,
+	checkRun(t, run, runOutput{Outcome: "completed", ExitStatus: status(7), Output: "hello from the binary", ReturnedBytes: 21,
 		OutputComplete: true, PaneID: pane, EffectiveTimeoutMs: 30000})
 
 	seed := decodeSince(t, b.call(t, "capture_since", map[string]any{"paneId": pane}))
@@ -464,7 +464,7 @@ func TestBinaryCancelledRunAnswersWithin100ms(t *testing.T) {
 			return false
 		}
 		out := decodeRun(t, res)
-		return out.Outcome == "completed" && out.Output == "free\n"
+		return out.Outcome == "completed" && out.Output == "free"
 	})
 }
 
@@ -490,7 +490,7 @@ func TestBinarySendsProgressNotifications(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := decodeRun(t, res)
-	if out.Outcome != "completed" || out.Output != "slept\n" {
+	if out.Outcome != "completed" || out.Output != "slept" {
 		t.Errorf("run_shell_command sleep 3 = %+v", out)
 	}
 	mu.Lock()

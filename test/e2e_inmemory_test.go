@@ -304,8 +304,8 @@ func TestInMemoryRunShellCommandCompleted(t *testing.T) {
 	checkRun(t, decodeRun(t, res), runOutput{
 		Outcome:            "completed",
 		ExitStatus:         status(3),
-		Output:             "hello\na > b\n",
-		ReturnedBytes:      12,
+		Output:             "hello\na > b",
+		ReturnedBytes:      11,
 		OutputComplete:     true,
 		PaneID:             "%0",
 		EffectiveTimeoutMs: 30000,
@@ -323,7 +323,7 @@ func TestInMemoryRunShellCommandWithheldLinesCarryANotice(t *testing.T) {
 	e := newInmem(t)
 	res := e.call("run_shell_command", map[string]any{"paneId": "%0", "command": "printf 'line%d\\n' 1 2 3 4 5", "maxLines": 2})
 	checkRun(t, decodeRun(t, res), runOutput{
-		Outcome: "completed", ExitStatus: status(0), Output: "line4\nline5\n", DroppedLines: 3, ReturnedBytes: 12,
+		Outcome: "completed", ExitStatus: status(0), Output: "line4\nline5", DroppedLines: 3, ReturnedBytes: 11,
 		OutputComplete: false, PaneID: "%0", EffectiveTimeoutMs: 30000,
 	})
 	if len(res.Content) != 2 || !strings.Contains(res.Content[1].(*mcp.TextContent).Text, "3 lines") {
@@ -338,7 +338,7 @@ func TestInMemoryRunShellCommandTimedOut(t *testing.T) {
 	e.awaitWaiting(runTimers)
 	e.clock.Advance(60 * time.Second)
 	checkRun(t, decodeRun(t, <-done), runOutput{
-		Outcome: "timed_out", Output: "started\n", ReturnedBytes: 8, OutputComplete: true, PaneID: "%0",
+		Outcome: "timed_out", Output: "started", ReturnedBytes: 7, OutputComplete: true, PaneID: "%0",
 		StillRunning: true, EffectiveTimeoutMs: 60000,
 	})
 }
@@ -349,7 +349,7 @@ func TestInMemoryRunShellCommandPaneDied(t *testing.T) {
 	e.awaitWaiting(runTimers)
 	e.term.KillPane("%0")
 	checkRun(t, decodeRun(t, <-done), runOutput{
-		Outcome: "pane_died", Output: "started\n", ReturnedBytes: 8, OutputComplete: true, PaneID: "%0",
+		Outcome: "pane_died", Output: "started", ReturnedBytes: 7, OutputComplete: true, PaneID: "%0",
 		StillRunning: false, EffectiveTimeoutMs: 5000,
 	})
 	// A dead pane refuses the next command before anything is sent.
@@ -363,7 +363,7 @@ func TestInMemoryRunShellCommandCancelled(t *testing.T) {
 	e := newInmem(t)
 	res := e.cancelled("run_shell_command", map[string]any{"paneId": "%0", "command": "echo started; sleep 100"}, runTimers)
 	checkRun(t, decodeRun(t, res), runOutput{
-		Outcome: "cancelled", Output: "started\n", ReturnedBytes: 8, OutputComplete: true, PaneID: "%0",
+		Outcome: "cancelled", Output: "started", ReturnedBytes: 7, OutputComplete: true, PaneID: "%0",
 		StillRunning: true, EffectiveTimeoutMs: 30000,
 	})
 }
@@ -438,7 +438,7 @@ func TestInMemoryForceAllowsTheServersOwnPane(t *testing.T) {
 	e := newInmem(t)
 	e.term.SetSelf("%0")
 	out := decodeRun(t, e.call("run_shell_command", map[string]any{"paneId": "%0", "command": "echo hi", "force": true}))
-	if out.Outcome != "completed" || out.Output != "hi\n" {
+	if out.Outcome != "completed" || out.Output != "hi" {
 		t.Errorf("forced run = %+v", out)
 	}
 }

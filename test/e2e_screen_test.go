@@ -34,7 +34,7 @@ func TestBinaryServesAScreenSession(t *testing.T) {
 	const pane = "%0"
 
 	run := decodeRun(t, b.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo hello from screen; exit 7"}))
-	if run.Outcome != "completed" || run.ExitStatus == nil || *run.ExitStatus != 7 || run.Output != "hello from screen\n" || !run.OutputComplete {
+	if run.Outcome != "completed" || run.ExitStatus == nil || *run.ExitStatus != 7 || run.Output != "hello from screen" || !run.OutputComplete {
 		t.Fatalf("run_shell_command = %+v", run)
 	}
 

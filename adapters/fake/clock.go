@@ -146,6 +146,30 @@ func (c *Clock) WaitForTimers(ctx context.Context, n int) error {
 	}
 }
 
+// WaitForTimer blocks until a timer made by NewTimer is pending that is
+// due d from now, or ctx is done: for tests that must know which of the
+// code's timers is there before they move time.
+func (c *Clock) WaitForTimer(ctx context.Context, d time.Duration) error {
+	for {
+		c.mu.Lock()
+		found, changed := false, c.changed
+		for _, t := range c.pending {
+			if t.ch != nil && t.when.Equal(c.now.Add(d)) {
+				found = true
+			}
+		}
+		c.mu.Unlock()
+		if found {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 // BlockUntil is WaitForTimers without a way out: it waits as long as it
 // takes for n timers to be pending. Prefer WaitForTimers with a deadline in
 // tests, so that a bug shows as a failure rather than a hung test.

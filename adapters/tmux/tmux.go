@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/scripts"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -70,6 +71,11 @@ type Options struct {
 
 	// Logger, if not nil, receives debug messages.
 	Logger Logger
+
+	// ScriptDir is the directory under which the Terminal makes the
+	// private directory of its scripts (see PutScript); "" means
+	// $XDG_RUNTIME_DIR, else the system's temporary directory.
+	ScriptDir string
 }
 
 // Terminal is the tmux implementation of ports.Terminal. It reaches tmux
@@ -92,6 +98,13 @@ type Terminal struct {
 	closed  bool
 	clients map[string]*controlClient // by session id, e.g. "$3"
 	panes   map[ports.PaneID]*paneRecord
+	ttys    map[ports.PaneID]ttyOf
+
+	// local: the tmux server runs on this machine, so that its panes'
+	// shells read scripts from this machine's files and their terminals
+	// can be read from here.
+	local   bool
+	scripts *scripts.Dir
 
 	// attachGate keeps the Terminal from making tmux 3.3a crash while one
 	// of its control clients attaches (see control.go).
@@ -148,6 +161,11 @@ func New(opts Options) (*Terminal, error) {
 		self:    parseSelf(opts.Env("TMUX"), opts.Env("TMUX_PANE")),
 		clients: make(map[string]*controlClient),
 		panes:   make(map[ports.PaneID]*paneRecord),
+		ttys:    make(map[ports.PaneID]ttyOf),
+		local:   true,
+	}
+	if t.scripts, err = scripts.Open(opts.ScriptDir); err != nil {
+		return nil, fmt.Errorf("tmux: %w", err)
 	}
 	switch {
 	case opts.SocketPath != "":
@@ -200,7 +218,7 @@ func (t *Terminal) Close() error {
 		wg.Go(func() { c.stop() })
 	}
 	wg.Wait()
-	return nil
+	return t.scripts.Close()
 }
 
 // checkVersion runs "tmux -V" and returns the version if it is new enough.

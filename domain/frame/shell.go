@@ -1,4 +1,4 @@
-package domain
+package frame
 
 import "strings"
 
@@ -50,3 +50,6 @@ func ShellFor(program string) (sh Shell, ok bool) {
 	sh, ok = shellFamilies[name]
 	return sh, ok
 }
+
+// shells lists every family.
+var shells = []Shell{ShellBash, ShellZsh, ShellSh, ShellKsh, ShellFish}
