@@ -120,8 +120,14 @@ type sshLink struct {
 	connects atomic.Int64 // masters started, for tests
 }
 
-// checkDestination refuses what ssh would read as something other than a
-// destination (a leading "-" is an option) or what has no place in one.
+// CheckDestination reports whether dest can be given to ssh as a
+// destination: it refuses what ssh would read as an option (a leading "-")
+// and what has no place in one (spaces, control characters). It does not
+// resolve the host.
+func CheckDestination(dest string) error {
+	return checkDestination(dest)
+}
+
 func checkDestination(dest string) error {
 	switch {
 	case dest == "":

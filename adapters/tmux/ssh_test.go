@@ -63,9 +63,9 @@ func TestContractOverSSH(t *testing.T) {
 // no pane reached over ssh is the server's own, even when (as here) the
 // remote host is this one and they name exactly that pane.
 func TestSSHNoRemotePaneIsTheServersOwn(t *testing.T) {
+	d := newSSHD(t, sshtest.Options{})
 	s := newTestServer(t)
 	p := s.session("main", bashCmd)
-	d := newSSHD(t, sshtest.Options{})
 	tmuxVar := strings.TrimSpace(s.tmux("display-message", "-p", "-t", string(p), "#{socket_path},#{pid},0"))
 	env := func(key string) string {
 		return map[string]string{"TMUX": tmuxVar, "TMUX_PANE": string(p)}[key]
@@ -90,9 +90,9 @@ func TestSSHNoRemotePaneIsTheServersOwn(t *testing.T) {
 // The control socket lies in a directory only this user can enter, which
 // Close removes after stopping the master.
 func TestSSHControlDirectoryIsPrivateAndRemovedOnClose(t *testing.T) {
+	d := newSSHD(t, sshtest.Options{})
 	s := newTestServer(t)
 	s.session("main", bashCmd)
-	d := newSSHD(t, sshtest.Options{})
 	term, err := New(sshOptions(d, Options{SocketName: s.sock, Env: func(string) string { return "" }}))
 	if err != nil {
 		t.Fatal(err)
@@ -123,9 +123,9 @@ func TestSSHControlDirectoryIsPrivateAndRemovedOnClose(t *testing.T) {
 // port nobody listens on is an error from New that says what is wrong,
 // never a prompt or a hang.
 func TestSSHStartupFailuresAreClearErrors(t *testing.T) {
+	d := newSSHD(t, sshtest.Options{})
 	s := newTestServer(t)
 	s.session("main", bashCmd)
-	d := newSSHD(t, sshtest.Options{})
 	empty := filepath.Join(d.Dir, "empty_known_hosts")
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -173,8 +173,8 @@ func TestSSHStartupFailuresAreClearErrors(t *testing.T) {
 // With no tmux server on the remote socket, every call says how to start
 // one; create_session's command starts it there.
 func TestSSHWithoutARemoteServerSaysHowToStartOne(t *testing.T) {
-	s := newTestServer(t) // never started: the Terminal must start it
 	d := newSSHD(t, sshtest.Options{})
+	s := newTestServer(t) // never started: the Terminal must start it
 	term := s.sshTerminal(d, Options{})
 	ctx := testContext(t)
 	err := term.Ping(ctx)
@@ -197,9 +197,9 @@ func TestSSHWithoutARemoteServerSaysHowToStartOne(t *testing.T) {
 // shell would make of them unquoted: names and option values with quotes,
 // backslashes, "$(...)", ";" and line ends, through one-off commands.
 func TestSSHArgumentsReachTmuxUnchanged(t *testing.T) {
+	d := newSSHD(t, sshtest.Options{})
 	s := newTestServer(t)
 	p := s.session("main", bashCmd)
-	d := newSSHD(t, sshtest.Options{})
 	term := s.sshTerminal(d, Options{})
 	ctx := testContext(t)
 	canary := filepath.Join(t.TempDir(), "ran")
@@ -227,6 +227,7 @@ func TestSSHArgumentsReachTmuxUnchanged(t *testing.T) {
 // Large captures come back whole over ssh, through capture-pane -p's
 // standard output rather than a file, which would be on the other host.
 func TestSSHCapturesLargeHistory(t *testing.T) {
+	d := newSSHD(t, sshtest.Options{})
 	s := newTestServer(t)
 	s.session("keep", []string{"sleep", "3600"})
 	// history-limit applies to panes made after it is set.
@@ -238,7 +239,6 @@ func TestSSHCapturesLargeHistory(t *testing.T) {
 		n, _ := strconv.Atoi(strings.TrimSpace(s.tmux("display-message", "-p", "-t", string(p), "#{history_size}")))
 		return n >= 11000
 	})
-	d := newSSHD(t, sshtest.Options{})
 	term := s.sshTerminal(d, Options{})
 	ctx := testContext(t)
 	if _, err := term.Pane(ctx, p); err != nil { // attaches a control client
@@ -264,9 +264,9 @@ func TestSSHCapturesLargeHistory(t *testing.T) {
 // A server reaching tmux over ssh and one reaching it locally keep out of
 // each other's panes: the lease lives in tmux, on tmux's clock.
 func TestSSHLeaseKeepsALocalAndARemoteServerApart(t *testing.T) {
+	d := newSSHD(t, sshtest.Options{})
 	s := newTestServer(t)
 	p := s.session("main", bashCmd)
-	d := newSSHD(t, sshtest.Options{})
 	local, remote := s.terminal(Options{}), s.sshTerminal(d, Options{})
 	ctx := testContext(t)
 	if ok, _, err := remote.TryAcquire(ctx, p, "remote-server", time.Minute); !ok || err != nil {
@@ -287,10 +287,10 @@ func TestSSHLeaseKeepsALocalAndARemoteServerApart(t *testing.T) {
 // ends the call with a definite outcome, the Terminal connects again by
 // itself, and the pane is free for the next call.
 func TestSSHLostConnectionMidCommandReconnects(t *testing.T) {
+	d := newSSHD(t, sshtest.Options{})
 	s := newTestServer(t)
 	p := s.session("main", bashCmd)
 	s.waitPrompt(p)
-	d := newSSHD(t, sshtest.Options{})
 	term := s.sshTerminal(d, Options{})
 	svc := domain.NewService(term, clock.New(), domain.DefaultConfig(), domain.WithManager(term), domain.WithLeaser(term, "server-a", time.Minute))
 	t.Cleanup(func() { svc.Close() })
@@ -336,9 +336,9 @@ func TestSSHLostConnectionMidCommandReconnects(t *testing.T) {
 // A one-off command after the master died connects again rather than
 // fail, and rather than make a connection of its own without the master.
 func TestSSHOneOffCommandReconnects(t *testing.T) {
+	d := newSSHD(t, sshtest.Options{})
 	s := newTestServer(t)
 	p := s.session("main", bashCmd)
-	d := newSSHD(t, sshtest.Options{})
 	term := s.sshTerminal(d, Options{})
 	link := term.launch.ssh
 	if err := syscall.Kill(link.pid, syscall.SIGKILL); err != nil {
@@ -362,9 +362,9 @@ func TestSSHOneOffCommandReconnects(t *testing.T) {
 // follows at once plus one) does not stop the calls: ssh then makes a
 // connection of its own for the command.
 func TestSSHBeyondTheSessionLimitCommandsStillRun(t *testing.T) {
+	d := newSSHD(t, sshtest.Options{MaxSessions: 1})
 	s := newTestServer(t)
 	p := s.session("main", bashCmd)
-	d := newSSHD(t, sshtest.Options{MaxSessions: 1})
 	term := s.sshTerminal(d, Options{})
 	ctx := testContext(t)
 	// Pane attaches a control client, which keeps the one session.
@@ -382,10 +382,10 @@ func TestSSHBeyondTheSessionLimitCommandsStillRun(t *testing.T) {
 // run_shell_command, paste_text and capture_pane through a domain Service
 // on the Terminal over ssh, as the server runs them.
 func TestSSHSeedToolsThroughTheDomain(t *testing.T) {
+	d := newSSHD(t, sshtest.Options{})
 	s := newTestServer(t)
 	p := s.session("main", bashCmd)
 	s.waitPrompt(p)
-	d := newSSHD(t, sshtest.Options{})
 	term := s.sshTerminal(d, Options{})
 	svc := domain.NewService(term, clock.New(), domain.DefaultConfig(), domain.WithManager(term), domain.WithLeaser(term, "server-a", time.Minute))
 	t.Cleanup(func() { svc.Close() })
