@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode"
 
@@ -256,6 +257,19 @@ func (s *sshLink) listening() bool {
 	return true
 }
 
+// gone reports whether no master serves the control socket: the socket is
+// missing or refuses connections. A master too busy to accept at once
+// (a full backlog) is not gone, and must not be replaced, which would
+// remove the socket its clients still use.
+func (s *sshLink) gone() bool {
+	c, err := net.DialTimeout("unix", s.ctl, time.Second)
+	if err == nil {
+		c.Close()
+		return false
+	}
+	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOTSOCK)
+}
+
 var masterPIDPattern = regexp.MustCompile(`\(pid=(\d+)\)`)
 
 // masterPID asks the master for its process id ("ssh -O check"), or
@@ -276,7 +290,7 @@ func (s *sshLink) masterPID(ctx context.Context) int {
 // at once with its error meanwhile, rather than each waiting for ssh's
 // timeout.
 func (s *sshLink) ensure(ctx context.Context) error {
-	if s.listening() {
+	if !s.gone() {
 		return nil
 	}
 	s.mu.Lock()
@@ -284,7 +298,7 @@ func (s *sshLink) ensure(ctx context.Context) error {
 	if s.closed {
 		return fmt.Errorf("%w: %w", ErrTerminalClosed, ports.ErrUnavailable)
 	}
-	if s.listening() {
+	if !s.gone() {
 		return nil
 	}
 	if s.failedErr != nil && time.Since(s.failedAt) < sshRetryAfter {

@@ -2,7 +2,10 @@ package tmux
 
 import (
 	"errors"
+	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -297,5 +300,56 @@ func TestShellQuoteSurvivesRealShells(t *testing.T) {
 	}
 	if ran == 0 {
 		t.Skip("no POSIX shell found")
+	}
+}
+
+// A master counts as gone only when its socket is missing or refuses
+// connections; one that listens is kept. No process: the "master" is a
+// listener of this test.
+func TestMasterGone(t *testing.T) {
+	dir := t.TempDir()
+	s := &sshLink{ctl: filepath.Join(dir, "ctl")}
+	if !s.gone() {
+		t.Error("gone() = false without a socket")
+	}
+	l, err := net.Listen("unix", s.ctl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.gone() {
+		t.Error("gone() = true while a listener serves the socket")
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close()
+	if _, err := os.Stat(s.ctl); err != nil {
+		t.Fatalf("the socket file should be left behind, as a killed master leaves it: %v", err)
+	}
+	if !s.gone() {
+		t.Error("gone() = false for a socket nobody listens on")
+	}
+}
+
+// A failed connect is not retried for sshRetryAfter: calls meanwhile fail
+// at once with its error. The ssh binary does not exist, so no process
+// starts.
+func TestEnsureWaitsBeforeConnectingAgain(t *testing.T) {
+	s := &sshLink{bin: filepath.Join(t.TempDir(), "no-ssh"), dest: "box", dir: t.TempDir()}
+	s.ctl = filepath.Join(s.dir, "ctl")
+	ctx := t.Context()
+	first := s.ensure(ctx)
+	var se *SSHError
+	if !errors.As(first, &se) {
+		t.Fatalf("ensure with no ssh = %v, want an *SSHError", first)
+	}
+	if err := s.ensure(ctx); err != first || s.connects.Load() != 1 {
+		t.Errorf("ensure right after a failure = %v after %d connects; want the same error, one connect", err, s.connects.Load())
+	}
+	s.failedAt = s.failedAt.Add(-sshRetryAfter)
+	if s.ensure(ctx); s.connects.Load() != 2 {
+		t.Errorf("%d connects once sshRetryAfter has passed, want 2", s.connects.Load())
+	}
+	s.close()
+	if err := s.ensure(ctx); !errors.Is(err, ErrTerminalClosed) {
+		t.Errorf("ensure after close = %v, want ErrTerminalClosed", err)
 	}
 }
