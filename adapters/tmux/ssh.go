@@ -111,6 +111,7 @@ type sshLink struct {
 	dir    string   // the private directory of the control socket
 	ctl    string   // the control socket
 	env    []string // ssh's environment
+	logger Logger   // nil for none
 
 	mu        sync.Mutex // serializes connecting; guards the fields below
 	closed    bool
@@ -161,7 +162,7 @@ func dialSSH(ctx context.Context, opts Options, env []string) (*sshLink, error) 
 	if err != nil {
 		return nil, fmt.Errorf("ssh control directory: %w", err)
 	}
-	s := &sshLink{bin: bin, dest: opts.SSH, config: opts.SSHConfig, dir: dir, ctl: filepath.Join(dir, "ctl"), env: env}
+	s := &sshLink{bin: bin, dest: opts.SSH, config: opts.SSHConfig, dir: dir, ctl: filepath.Join(dir, "ctl"), env: env, logger: opts.Logger}
 	if err := s.connect(ctx); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -242,7 +243,15 @@ func (s *sshLink) connect(ctx context.Context) error {
 		return &SSHError{Destination: s.dest, Message: "the ssh master exited without serving its control socket"}
 	}
 	s.pid = s.masterPID(ctx)
+	s.debug("ssh master connected", "destination", s.dest, "pid", s.pid, "socket", s.ctl)
 	return nil
+}
+
+// debug logs when a Logger was given.
+func (s *sshLink) debug(msg string, kv ...any) {
+	if s.logger != nil {
+		s.logger.Debug(msg, kv...)
+	}
 }
 
 // listening reports whether a master accepts connections on the control
@@ -304,6 +313,7 @@ func (s *sshLink) ensure(ctx context.Context) error {
 	if s.failedErr != nil && time.Since(s.failedAt) < sshRetryAfter {
 		return s.failedErr
 	}
+	s.debug("ssh master gone, connecting again", "destination", s.dest, "last pid", s.pid)
 	if err := s.connect(ctx); err != nil {
 		s.failedAt, s.failedErr = time.Now(), err
 		return err

@@ -239,7 +239,7 @@ func (t *Terminal) Close() error {
 func checkVersion(l launcher) (string, error) {
 	bin := l.bin
 	if l.remote() {
-		bin = l.bin + " on " + l.ssh.dest
+		bin = l.ssh.dest + ":" + l.bin
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), sshConnectTimeout)
 	defer cancel()
