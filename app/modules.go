@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -205,8 +206,37 @@ var TmuxBackendModule = fx.Module("backend-tmux",
 // server with one session and kills it when the application stops, so that
 // the server never writes into panes of a tmux server nobody named; the
 // log says how to attach to it.
+//
+// With cfg.SSH the tmux server is on that host, reached through ssh, and
+// without a socket setting it is the remote user's default server: a
+// private server there would outlive a crash of this process with nothing
+// to remove it. ssh failing to connect or log in fails the start; a
+// remote host with no tmux server running yet is only logged, since
+// create_session starts one.
 func NewTmuxTerminal(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*tmux.Terminal, error) {
-	opts := tmux.Options{Bin: cfg.TmuxBin, SocketName: cfg.SocketName, SocketPath: cfg.SocketPath, Logger: log}
+	opts := tmux.Options{Bin: cfg.TmuxBin, SocketName: cfg.SocketName, SocketPath: cfg.SocketPath, Logger: log,
+		SSH: cfg.SSH, SSHConfig: cfg.SSHConfig}
+	if cfg.SSH != "" {
+		t, err := tmux.New(opts)
+		if err != nil {
+			return nil, err
+		}
+		lc.Append(fx.StopHook(t.Close))
+		socket := "the remote default server"
+		switch {
+		case cfg.SocketName != "":
+			socket = "-L " + cfg.SocketName
+		case cfg.SocketPath != "":
+			socket = "-S " + cfg.SocketPath
+		}
+		log.Info("driving tmux on a remote host over ssh", "ssh", cfg.SSH, "socket", socket, "version", t.Version())
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := t.Ping(ctx); err != nil {
+			log.Warn("no tmux server answers on the remote host yet", "ssh", cfg.SSH, "error", err)
+		}
+		return t, nil
+	}
 	stopPrivate := func() error { return nil }
 	if cfg.SocketName == "" && cfg.SocketPath == "" {
 		name, session, stop, err := tmux.StartPrivate(opts)

@@ -51,8 +51,15 @@ type route struct {
 func controlSafe(cmd []string) bool {
 	switch cmd[0] {
 	case "list-panes", "list-clients", "list-windows", "list-sessions",
-		"display-message", "send-keys", "set-option", "delete-buffer":
+		"display-message", "send-keys", "set-option", "delete-buffer", "set-buffer":
 		return true
+	case "list-buffers":
+		// With a format of the caller's; buffer names may be anything,
+		// so the caller filters and tags.
+		return slices.Contains(cmd, "-F")
+	case "load-buffer":
+		// From a file, not standard input ("-").
+		return len(cmd) > 1 && strings.HasPrefix(cmd[len(cmd)-1], "/")
 	case "if-shell":
 		// A format as the condition, not a shell command, whose output
 		// tmux would print when it ends.

@@ -122,8 +122,12 @@ func newControlClient(t *Terminal, session string) *controlClient {
 func (c *controlClient) start(ctx context.Context) error {
 	t := c.t
 	args := append(append([]string(nil), t.sockArg...), "-C", "attach-session", "-t", c.session, "-f", controlFlags)
-	c.cmd = exec.Command(t.bin, args...)
-	c.cmd.Env = t.env
+	cmd, err := t.launch.command(context.Background(), args...)
+	if err != nil {
+		close(c.done)
+		return fmt.Errorf("start control client for session %s: %w", c.session, err)
+	}
+	c.cmd = cmd
 	c.cmd.Stderr = &c.stderr
 	stdin, err := c.cmd.StdinPipe()
 	if err != nil {
@@ -300,9 +304,9 @@ func (c *controlClient) stopProcess() {
 	// exited: one more command to the server is answered only after that.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, c.t.bin, append(append([]string(nil), c.t.sockArg...), "list-sessions", "-F", "")...)
-	cmd.Env = c.t.env
-	cmd.Run() // a server that has gone notifies nobody
+	if cmd, err := c.t.launch.command(ctx, append(append([]string(nil), c.t.sockArg...), "list-sessions", "-F", "")...); err == nil {
+		cmd.Run() // a server that has gone notifies nobody
+	}
 }
 
 // read consumes the client's output until it ends, then reaps the process

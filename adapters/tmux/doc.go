@@ -1,6 +1,8 @@
 // Package tmux is the tmux implementation of ports.Terminal, for tmux 3.2
-// or newer. It runs the tmux client with argv only, never through a shell,
-// and imports nothing but the standard library and ports.
+// or newer. It runs the tmux client with argv only, never through a shell
+// (with a remote host, through the one shell ssh cannot avoid, every
+// argument quoted: see Remote hosts), and imports nothing but the standard
+// library and ports.
 //
 // # Calls
 //
@@ -107,10 +109,47 @@
 // crashes when such a report reaches a client still attaching (see
 // control.go).
 //
+// # Remote hosts
+//
+// With Options.SSH the tmux server is on another host, and every tmux
+// process described above, control clients and one-off commands alike,
+// runs there through the system ssh (launch.go is the one place that makes
+// them; ssh.go the ssh side). The user's ssh configuration, agent and
+// known_hosts apply; BatchMode keeps ssh from ever asking, so an unknown
+// host key or a failed login is an error at New, with what to do about it.
+// One master connection (ControlMaster, its socket in a 0700 directory of
+// this process, removed by Close) carries every client as a session of
+// its own, so a call costs no handshake; a master that died is replaced
+// by the next call, and a stream that lost it is listened to again.
+//
+// ssh hands the remote command to the remote login shell as one string:
+// the only place where a shell reads anything the adapter sends. So the
+// command line is "exec" and every argument in single quotes, each single
+// quote in an argument written as quote, backslash, quote, quote; no
+// other byte is special inside single quotes, so no client text can
+// reach that shell as anything but one literal argument. New first checks
+// with a probe that the login shell reads such quoting the POSIX way (sh,
+// bash, dash, zsh, ksh do; fish and csh do not, and are refused).
+//
+// What differs over ssh: Capture runs capture-pane -p as a one-off command
+// and reads its rows from ssh's standard output, which carries no control
+// mode framing (the private file of a local capture would be on the other
+// host); TMUX and TMUX_PANE are ignored, since the pane this process runs
+// in is not on that host, so no remote pane is Self; tmux always runs
+// with -u, the remote locale being unknown; and a lost connection ends
+// the streams it fed as broken, not their panes as dead. Without a socket
+// setting the server is the remote user's default one. Nothing but tmux
+// and the login shell is needed on the remote host, and nothing is
+// written there except through tmux. The lease is judged on the tmux
+// server's clock (lease.go), so servers on machines whose clocks differ
+// still keep one writer per pane.
+//
 // # Errors
 //
 // A pane tmux cannot find yields an error wrapping ports.ErrPaneNotFound, a
 // dead pane one wrapping ports.ErrPaneDead, and an unreachable server or a
 // missing or too old tmux one wrapping ports.ErrUnavailable. Failures of
-// tmux commands are *CommandError values.
+// tmux commands are *CommandError values; failures of ssh itself (the host
+// unreachable, its key unknown, the login refused, the connection lost)
+// are *SSHError values, which wrap ports.ErrUnavailable.
 package tmux

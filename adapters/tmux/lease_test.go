@@ -23,7 +23,8 @@ func TestLeaseKeepsASecondProcessOut(t *testing.T) {
 	a, b := s.terminal(Options{}), s.terminal(Options{})
 	ctx := testContext(t)
 
-	before := time.Now()
+	// The expiry is reckoned on the tmux server's clock, in whole seconds.
+	before := time.Now().Truncate(time.Second)
 	if ok, holder, err := a.TryAcquire(ctx, p, "server-a", time.Hour); !ok || holder != "" || err != nil {
 		t.Fatalf("a.TryAcquire = %v, %q, %v; want the pane", ok, holder, err)
 	}
@@ -72,7 +73,9 @@ func TestLeaseOfADeadOwnerIsTakenOverOnceExpired(t *testing.T) {
 	if ok, holder, err := term.TryAcquire(ctx, p, "me", time.Minute); ok || holder != "crashed-server" || err != nil {
 		t.Fatalf("TryAcquire against a live lease = %v, %q, %v; want refused, held by crashed-server", ok, holder, err)
 	}
-	setLease("crashed-server", time.Now().Add(-time.Millisecond).UnixMilli())
+	// tmux's clock reads whole seconds: a lease that expired a second ago
+	// has expired by it too.
+	setLease("crashed-server", time.Now().Add(-time.Second).UnixMilli())
 	if ok, _, err := term.TryAcquire(ctx, p, "me", time.Minute); !ok || err != nil {
 		t.Fatalf("TryAcquire against an expired lease = %v, %v; want it taken over", ok, err)
 	}

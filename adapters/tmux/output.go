@@ -416,7 +416,10 @@ func (t *Terminal) relisten(rec *paneRecord) {
 		case err == nil:
 		case errors.Is(err, ports.ErrPaneNotFound):
 			t.endStreams(rec, fmt.Errorf("pane %s closed: %w", rec.id, ports.ErrPaneDead))
-		case errors.Is(err, ports.ErrUnavailable):
+		case errors.Is(err, ports.ErrUnavailable) && !isLinkError(err):
+			// The tmux server has gone, and its panes with it. A lost
+			// connection to a remote host says nothing about its panes:
+			// that is retried, and the streams end as broken, not dead.
 			t.endStreams(rec, fmt.Errorf("pane %s: %w (%w)", rec.id, ports.ErrPaneDead, err))
 		default:
 			t.mu.Unlock()

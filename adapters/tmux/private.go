@@ -2,13 +2,13 @@ package tmux
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 
@@ -23,19 +23,26 @@ const PrivateSession = "tmux-mcp"
 // running tmux's default shell. The server listens on opts.SocketName, or
 // on a fresh socket name when that is empty; opts.Bin selects the binary
 // and the other options are ignored. Pass the returned socket name to New.
+// The server is local: opts.SSH is refused, since a server of this
+// process's own on another host would outlive a crash of this process
+// with nothing to clean it up there.
 //
 // stop kills the server and removes its socket file; calling it again
 // does nothing. Errors wrap ports.ErrUnavailable when tmux cannot be run.
 func StartPrivate(opts Options) (socketName, session string, stop func() error, err error) {
+	if opts.SSH != "" {
+		return "", "", nil, errors.New("start private tmux server: a private server is local; with SSH, name the remote server's socket or use its default server")
+	}
 	bin := opts.Bin
 	if bin == "" {
 		bin = "tmux"
 	}
-	bin, err = exec.LookPath(bin)
+	env := childEnv(os.Environ())
+	l, err := newLauncher(Options{Bin: bin}, env)
 	if err != nil {
-		return "", "", nil, fmt.Errorf("start private tmux server: %w: %w", err, ports.ErrUnavailable)
+		return "", "", nil, fmt.Errorf("start private tmux server: %w", err)
 	}
-	if _, err := checkVersion(bin); err != nil {
+	if _, err := checkVersion(l); err != nil {
 		return "", "", nil, fmt.Errorf("start private tmux server: %w", err)
 	}
 	socketName = opts.SocketName
@@ -44,10 +51,11 @@ func StartPrivate(opts Options) (socketName, session string, stop func() error, 
 		rand.Read(b)
 		socketName = fmt.Sprintf("tmux-mcp-%d-%s", os.Getpid(), hex.EncodeToString(b))
 	}
-	env := childEnv(os.Environ())
 	tmux := func(args ...string) (string, error) {
-		cmd := exec.Command(bin, append(append([]string{"-L", socketName, "-f", os.DevNull}, utf8Flag(env)...), args...)...)
-		cmd.Env = env
+		cmd, err := l.command(context.Background(), append(append([]string{"-L", socketName, "-f", os.DevNull}, utf8Flag(env)...), args...)...)
+		if err != nil {
+			return "", err
+		}
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()

@@ -16,25 +16,19 @@ import (
 // the foreground process group from /proc (Linux), the terminal's mode
 // from the pane's tty device.
 
-// PutScript writes the script into the Terminal's private directory. The
-// pane must exist.
+// PutScript writes the script into the Terminal's private directory, or
+// over ssh into tmux's own on the remote host (scripts.go).
 func (t *Terminal) PutScript(ctx context.Context, id ports.PaneID, build func(path string) []byte) (string, error) {
 	if err := checkPaneID(id); err != nil {
 		return "", err
 	}
-	if t.scripts == nil {
-		return "", fmt.Errorf("put a script for pane %s: %w", id, ports.ErrUnsupported)
-	}
-	return t.scripts.Put(build)
+	return t.scripts.Put(ctx, id, build)
 }
 
 // RemoveScript deletes a script that PutScript wrote; the pane need not
 // exist any more.
 func (t *Terminal) RemoveScript(ctx context.Context, id ports.PaneID, path string) (ports.ScriptState, error) {
-	if t.scripts == nil {
-		return ports.ScriptUnknown, nil
-	}
-	return t.scripts.Remove(path)
+	return t.scripts.Remove(ctx, id, path)
 }
 
 // InForeground reads /proc/PID/stat (internal/tty): the process's group
@@ -77,7 +71,7 @@ func (t *Terminal) paneTTY(ctx context.Context, id ports.PaneID) (string, error)
 	if err := checkPaneID(id); err != nil {
 		return "", err
 	}
-	if !t.local {
+	if t.launch.remote() {
 		return "", fmt.Errorf("the tmux server is not on this machine: %w", ports.ErrUnsupported)
 	}
 	t.mu.Lock()
@@ -116,8 +110,5 @@ type ttyOf struct {
 
 // ReadScript reads a script's file back.
 func (t *Terminal) ReadScript(ctx context.Context, id ports.PaneID, path string) ([]byte, bool, error) {
-	if t.scripts == nil {
-		return nil, false, fmt.Errorf("read a script of pane %s: %w", id, ports.ErrUnsupported)
-	}
-	return t.scripts.Read(path)
+	return t.scripts.Read(ctx, id, path)
 }

@@ -1,6 +1,7 @@
 package benchkit
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -99,6 +100,9 @@ func printRow(w io.Writer, r row) {
 		note = "error: " + r.err.Error()
 		if strings.Contains(note, errNoTool.Error()) {
 			note = "n/a (tool not available)"
+		}
+		if errors.Is(r.err, errNoSSH) {
+			note = "n/a (" + r.err.Error() + ")"
 		}
 	}
 	if len(r.samples) == 0 {

@@ -12,7 +12,8 @@
 //
 // The package imports nothing of the server's own: the benchmark builds
 // and runs against a server binary even while the server's packages are
-// being changed.
+// being changed. (It uses test/sshtest, a test helper on the standard
+// library alone, to run the private sshd of the ssh row.)
 package benchkit
 
 import (
@@ -196,6 +197,13 @@ func runBench(ctx context.Context, o options, inProcess StartFunc) (err error) {
 	}
 
 	b := &bench{ctx: ctx, tmux: tm, srv: srv, n: o.n, heavy: h.heavy, dur: o.dur, memCalls: int64(o.memCalls), only: only, trace: trace, log: logf, tools: map[string]bool{}}
+	b.dir = dir
+	b.startServer = func(args []string, logPath string) (*Server, error) {
+		if inProcess != nil {
+			return inProcess(ctx, args, logPath)
+		}
+		return startChild(ctx, bin, args, logPath)
+	}
 	// The idle reading comes first, before the server has done any work.
 	b.memoryIdle()
 	tools, err := srv.Session.ListTools(ctx, nil)
@@ -220,7 +228,7 @@ func runBench(ctx context.Context, o options, inProcess StartFunc) (err error) {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	for _, step := range []func() error{b.latencies, b.memoryAfterCalls, b.heavyRows, b.concurrency} {
+	for _, step := range []func() error{b.latencies, b.sshRow, b.memoryAfterCalls, b.heavyRows, b.concurrency} {
 		if err := step(); err != nil {
 			return err
 		}
@@ -241,7 +249,7 @@ func runBench(ctx context.Context, o options, inProcess StartFunc) (err error) {
 func (b *bench) failures() error {
 	var errs []error
 	for _, r := range b.rows {
-		if r.err != nil && !errors.Is(r.err, errNoTool) {
+		if r.err != nil && !errors.Is(r.err, errNoTool) && !errors.Is(r.err, errNoSSH) {
 			errs = append(errs, fmt.Errorf("%s: %w", r.name, r.err))
 		}
 	}

@@ -31,6 +31,9 @@ type bench struct {
 	trace    *tmuxTracer    // nil unless the tmux runs are counted
 	log      func(format string, args ...any)
 
+	dir         string                                               // the run's temporary directory
+	startServer func(args []string, logPath string) (*Server, error) // another server on the same tmux
+
 	floors []time.Duration // every floor sample of the run
 	calls  atomic.Int64    // tool calls made
 
