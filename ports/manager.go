@@ -14,6 +14,10 @@ var (
 
 	// ErrNameInUse: another session already has the name asked for.
 	ErrNameInUse = errors.New("name already in use")
+
+	// ErrInvalidName: the backend would not store the name as given (it
+	// would store it changed, so that a lookup by the name would fail).
+	ErrInvalidName = errors.New("name not stored as given")
 )
 
 // Identifiers a Manager accepts and returns, in the contract's forms: a

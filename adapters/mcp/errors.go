@@ -29,6 +29,8 @@ const (
 	kindPaneNotFound    errorKind = "pane_not_found"
 	kindNotFound        errorKind = "not_found" // a session or window
 	kindNameInUse       errorKind = "name_in_use"
+	kindInvalidName     errorKind = "invalid_name"
+	kindNotRun          errorKind = "not_run" // domain.ErrNotRun
 	kindPaneDead        errorKind = "pane_dead"
 	kindUnavailable     errorKind = "unavailable"
 	kindUnsupported     errorKind = "unsupported"
@@ -69,6 +71,10 @@ func classify(err error) errorKind {
 		return kindNotFound
 	case errors.Is(err, ports.ErrNameInUse):
 		return kindNameInUse
+	case errors.Is(err, ports.ErrInvalidName):
+		return kindInvalidName
+	case errors.Is(err, domain.ErrNotRun):
+		return kindNotRun
 	case errors.Is(err, ports.ErrPaneDead):
 		return kindPaneDead
 	case errors.Is(err, ports.ErrUnavailable):
@@ -112,6 +118,10 @@ func errorText(err error) string {
 		return msg + "; check the id or name (session ids look like $1, window ids like @2): list_sessions and list_windows list them"
 	case kindNameInUse:
 		return msg + "; choose another name, or use that session (list_sessions lists them)"
+	case kindInvalidName:
+		return msg + "; choose a name without it"
+	case kindNotRun:
+		return msg + "; nothing ran: talk to the pane's program with paste_text or send_keys instead"
 	case kindPaneDead:
 		return msg + "; its program has exited, so it takes no input: use another pane, or restart this one"
 	case kindUnavailable:

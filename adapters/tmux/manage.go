@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -116,6 +118,26 @@ func manageError(err error) error {
 		return fmt.Errorf("%w: %w", err, ports.ErrNameInUse)
 	}
 	return err
+}
+
+// storable returns an error wrapping ports.ErrInvalidName when tmux would
+// store name other than as given: tmux keeps session and window names
+// vis(3)-encoded, so that a backslash is stored as two (a\b reads back as
+// a\\b) and so is any byte that is not printable UTF-8; a listing and a
+// lookup by the requested name would then disagree.
+func storable(name string) error {
+	if i := strings.IndexByte(name, '\\'); i >= 0 {
+		return fmt.Errorf("name %q holds a backslash, which tmux stores doubled, so that the name would not read back as given: %w", name, ports.ErrInvalidName)
+	}
+	if !utf8.ValidString(name) {
+		return fmt.Errorf("name %q is not valid UTF-8, which tmux stores escaped: %w", name, ports.ErrInvalidName)
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) && r != ' ' {
+			return fmt.Errorf("name %q holds %U, which tmux stores escaped: %w", name, r, ports.ErrInvalidName)
+		}
+	}
+	return nil
 }
 
 // literalName makes name reach tmux as itself through the format
@@ -375,6 +397,9 @@ func parseCreated(out string) (ports.Created, error) {
 func (t *Terminal) CreateSession(ctx context.Context, spec ports.SessionSpec) (ports.Created, error) {
 	args := []string{"new-session", "-d", "-P", "-F", createdFormat}
 	if spec.Name != "" {
+		if err := storable(spec.Name); err != nil {
+			return ports.Created{}, fmt.Errorf("create session: %w", err)
+		}
 		args = append(args, "-s", literalName(spec.Name))
 	}
 	if spec.Width > 0 {
@@ -405,6 +430,9 @@ func (t *Terminal) CreateWindow(ctx context.Context, session, name string) (port
 	}
 	args := []string{"new-window", "-d", "-P", "-F", createdFormat, "-t", id + ":"}
 	if name != "" {
+		if err := storable(name); err != nil {
+			return ports.Created{}, fmt.Errorf("create window: %w", err)
+		}
 		args = append(args, "-n", literalName(name))
 	}
 	out, err := t.run(ctx, nil, args...)
@@ -470,6 +498,9 @@ func (t *Terminal) ResizePane(ctx context.Context, pane ports.PaneID, width, hei
 
 // RenameSession runs rename-session on the session's id.
 func (t *Terminal) RenameSession(ctx context.Context, session, name string) error {
+	if err := storable(name); err != nil {
+		return fmt.Errorf("rename session %s: %w", session, err)
+	}
 	id, err := t.sessionTarget(ctx, session)
 	if err != nil {
 		return fmt.Errorf("rename session: %w", err)
@@ -483,6 +514,9 @@ func (t *Terminal) RenameSession(ctx context.Context, session, name string) erro
 // RenameWindow runs rename-window, which also turns the window's
 // automatic-rename off.
 func (t *Terminal) RenameWindow(ctx context.Context, window, name string) error {
+	if err := storable(name); err != nil {
+		return fmt.Errorf("rename window %s: %w", window, err)
+	}
 	return t.windowCommand(ctx, window, "rename window", "rename-window", literalName(name))
 }
 

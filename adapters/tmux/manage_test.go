@@ -346,6 +346,55 @@ func TestManagerNamesAreNeverExpanded(t *testing.T) {
 	}
 }
 
+// A name that tmux would store changed (it vis-encodes them) is refused,
+// and nothing is created or renamed: a listing and a lookup by the name
+// asked for always agree.
+func TestManagerRefusesNamesTmuxWouldStoreChanged(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	s.session("keep", bashCmd)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	windows, err := term.ListWindows(ctx, "keep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{`a\b`, `trailing\`, "not \xff UTF-8", "nbsp\u00a0here"} {
+		if _, err := term.CreateSession(ctx, ports.SessionSpec{Name: name}); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("CreateSession(%q) = %v, want ErrInvalidName", name, err)
+		}
+		if _, err := term.CreateWindow(ctx, "keep", name); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("CreateWindow(%q) = %v, want ErrInvalidName", name, err)
+		}
+		if err := term.RenameWindow(ctx, windows[0].ID, name); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("RenameWindow(%q) = %v, want ErrInvalidName", name, err)
+		}
+		if err := term.RenameSession(ctx, "keep", name); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("RenameSession(%q) = %v, want ErrInvalidName", name, err)
+		}
+	}
+	sessions, _ := term.ListSessions(ctx)
+	after, _ := term.ListWindows(ctx, "keep")
+	if len(sessions) != 1 || sessions[0].Name != "keep" || len(after) != 1 || after[0].Name != windows[0].Name {
+		t.Errorf("sessions %+v, windows %+v after refused names; want them unchanged", sessions, after)
+	}
+	// What tmux stores as given still goes through.
+	if err := term.RenameWindow(ctx, windows[0].ID, "é ✓ 日本語 it's"); err != nil {
+		t.Errorf("RenameWindow of a printable UTF-8 name: %v", err)
+	}
+	if after, _ := term.ListWindows(ctx, "keep"); after[0].Name != "é ✓ 日本語 it's" {
+		t.Errorf("window named %q", after[0].Name)
+	}
+}
+
+func TestStorableNames(t *testing.T) {
+	for name, ok := range map[string]bool{"plain": true, "é ✓ 日本語": true, "a b": true, `a\b`: false, "\xff": false, "\u00a0": false, "\u2028": false} {
+		if err := storable(name); (err == nil) != ok {
+			t.Errorf("storable(%q) = %v, want ok %v", name, err, ok)
+		}
+	}
+}
+
 func TestLiteralNameDoublesEveryHashTmuxWouldRead(t *testing.T) {
 	cases := map[string]string{
 		"plain":         "plain",
