@@ -25,7 +25,7 @@ func (s *Service) CapturePane(ctx context.Context, req CaptureRequest) (CaptureR
 	}
 	info, err := s.term.Pane(ctx, req.PaneID)
 	if err != nil {
-		return CaptureResult{}, fmt.Errorf("describe pane %s: %w", req.PaneID, err)
+		return CaptureResult{}, err
 	}
 	return s.capture(ctx, info, req)
 }

@@ -3,7 +3,6 @@ package domain
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -63,7 +62,7 @@ func (s *Service) follow(ctx context.Context, info ports.PaneInfo) (ports.Output
 			close(nf.ready)
 			if nf.err != nil {
 				f.drop(info.ID, nf)
-				return nil, fmt.Errorf("open output of pane %s: %w", info.ID, nf.err)
+				return nil, nf.err
 			}
 			return nf.stream, nil
 		}

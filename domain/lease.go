@@ -81,7 +81,7 @@ func (s *Service) takeLease(ctx context.Context, pane ports.PaneID) (*paneLease,
 	owner := s.LeaseOwner()
 	ok, holder, err := cfg.leaser.TryAcquire(ctx, pane, owner, cfg.ttl)
 	if err != nil {
-		return nil, fmt.Errorf("lease pane %s: %w", pane, err)
+		return nil, err
 	}
 	if !ok {
 		return nil, &BusyError{Pane: pane, Holder: fmt.Sprintf("a call of another tmux-mcp process (owner %s)", holder)}

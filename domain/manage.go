@@ -145,7 +145,7 @@ func (s *Service) GetPaneInfo(ctx context.Context, req PaneRequest) (PaneDetails
 	}
 	info, err := s.term.Pane(ctx, req.PaneID)
 	if err != nil {
-		return PaneDetails{}, fmt.Errorf("describe pane %s: %w", req.PaneID, err)
+		return PaneDetails{}, err
 	}
 	d := PaneDetails{
 		Pane:         p,
@@ -400,7 +400,7 @@ func (s *Service) ClearPaneScrollback(ctx context.Context, req ClearScrollbackRe
 	defer h.release()
 	info, err := s.term.Pane(ctx, req.PaneID)
 	if err != nil {
-		return ClearScrollbackResult{}, fmt.Errorf("describe pane %s: %w", req.PaneID, err)
+		return ClearScrollbackResult{}, err
 	}
 	if err := checkEnd(info, req.Force, "clear_pane_scrollback would discard its history"); err != nil {
 		return ClearScrollbackResult{}, err
@@ -515,7 +515,7 @@ func (s *Service) kill(ctx context.Context, panes []ports.PaneID, force bool, ho
 		case errors.Is(err, ports.ErrPaneNotFound):
 			continue // gone already: nothing to protect
 		case err != nil:
-			return nil, fmt.Errorf("describe pane %s: %w", id, err)
+			return nil, err
 		}
 		if err := checkEnd(info, force, what); err != nil {
 			return nil, err
@@ -608,7 +608,7 @@ func (s *Service) paneOf(p ports.PaneSummary) Pane {
 func (s *Service) listPane(ctx context.Context, m ports.Manager, id ports.PaneID) (Pane, error) {
 	panes, err := m.ListPanes(ctx, ports.PaneFilter{Pane: id})
 	if err != nil {
-		return Pane{}, fmt.Errorf("describe pane %s: %w", id, err)
+		return Pane{}, err
 	}
 	for _, p := range panes {
 		if p.ID == id {

@@ -46,12 +46,12 @@ func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult,
 	}
 	if req.Text != "" {
 		if err := s.term.Paste(ctx, req.PaneID, req.Text); err != nil {
-			return PasteResult{}, fmt.Errorf("paste into pane %s: %w", req.PaneID, err)
+			return PasteResult{}, err
 		}
 	}
 	if req.Enter {
 		if err := s.term.SendKeys(ctx, req.PaneID, []string{"Enter"}); err != nil {
-			return PasteResult{}, fmt.Errorf("press Enter in pane %s after pasting: %w", req.PaneID, err)
+			return PasteResult{}, fmt.Errorf("press Enter after pasting: %w", err)
 		}
 	}
 	return PasteResult{PaneID: req.PaneID, Bytes: int64(len(req.Text))}, nil

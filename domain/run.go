@@ -195,7 +195,7 @@ type commandRun struct {
 func (s *Service) startRun(ctx context.Context, w *waiter, rv *Reservation, req RunRequest, maxLines int) (_ *commandRun, early Outcome, _ error) {
 	info, err := s.term.Pane(ctx, req.PaneID)
 	if err != nil {
-		return nil, "", fmt.Errorf("describe pane %s: %w", req.PaneID, err)
+		return nil, "", err
 	}
 	sh, err := CheckRun(info, req.Force)
 	if err != nil {
@@ -206,7 +206,7 @@ func (s *Service) startRun(ctx context.Context, w *waiter, rv *Reservation, req 
 	}
 	stream, err := s.term.OpenOutput(ctx, req.PaneID)
 	if err != nil {
-		return nil, "", fmt.Errorf("open output of pane %s: %w", req.PaneID, err)
+		return nil, "", err
 	}
 	r := &commandRun{s: s, rv: rv, pane: req.PaneID, gen: info.Generation, stream: stream, offset: stream.End(),
 		poked: make(chan struct{}, 1), command: quoteCommand(req.Command)}
@@ -236,7 +236,7 @@ func (s *Service) startRun(ctx context.Context, w *waiter, rv *Reservation, req 
 			_ = s.term.SendKeys(typeCtx, req.PaneID, []string{"C-c"})
 		}
 		r.close()
-		return nil, "", fmt.Errorf("type into pane %s: %w", req.PaneID, err)
+		return nil, "", err
 	}
 	return r, "", nil
 }

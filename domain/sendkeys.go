@@ -69,19 +69,19 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 	if req.Literal {
 		if req.Keys != "" {
 			if err := s.term.SendText(ctx, req.PaneID, req.Keys); err != nil {
-				return SendKeysResult{}, fmt.Errorf("type into pane %s: %w", req.PaneID, err)
+				return SendKeysResult{}, err
 			}
 			res.Sent = append(res.Sent, req.Keys)
 		}
 	} else {
 		if err := s.term.SendKeys(ctx, req.PaneID, keys); err != nil {
-			return SendKeysResult{}, fmt.Errorf("send keys to pane %s: %w", req.PaneID, err)
+			return SendKeysResult{}, err
 		}
 		res.Sent = append(res.Sent, keys...)
 	}
 	if req.Enter {
 		if err := s.term.SendKeys(ctx, req.PaneID, []string{"Enter"}); err != nil {
-			return SendKeysResult{}, fmt.Errorf("press Enter in pane %s: %w", req.PaneID, err)
+			return SendKeysResult{}, fmt.Errorf("press Enter: %w", err)
 		}
 		res.Sent = append(res.Sent, "Enter")
 	}
@@ -98,7 +98,7 @@ func (s *Service) interrupt(ctx context.Context, pane ports.PaneID, keys []strin
 		return SendKeysResult{}, err
 	}
 	if err := s.term.SendKeys(ctx, pane, keys); err != nil {
-		return SendKeysResult{}, fmt.Errorf("send keys to pane %s: %w", pane, err)
+		return SendKeysResult{}, err
 	}
 	return SendKeysResult{PaneID: pane, Sent: keys, ResolvedPaneIDs: []ports.PaneID{pane}, Attended: info.Attended}, nil
 }
@@ -116,7 +116,7 @@ func (s *Service) writable(ctx context.Context, pane ports.PaneID, force bool) (
 func (s *Service) describe(ctx context.Context, pane ports.PaneID) (ports.PaneInfo, error) {
 	info, err := s.term.Pane(ctx, pane)
 	if err != nil {
-		return info, fmt.Errorf("describe pane %s: %w", pane, err)
+		return info, err
 	}
 	return info, nil
 }

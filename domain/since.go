@@ -34,7 +34,7 @@ func (s *Service) CaptureSince(ctx context.Context, req CaptureSinceRequest) (Ca
 	}
 	info, err := s.term.Pane(ctx, req.PaneID)
 	if err != nil {
-		return CaptureSinceResult{}, fmt.Errorf("describe pane %s: %w", req.PaneID, err)
+		return CaptureSinceResult{}, err
 	}
 	if req.Cursor == "" {
 		return s.seed(ctx, info, req)

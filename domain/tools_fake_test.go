@@ -483,3 +483,35 @@ func TestServiceConfigDefaults(t *testing.T) {
 		t.Errorf("zero Config became %+v", got)
 	}
 }
+
+// Errors name each context once: the terminal names what it did and the
+// pane, and the domain passes that on without naming the pane again.
+func TestErrorsNameThePaneOnce(t *testing.T) {
+	clock := fake.NewClock(time.Unix(0, 0))
+	term := fake.New(fake.WithClock(clock))
+	svc := domain.NewService(term, clock, domain.DefaultConfig(),
+		domain.WithManager(fake.NewManager(term)), domain.WithLeaser(fake.NewLeaser(clock), "", 0))
+	t.Cleanup(func() { svc.Close() })
+	ctx := context.Background()
+	const pane = ports.PaneID("%42")
+	calls := map[string]func() error{
+		"run_shell_command": func() error { _, err := svc.RunShellCommand(ctx, domain.RunRequest{PaneID: pane, Command: "true"}); return err },
+		"paste_text":        func() error { _, err := svc.PasteText(ctx, domain.PasteRequest{PaneID: pane, Text: "x"}); return err },
+		"send_keys":         func() error { _, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: pane, Keys: "q"}); return err },
+		"capture_pane":      func() error { _, err := svc.CapturePane(ctx, domain.CaptureRequest{PaneID: pane}); return err },
+		"capture_since":     func() error { _, err := svc.CaptureSince(ctx, domain.CaptureSinceRequest{PaneID: pane}); return err },
+		"wait_for_text":     func() error { _, err := svc.WaitForText(ctx, domain.WaitForTextRequest{PaneID: pane, TimeoutMs: 1}); return err },
+		"get_pane_info":     func() error { _, err := svc.GetPaneInfo(ctx, domain.PaneRequest{PaneID: pane}); return err },
+		"kill_pane":         func() error { _, err := svc.KillPane(ctx, domain.KillPaneRequest{PaneID: pane}); return err },
+	}
+	for tool, call := range calls {
+		err := call()
+		if !errors.Is(err, ports.ErrPaneNotFound) {
+			t.Errorf("%s: %v, want ErrPaneNotFound", tool, err)
+			continue
+		}
+		if n := strings.Count(err.Error(), string(pane)); n != 1 {
+			t.Errorf("%s: %q names the pane %d times, want once", tool, err, n)
+		}
+	}
+}

@@ -85,7 +85,7 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 	}
 	info, err := s.term.Pane(ctx, req.PaneID)
 	if err != nil {
-		return WaitForTextResult{}, fmt.Errorf("describe pane %s: %w", req.PaneID, err)
+		return WaitForTextResult{}, err
 	}
 	var start *cursor
 	if req.Cursor != "" {

@@ -93,6 +93,8 @@ type CaptureRange struct {
 // Implementations must be safe for concurrent use. Every method that takes
 // a PaneID returns an error wrapping ErrPaneNotFound when no such pane
 // exists, and ErrUnavailable when the backend cannot be reached at all.
+// Errors name what was done and the pane ("describe pane %3: ..."), so
+// that callers pass them on without naming either again.
 type Terminal interface {
 	ScriptStore
 	JobControl
