@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"sync"
 	"testing"
 	"time"
@@ -549,5 +550,53 @@ func TestBinaryWithoutASocketRunsAndRemovesAPrivateServer(t *testing.T) {
 	}
 	if _, err := os.Stat(socketFile(socket)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket file %s left behind (stat: %v)", socketFile(socket), err)
+	}
+}
+
+// A binary killed with SIGKILL, which has no chance to clean up, leaves
+// nothing behind all the same: its control-mode clients die with it, and
+// its private tmux server exits once they have gone.
+func TestBinaryKilledLeavesNoClientAndNoPrivateServer(t *testing.T) {
+	t.Parallel()
+	bin := needTmux(t)
+	b := startBinary(t, nil)
+	var socket string
+	eventually(t, 10*time.Second, "the log line naming the private server", func() bool {
+		m := regexp.MustCompile(`"socket": "([^"]+)"`).FindStringSubmatch(b.stderr.String())
+		if m != nil {
+			socket = m[1]
+		}
+		return socket != ""
+	})
+	tmuxOn := func(args ...string) (string, error) {
+		cmd := exec.Command(bin, append([]string{"-L", socket}, args...)...)
+		cmd.Env = cleanEnv(os.Environ())
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	t.Cleanup(func() {
+		tmuxOn("kill-server")
+		os.Remove(socketFile(socket))
+	})
+	pane, err := tmuxOn("display-message", "-p", "-t", "tmux-mcp:", "#{pane_id}")
+	if err != nil {
+		t.Fatalf("the private server does not answer: %v: %s", err, pane)
+	}
+	// A run opens a control-mode client for the pane's output.
+	decodeRun(t, b.call(t, "run_shell_command", map[string]any{"paneId": strings.TrimSpace(pane), "command": "echo alive"}))
+	if out, _ := tmuxOn("list-clients", "-F", "#{client_control_mode}"); !strings.Contains(out, "1") {
+		t.Fatalf("no control client attached while the binary runs: %q", out)
+	}
+
+	b.cmd.Process.Signal(syscall.SIGKILL)
+	<-b.exited
+	b.closeOnce.Do(func() {}) // it is gone: nothing to stop
+	eventually(t, 10*time.Second, "the private server to exit after the binary was killed", func() bool {
+		_, err := tmuxOn("list-sessions")
+		return err != nil
+	})
+	out, _ := exec.Command("pgrep", "-f", "-a", socket).CombinedOutput()
+	if s := strings.TrimSpace(string(out)); s != "" {
+		t.Errorf("processes of the killed binary's server are left: %s", s)
 	}
 }

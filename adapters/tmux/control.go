@@ -128,6 +128,7 @@ func (c *controlClient) start(ctx context.Context) error {
 		return fmt.Errorf("start control client for session %s: %w", c.session, err)
 	}
 	c.cmd = cmd
+	dieWithParent(c.cmd)
 	c.cmd.Stderr = &c.stderr
 	stdin, err := c.cmd.StdinPipe()
 	if err != nil {

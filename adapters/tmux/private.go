@@ -1,16 +1,20 @@
 package tmux
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -68,10 +72,25 @@ func StartPrivate(opts Options) (socketName, session string, stop func() error, 
 	if err != nil {
 		return "", "", nil, fmt.Errorf("start private tmux server %s: %w", socketName, err)
 	}
+	// The server must not outlive this process, however it ends: a
+	// lifeline client stays attached for as long as the process lives
+	// (the kernel kills it with the process), and the server exits once
+	// no client is attached. A person who attached meanwhile keeps it
+	// until they detach.
+	lifeline, err := attachLifeline(l, append(append([]string{"-L", socketName, "-f", os.DevNull}, utf8Flag(env)...), "-C", "attach-session", "-t", PrivateSession, "-f", "ignore-size,no-output"))
+	if err == nil {
+		_, err = tmux("set-option", "-s", "exit-unattached", "on")
+	}
+	if err != nil {
+		tmux("kill-server")
+		os.Remove(socketPath)
+		return "", "", nil, fmt.Errorf("start private tmux server %s: %w", socketName, err)
+	}
 	var once sync.Once
 	var stopErr error
 	stop = func() error {
 		once.Do(func() {
+			defer lifeline.close()
 			_, err := tmux("kill-server")
 			if err != nil && classify(err.Error()) != ports.ErrUnavailable {
 				stopErr = fmt.Errorf("stop private tmux server %s: %w", socketName, err)
@@ -85,4 +104,69 @@ func StartPrivate(opts Options) (socketName, session string, stop func() error, 
 		return stopErr
 	}
 	return socketName, PrivateSession, stop, nil
+}
+
+// lifeline is a control client that does nothing but stay attached.
+type lifeline struct {
+	cmd   *exec.Cmd
+	stdin io.Closer
+	done  chan struct{}
+}
+
+// attachLifeline starts a control client with args and returns once tmux
+// has attached it.
+func attachLifeline(l launcher, args []string) (*lifeline, error) {
+	cmd, err := l.command(context.Background(), args...)
+	if err != nil {
+		return nil, err
+	}
+	dieWithParent(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("attach a lifeline client: %w", err)
+	}
+	lf := &lifeline{cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	attached := make(chan struct{})
+	go func() {
+		defer close(lf.done)
+		// tmux tells a control client which session it is in once it
+		// has attached it; what follows is read and dropped so that tmux
+		// never waits on the client.
+		sc := bufio.NewScanner(stdout)
+		told := false
+		for sc.Scan() {
+			if !told && strings.HasPrefix(sc.Text(), "%session-changed ") {
+				told = true
+				close(attached)
+			}
+		}
+		cmd.Wait()
+	}()
+	select {
+	case <-attached:
+		return lf, nil
+	case <-lf.done:
+		return nil, errors.New("attach a lifeline client: it exited before tmux attached it")
+	case <-time.After(10 * time.Second):
+		lf.close()
+		return nil, errors.New("attach a lifeline client: tmux did not attach it within 10s")
+	}
+}
+
+// close detaches the lifeline and waits for it to exit.
+func (lf *lifeline) close() {
+	lf.stdin.Close()
+	select {
+	case <-lf.done:
+	case <-time.After(2 * time.Second):
+		lf.cmd.Process.Kill()
+		<-lf.done
+	}
 }
