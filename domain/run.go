@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -180,7 +181,8 @@ type commandRun struct {
 	// The end marker is trusted once the frame's shell is seen back in
 	// the foreground (see confirm).
 	confirmed bool
-	noJobs    bool        // the backend cannot tell the foreground
+	before    ports.Foreground // the pane's foreground as the line was typed
+	noJobs    bool             // the backend cannot tell the foreground
 	retry     ports.Timer // the next confirmation attempt
 	retries   int
 
@@ -220,6 +222,11 @@ func (s *Service) startRun(ctx context.Context, w *waiter, rv *Reservation, req 
 	r.held = &heldOutput{w: r.norm}
 	r.scanner = frame.NewScanner(ids, r.held)
 
+	// What runs in front of the pane's terminal now (the shell that will
+	// read the line, and its children), for telling its end (confirm).
+	if r.before, err = s.term.Foreground(ctx, req.PaneID); errors.Is(err, ports.ErrUnsupported) {
+		r.noJobs = true
+	}
 	cmd := frame.Command{Shell: sh, IDs: ids, Text: req.Command}
 	if err := r.stage(ctx, cmd); err != nil {
 		r.close()
@@ -377,29 +384,23 @@ func (r *commandRun) pump() (Outcome, bool) {
 
 // confirm reports whether the end marker the scanner saw can be trusted:
 // the shell that ran the frame (whose pid the start marker carried) is
-// the foreground process group of the pane's terminal again, as it is
-// only once the command has ended. While it is not, the marker came from
-// something still running — the command itself, or a program the prompt
-// runs — and the run tries again shortly, then at every liveness check.
-// A backend that cannot tell the foreground, or a start marker that was
-// lost, leaves the marker's secret as the only proof.
+// back in front of its terminal, and runs no child that it did not run
+// before the line was typed, as is the case only once the command has
+// ended (zsh runs a subshell of builtins in the shell's own group, so
+// the group alone would not tell). While it is not so, the marker came
+// from something still running — the command itself, or a program the
+// prompt runs — and the run tries again shortly, then at every liveness
+// check. A backend that cannot tell the foreground, or a start marker
+// that was lost, leaves the marker's secret as the only proof.
 func (r *commandRun) confirm() bool {
 	if r.confirmed {
 		return true
 	}
-	pid := r.scanner.ShellPID()
-	if pid == 0 || r.noJobs {
-		r.confirmed = true
-		return true
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), reopenTimeout)
 	defer cancel()
-	fg, err := r.s.term.InForeground(ctx, r.pane, pid)
+	idle, err := r.shellIdle(ctx)
 	switch {
-	case errors.Is(err, ports.ErrUnsupported):
-		r.noJobs, r.confirmed = true, true
-		return true
-	case err == nil && fg:
+	case err == nil && idle:
 		r.confirmed = true
 		return true
 	case errors.Is(err, ports.ErrPaneNotFound) || errors.Is(err, ports.ErrPaneDead):
@@ -415,6 +416,37 @@ func (r *commandRun) confirm() bool {
 		r.retry = r.s.clock.NewTimer(d)
 	}
 	return false
+}
+
+// shellIdle reports whether the frame's shell sits between commands: it
+// leads the foreground group of the pane's terminal, and (when it led it
+// as the line was typed too) its children are among those it had then.
+// It reports true when the backend cannot tell or the shell's pid is not
+// known.
+func (r *commandRun) shellIdle(ctx context.Context) (bool, error) {
+	pid := r.scanner.ShellPID()
+	if pid == 0 || r.noJobs {
+		return true, nil
+	}
+	fg, err := r.s.term.Foreground(ctx, r.pane)
+	if errors.Is(err, ports.ErrUnsupported) {
+		r.noJobs = true
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if fg.Group != pid {
+		return false, nil
+	}
+	if pid == r.before.Group && fg.Children != nil && r.before.Children != nil {
+		for _, c := range fg.Children {
+			if !slices.Contains(r.before.Children, c) {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
 }
 
 // confirmDelays are the waits before the first attempts to confirm an
@@ -564,14 +596,8 @@ func (r *commandRun) readStatusFile() {
 	if !ok {
 		return
 	}
-	if pid := r.scanner.ShellPID(); pid > 0 && !r.noJobs {
-		fg, err := r.s.term.InForeground(ctx, r.pane, pid)
-		if err == nil && !fg {
-			return
-		}
-		if err != nil && !errors.Is(err, ports.ErrUnsupported) {
-			return
-		}
+	if idle, err := r.shellIdle(ctx); err != nil || !idle {
+		return
 	}
 	r.fileEnd = &status
 }

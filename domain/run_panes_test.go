@@ -467,3 +467,22 @@ func TestTimedOutRunEndsWhenItsEndMarkerWasLost(t *testing.T) {
 	r.clock.Advance(domain.DefaultConfig().LivenessInterval)
 	r.released()
 }
+
+// zsh runs a subshell of builtins in its own group: the group in front
+// does not change, but the shell has a child it did not have before.
+func TestRunIgnoresAnEndMarkerPrintedBeforeTheTerminalChangesHands(t *testing.T) {
+	r := newSeqRig(t, domain.DefaultConfig())
+	r.term.Expect(r.pane, fake.Run{Output: "a\n" + string(frame.EndMarker(frameIDs, 0)) + "b\n", Hang: true, KeepsTerminal: true})
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "forge"})
+	r.waitTimers(2)
+	select {
+	case got := <-reply:
+		t.Fatalf("the call ended on an end marker printed while the command ran: %+v", got.res)
+	default:
+	}
+	r.term.SendKeys(context.Background(), r.pane, []string{"C-c"})
+	got := r.await(reply)
+	if got.res.Outcome != domain.OutcomeCompleted || status(got.res) != "130" || !got.res.ForeignOutputSuspected {
+		t.Fatalf("got %+v; want the real end, 130, flagged", got.res)
+	}
+}

@@ -96,10 +96,11 @@ func TestRunTypesTheFrameWithItsEnterAndReadsTheStream(t *testing.T) {
 	gomock.InOrder(
 		term.EXPECT().OpenOutput(gomock.Any(), ports.PaneID("%1")).Return(stream, nil),
 		stream.EXPECT().End().Return(int64(500)),
+		term.EXPECT().Foreground(gomock.Any(), ports.PaneID("%1")).Return(ports.Foreground{Group: shellPID, Children: []int{}}, nil),
 		expectStaging(term, "%1", "/s/1"),
 		term.EXPECT().SendText(gomock.Any(), ports.PaneID("%1"), cmd.Line(frame.Files{Script: "/s/1"})).Return(nil),
 		stream.EXPECT().ReadFrom(int64(500)).Return(ports.OutputChunk{Offset: 500, Data: data}),
-		term.EXPECT().InForeground(gomock.Any(), ports.PaneID("%1"), shellPID).Return(true, nil),
+		term.EXPECT().Foreground(gomock.Any(), ports.PaneID("%1")).Return(ports.Foreground{Group: shellPID, Children: []int{}}, nil),
 		term.EXPECT().RemoveScript(gomock.Any(), ports.PaneID("%1"), "/s/1").Return(ports.ScriptTaken, nil),
 		stream.EXPECT().Close().Return(nil),
 	)
@@ -216,7 +217,7 @@ func TestTimedOutCallKeepsThePaneUntilTheCommandEnds(t *testing.T) {
 	term.EXPECT().OpenOutput(gomock.Any(), ports.PaneID("%8")).Return(stream, nil)
 	expectStaging(term, "%8", "/s/8")
 	term.EXPECT().SendText(gomock.Any(), ports.PaneID("%8"), gomock.Any()).Return(nil)
-	term.EXPECT().InForeground(gomock.Any(), ports.PaneID("%8"), shellPID).Return(true, nil)
+	term.EXPECT().Foreground(gomock.Any(), ports.PaneID("%8")).Return(ports.Foreground{Group: shellPID}, nil).AnyTimes()
 	term.EXPECT().RemoveScript(gomock.Any(), ports.PaneID("%8"), "/s/8").Return(ports.ScriptTaken, nil)
 	stream.EXPECT().End().Return(int64(0))
 	stream.EXPECT().Changed().Return((<-chan struct{})(changed)).AnyTimes()

@@ -49,13 +49,9 @@ type ScriptStore interface {
 // another host) returns errors wrapping ErrUnsupported, and the domain
 // then does without: it documents what guarantee it gives then.
 type JobControl interface {
-	// InForeground reports whether the process group of process pid, a
-	// shell that runs in the pane, is the foreground process group of the
-	// pane's terminal: true while that shell is between commands, false
-	// while it runs one. It returns an error wrapping ErrUnsupported when
-	// the backend cannot tell, or when pid is not a process on the pane's
-	// terminal.
-	InForeground(ctx context.Context, id PaneID, pid int) (bool, error)
+	// Foreground describes the foreground process group of the pane's
+	// terminal: while a shell sits between commands, the shell's own.
+	Foreground(ctx context.Context, id PaneID) (Foreground, error)
 
 	// LineEditing reports whether the pane's terminal is set as a line
 	// editor sets it while it reads a line: canonical input and echo both
@@ -64,4 +60,17 @@ type JobControl interface {
 	// editing (dash), does not. Errors wrap ErrUnsupported when the
 	// backend cannot tell.
 	LineEditing(ctx context.Context, id PaneID) (bool, error)
+}
+
+// Foreground is the foreground process group of a pane's terminal.
+type Foreground struct {
+	// Group is the group's id, which is its leader's process id: a shell
+	// between commands leads the foreground group; while it runs a
+	// command, the command's group (or a subshell's) is in front.
+	Group int
+
+	// Children are the processes that the group's leader started and
+	// that still run, in no particular order; nil when the leader has
+	// exited and the group lives on without it.
+	Children []int
 }

@@ -72,23 +72,24 @@ func (t *Terminal) RemoveScript(ctx context.Context, id ports.PaneID, path strin
 	return ports.ScriptUntouched, nil
 }
 
-// InForeground reports whether the pane's shell, whose pid is pid, runs
-// no command: the scripted shell is the pane's only process group but for
-// the command it runs.
-func (t *Terminal) InForeground(ctx context.Context, id ports.PaneID, pid int) (bool, error) {
+// Foreground is the shell's group while it runs no command, and the
+// command's while it runs one; the command is the shell's one child.
+func (t *Terminal) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreground, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p, err := t.lookupLive(ctx, id, "read the foreground of pane %s")
 	if err != nil {
-		return false, err
+		return ports.Foreground{}, err
 	}
 	switch {
 	case t.noJobs:
-		return false, fmt.Errorf("read the foreground of pane %s: %w", id, ports.ErrUnsupported)
-	case pid != p.pid || !p.isShell():
-		return false, fmt.Errorf("read the foreground of pane %s: pid %d is not its shell's: %w", id, pid, ports.ErrUnsupported)
+		return ports.Foreground{}, fmt.Errorf("read the foreground of pane %s: %w", id, ports.ErrUnsupported)
+	case p.job != nil && p.job.keepsTerm:
+		return ports.Foreground{Group: p.pid, Children: []int{p.job.pid}}, nil
+	case p.job != nil:
+		return ports.Foreground{Group: p.job.pid}, nil
 	}
-	return p.job == nil, nil
+	return ports.Foreground{Group: p.pid, Children: []int{}}, nil
 }
 
 // LineEditing reports whether the pane's shell sits at its prompt with a

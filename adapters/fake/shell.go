@@ -45,6 +45,11 @@ type Run struct {
 	// for its next step (as tmux would report "make" or "sleep"); default:
 	// the shell.
 	Command string
+
+	// KeepsTerminal leaves the shell's group in the foreground while the
+	// command runs, as zsh's subshell does until it starts a program: only
+	// the shell's children tell that something runs.
+	KeepsTerminal bool
 }
 
 // Step is output printed a while after a command started.
@@ -114,6 +119,8 @@ type inputEsc struct {
 // job is the command the shell is running.
 type job struct {
 	framed    bool
+	pid       int  // the command's process, the shell's child
+	keepsTerm bool // Run.KeepsTerminal
 	ids       frame.IDs // the frame's ids
 	script    string    // the frame's script, where its status goes
 	ops       []op
@@ -321,7 +328,7 @@ func (p *pane) run(text string) {
 		p.prompt()
 		return
 	}
-	p.job = &job{ops: compile(p.shellName, p.pid, text)}
+	p.job = &job{ops: compile(p.shellName, p.pid, text), pid: p.t.newPID()}
 	p.step()
 }
 
@@ -360,13 +367,14 @@ func (p *pane) runFrame(fam frame.Shell, files frame.Files, unread string) {
 		case len(p.expect) > 0:
 			r := p.expect[0]
 			p.expect = p.expect[1:]
-			j.ops, j.ignoreInt = r.ops(), r.IgnoreInterrupt
+			j.ops, j.ignoreInt, j.keepsTerm = r.ops(), r.IgnoreInterrupt, r.KeepsTerminal
 		case p.script != nil:
 			r := p.script(command)
-			j.ops, j.ignoreInt = r.ops(), r.IgnoreInterrupt
+			j.ops, j.ignoreInt, j.keepsTerm = r.ops(), r.IgnoreInterrupt, r.KeepsTerminal
 		default:
 			j.ops = compile(p.shellName, p.pid, command)
 		}
+		j.pid = p.t.newPID()
 		p.job = j
 		p.emit(frame.StartMarker(cmd.ID, p.pid))
 		p.step()

@@ -104,19 +104,19 @@ func (m *MockJobControl) EXPECT() *MockJobControlMockRecorder {
 	return m.recorder
 }
 
-// InForeground mocks base method.
-func (m *MockJobControl) InForeground(ctx context.Context, id ports.PaneID, pid int) (bool, error) {
+// Foreground mocks base method.
+func (m *MockJobControl) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreground, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "InForeground", ctx, id, pid)
-	ret0, _ := ret[0].(bool)
+	ret := m.ctrl.Call(m, "Foreground", ctx, id)
+	ret0, _ := ret[0].(ports.Foreground)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
-// InForeground indicates an expected call of InForeground.
-func (mr *MockJobControlMockRecorder) InForeground(ctx, id, pid interface{}) *gomock.Call {
+// Foreground indicates an expected call of Foreground.
+func (mr *MockJobControlMockRecorder) Foreground(ctx, id interface{}) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "InForeground", reflect.TypeOf((*MockJobControl)(nil).InForeground), ctx, id, pid)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Foreground", reflect.TypeOf((*MockJobControl)(nil).Foreground), ctx, id)
 }
 
 // LineEditing mocks base method.

@@ -50,19 +50,19 @@ func (mr *MockTerminalMockRecorder) Capture(ctx, id, r interface{}) *gomock.Call
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Capture", reflect.TypeOf((*MockTerminal)(nil).Capture), ctx, id, r)
 }
 
-// InForeground mocks base method.
-func (m *MockTerminal) InForeground(ctx context.Context, id ports.PaneID, pid int) (bool, error) {
+// Foreground mocks base method.
+func (m *MockTerminal) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreground, error) {
 	m.ctrl.T.Helper()
-	ret := m.ctrl.Call(m, "InForeground", ctx, id, pid)
-	ret0, _ := ret[0].(bool)
+	ret := m.ctrl.Call(m, "Foreground", ctx, id)
+	ret0, _ := ret[0].(ports.Foreground)
 	ret1, _ := ret[1].(error)
 	return ret0, ret1
 }
 
-// InForeground indicates an expected call of InForeground.
-func (mr *MockTerminalMockRecorder) InForeground(ctx, id, pid interface{}) *gomock.Call {
+// Foreground indicates an expected call of Foreground.
+func (mr *MockTerminalMockRecorder) Foreground(ctx, id interface{}) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
-	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "InForeground", reflect.TypeOf((*MockTerminal)(nil).InForeground), ctx, id, pid)
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Foreground", reflect.TypeOf((*MockTerminal)(nil).Foreground), ctx, id)
 }
 
 // LineEditing mocks base method.

@@ -34,16 +34,16 @@ func (t *Terminal) RemoveScript(ctx context.Context, id ports.PaneID, path strin
 	return t.scripts.Remove(path)
 }
 
-// InForeground reports whether process pid, on the window's terminal, is
-// in the terminal's foreground group.
-func (t *Terminal) InForeground(ctx context.Context, id ports.PaneID, pid int) (bool, error) {
+// Foreground reads the foreground process group of the window's
+// terminal through the window's program.
+func (t *Terminal) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreground, error) {
 	w, err := t.liveWindow(ctx, id, "read the foreground of")
 	if err != nil {
-		return false, err
+		return ports.Foreground{}, err
 	}
-	fg, err := tty.InForeground(pid, w.proc.ttyNr)
+	fg, err := tty.Foreground(w.proc.pid, w.proc.ttyNr)
 	if err != nil {
-		return false, fmt.Errorf("read the foreground of pane %s: %w", id, err)
+		return ports.Foreground{}, fmt.Errorf("read the foreground of pane %s: %w", id, err)
 	}
 	return fg, nil
 }

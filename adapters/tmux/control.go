@@ -17,9 +17,12 @@ import (
 )
 
 // controlFlags are the flags of the adapter's control-mode clients:
-// ignore-size so that they never resize anyone's windows, read-only so
-// that nothing they send can reach a pane.
-const controlFlags = "ignore-size,read-only"
+// ignore-size so that they never resize anyone's windows. They are not
+// read-only: they send nothing to a pane but what a command sends, and
+// tmux hands a pane's mode the keys of no read-only client (send-keys q
+// could not leave copy mode), nor those of any command whose client tmux
+// picks from the session's, which are these.
+const controlFlags = "ignore-size"
 
 // controlPipeSize is the buffer asked for the pipe a control client writes
 // its output into.

@@ -94,7 +94,7 @@
 // # Output streams
 //
 // OpenOutput attaches a control-mode client ("tmux -C attach-session -f
-// ignore-size,read-only") to a session holding the pane, one client per
+// ignore-size") to a session holding the pane, one client per
 // session, started on demand and stopped after Options.IdleTimeout without
 // open streams or commands. It returns once tmux has answered the client's
 // attach-session: tmux may run commands written to a client before that,

@@ -26,8 +26,9 @@ import (
 // one client, the record's owner, feeds a record, even when the pane's
 // window is linked into several sessions.
 //
-// The clients are read-only and ignore-size, so they neither type into
-// panes nor resize windows; tmux lists them as control-mode clients, which
+// The clients are ignore-size, so they never resize windows, and type
+// into panes only what a command sends (see controlFlags for why they are
+// not read-only); tmux lists them as control-mode clients, which
 // Pane does not count as watchers. No pause-after flow control is asked
 // for: the reader copies every line into the rings at once, so tmux never
 // has to buffer much for it.

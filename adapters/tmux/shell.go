@@ -31,75 +31,74 @@ func (t *Terminal) RemoveScript(ctx context.Context, id ports.PaneID, path strin
 	return t.scripts.Remove(ctx, id, path)
 }
 
-// InForeground reads /proc/PID/stat (internal/tty): the process's group
-// is the foreground group of its controlling terminal when its pgrp and
-// tpgid fields agree. The terminal must be the pane's, so that a pid from
-// anywhere else tells nothing.
-func (t *Terminal) InForeground(ctx context.Context, id ports.PaneID, pid int) (bool, error) {
-	path, err := t.paneTTY(ctx, id)
+// Foreground reads the pane's foreground process group from /proc
+// (internal/tty), through the pane's first process, whose controlling
+// terminal is the pane's.
+func (t *Terminal) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreground, error) {
+	c, err := t.paneTTY(ctx, id)
 	if err != nil {
-		return false, fmt.Errorf("read the foreground of pane %s: %w", id, err)
+		return ports.Foreground{}, fmt.Errorf("read the foreground of pane %s: %w", id, err)
 	}
-	dev, err := tty.Device(path)
+	dev, err := tty.Device(c.path)
 	if err != nil {
-		return false, fmt.Errorf("read the foreground of pane %s: %w", id, err)
+		return ports.Foreground{}, fmt.Errorf("read the foreground of pane %s: %w", id, err)
 	}
-	fg, err := tty.InForeground(pid, dev)
+	fg, err := tty.Foreground(c.pid, dev)
 	if err != nil {
-		return false, fmt.Errorf("read the foreground of pane %s: %w", id, err)
+		return ports.Foreground{}, fmt.Errorf("read the foreground of pane %s: %w", id, err)
 	}
 	return fg, nil
 }
 
 // LineEditing reads the pane's tty's mode.
 func (t *Terminal) LineEditing(ctx context.Context, id ports.PaneID) (bool, error) {
-	path, err := t.paneTTY(ctx, id)
+	c, err := t.paneTTY(ctx, id)
 	if err != nil {
 		return false, fmt.Errorf("read the terminal of pane %s: %w", id, err)
 	}
-	editing, err := tty.LineEditing(path)
+	editing, err := tty.LineEditing(c.path)
 	if err != nil {
 		return false, fmt.Errorf("read the terminal of pane %s: %w", id, err)
 	}
 	return editing, nil
 }
 
-// paneTTY returns the path of the pane's tty, asking tmux the first time
-// and after the pane's process was replaced (the cache holds the pane's
-// pid too, checked against /proc).
-func (t *Terminal) paneTTY(ctx context.Context, id ports.PaneID) (string, error) {
+// paneTTY returns the pane's tty and first process, asking tmux the first
+// time and after the pane's process was replaced (the cached pid is
+// checked against /proc).
+func (t *Terminal) paneTTY(ctx context.Context, id ports.PaneID) (ttyOf, error) {
 	if err := checkPaneID(id); err != nil {
-		return "", err
+		return ttyOf{}, err
 	}
 	if t.launch.remote() {
-		return "", fmt.Errorf("the tmux server is not on this machine: %w", ports.ErrUnsupported)
+		return ttyOf{}, fmt.Errorf("the tmux server is not on this machine: %w", ports.ErrUnsupported)
 	}
 	t.mu.Lock()
 	c, ok := t.ttys[id]
 	t.mu.Unlock()
 	if ok && tty.Exists(c.pid) {
-		return c.path, nil
+		return c, nil
 	}
 	out, err := t.command(ctx, route{pane: id}, append(probeArgs(id), ";",
 		"display-message", "-p", "-t", string(id), "T"+sep+"#{pane_pid}"+sep+clean("pane_tty"))...)
 	if err != nil {
-		return "", err
+		return ttyOf{}, err
 	}
 	if dead(out) {
-		return "", ports.ErrPaneDead
+		return ttyOf{}, ports.ErrPaneDead
 	}
 	l := tagged(out, "T", 2)
 	if len(l) != 1 {
-		return "", fmt.Errorf("tmux printed %q, not the pane's tty", out)
+		return ttyOf{}, fmt.Errorf("tmux printed %q, not the pane's tty", out)
 	}
 	c = ttyOf{pid: atoi(l[0][0]), path: l[0][1]}
 	if c.pid <= 0 || !strings.HasPrefix(c.path, "/dev/") {
-		return "", fmt.Errorf("tmux gave the pane no tty (%q): %w", out, ports.ErrUnsupported)
+		return ttyOf{}, fmt.Errorf("tmux gave the pane no tty (%q): %w", out, ports.ErrUnsupported)
 	}
 	t.mu.Lock()
 	t.ttys[id] = c
 	t.mu.Unlock()
-	return c.path, nil
+	return c, nil
 }
 
 // ttyOf is what the Terminal remembers of a pane's terminal.

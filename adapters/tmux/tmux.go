@@ -27,7 +27,7 @@ const (
 )
 
 // minMajor and minMinor are the oldest tmux this adapter supports: 3.2 added
-// the control-mode client flags (ignore-size, read-only) and the list-panes
+// the control-mode client flags (ignore-size) and the list-panes
 // filter it relies on.
 const minMajor, minMinor = 3, 2
 

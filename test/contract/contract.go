@@ -420,28 +420,26 @@ func testForeground(t *testing.T, h Harness) {
 		return false
 	}, "the shell to print its pid")
 	term, ctx := h.Terminal(), t.Context()
-	fg, err := term.InForeground(ctx, id, pid)
+	fg, err := term.Foreground(ctx, id)
 	if errors.Is(err, ports.ErrUnsupported) {
 		t.Skip("the backend cannot tell a pane's foreground")
 	}
-	if err != nil || !fg {
-		t.Fatalf("InForeground(shell at its prompt) = %v, %v; want true", fg, err)
+	if err != nil || fg.Group != pid {
+		t.Fatalf("Foreground of a shell at its prompt = %+v, %v; want the shell's group, %d", fg, err, pid)
 	}
+	idle := fg.Children
 	sendText(t, h, id, "sleep 1; echo slept\n")
 	h.Eventually(t, func() bool {
-		fg, err := term.InForeground(ctx, id, pid)
-		return err == nil && !fg
-	}, "the shell to leave the foreground to sleep")
+		fg, err := term.Foreground(ctx, id)
+		return err == nil && fg.Group != pid
+	}, "a group other than the shell's in front while sleep runs")
 	out.waitFor(t, h, "slept\n")
 	h.Eventually(t, func() bool {
-		fg, err := term.InForeground(ctx, id, pid)
-		return err == nil && fg
-	}, "the shell to take the foreground back")
-	if _, err := term.InForeground(ctx, id, 1); err == nil {
-		t.Errorf("InForeground of pid 1, which is not on the pane's terminal, gave no error")
-	}
-	if _, err := term.InForeground(ctx, unknownPane, pid); !errors.Is(err, ports.ErrPaneNotFound) {
-		t.Errorf("InForeground(%s) = %v, want ErrPaneNotFound", unknownPane, err)
+		fg, err := term.Foreground(ctx, id)
+		return err == nil && fg.Group == pid && (idle == nil || len(fg.Children) <= len(idle))
+	}, "the shell back in front, without its child")
+	if _, err := term.Foreground(ctx, unknownPane); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("Foreground(%s) = %v, want ErrPaneNotFound", unknownPane, err)
 	}
 }
 

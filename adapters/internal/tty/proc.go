@@ -54,18 +54,31 @@ func ParseStat(pid int, s string) (Stat, error) {
 	return Stat{Pgrp: pgrp, TTYNr: tty, Tpgid: tpgid}, nil
 }
 
-// InForeground reports whether process pid's group is the foreground
-// group of its terminal, which must be the terminal device dev; a process
-// on another terminal is an error wrapping ports.ErrUnsupported.
-func InForeground(pid int, dev uint64) (bool, error) {
+// Foreground reads the foreground process group of the terminal that
+// process pid, on that terminal, has as its controlling terminal (device
+// dev): its id from pid's /proc entry, and the children of its leader.
+// A process on another terminal is an error wrapping ErrUnsupported.
+func Foreground(pid int, dev uint64) (ports.Foreground, error) {
 	st, err := ReadStat(pid)
 	if err != nil {
-		return false, err
+		return ports.Foreground{}, err
 	}
-	if st.TTYNr != dev {
-		return false, fmt.Errorf("process %d is not on the pane's terminal: %w", pid, ports.ErrUnsupported)
+	if st.TTYNr != dev || st.Tpgid <= 0 {
+		return ports.Foreground{}, fmt.Errorf("process %d is not on the pane's terminal: %w", pid, ports.ErrUnsupported)
 	}
-	return st.Pgrp > 0 && st.Pgrp == st.Tpgid, nil
+	fg := ports.Foreground{Group: st.Tpgid}
+	// A leader, being single-threaded as shells are, is its one task.
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(st.Tpgid) + "/task/" + strconv.Itoa(st.Tpgid) + "/children")
+	if err != nil {
+		return fg, nil
+	}
+	fg.Children = []int{}
+	for _, f := range strings.Fields(string(b)) {
+		if n, err := strconv.Atoi(f); err == nil {
+			fg.Children = append(fg.Children, n)
+		}
+	}
+	return fg, nil
 }
 
 // Exists reports whether /proc has an entry for the process.
