@@ -183,7 +183,7 @@ type commandRun struct {
 	confirmed bool
 	before    ports.Foreground // the pane's foreground as the line was typed
 	noJobs    bool             // the backend cannot tell the foreground
-	retry     ports.Timer // the next confirmation attempt
+	retry     ports.Timer      // the next confirmation attempt
 	retries   int
 
 	poked   chan struct{} // an interrupt reached the pane (see Service.interrupt)

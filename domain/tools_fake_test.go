@@ -495,14 +495,20 @@ func TestErrorsNameThePaneOnce(t *testing.T) {
 	ctx := context.Background()
 	const pane = ports.PaneID("%42")
 	calls := map[string]func() error{
-		"run_shell_command": func() error { _, err := svc.RunShellCommand(ctx, domain.RunRequest{PaneID: pane, Command: "true"}); return err },
-		"paste_text":        func() error { _, err := svc.PasteText(ctx, domain.PasteRequest{PaneID: pane, Text: "x"}); return err },
-		"send_keys":         func() error { _, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: pane, Keys: "q"}); return err },
-		"capture_pane":      func() error { _, err := svc.CapturePane(ctx, domain.CaptureRequest{PaneID: pane}); return err },
-		"capture_since":     func() error { _, err := svc.CaptureSince(ctx, domain.CaptureSinceRequest{PaneID: pane}); return err },
-		"wait_for_text":     func() error { _, err := svc.WaitForText(ctx, domain.WaitForTextRequest{PaneID: pane, TimeoutMs: 1}); return err },
-		"get_pane_info":     func() error { _, err := svc.GetPaneInfo(ctx, domain.PaneRequest{PaneID: pane}); return err },
-		"kill_pane":         func() error { _, err := svc.KillPane(ctx, domain.KillPaneRequest{PaneID: pane}); return err },
+		"run_shell_command": func() error {
+			_, err := svc.RunShellCommand(ctx, domain.RunRequest{PaneID: pane, Command: "true"})
+			return err
+		},
+		"paste_text":    func() error { _, err := svc.PasteText(ctx, domain.PasteRequest{PaneID: pane, Text: "x"}); return err },
+		"send_keys":     func() error { _, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: pane, Keys: "q"}); return err },
+		"capture_pane":  func() error { _, err := svc.CapturePane(ctx, domain.CaptureRequest{PaneID: pane}); return err },
+		"capture_since": func() error { _, err := svc.CaptureSince(ctx, domain.CaptureSinceRequest{PaneID: pane}); return err },
+		"wait_for_text": func() error {
+			_, err := svc.WaitForText(ctx, domain.WaitForTextRequest{PaneID: pane, TimeoutMs: 1})
+			return err
+		},
+		"get_pane_info": func() error { _, err := svc.GetPaneInfo(ctx, domain.PaneRequest{PaneID: pane}); return err },
+		"kill_pane":     func() error { _, err := svc.KillPane(ctx, domain.KillPaneRequest{PaneID: pane}); return err },
 	}
 	for tool, call := range calls {
 		err := call()

@@ -119,8 +119,8 @@ type inputEsc struct {
 // job is the command the shell is running.
 type job struct {
 	framed    bool
-	pid       int  // the command's process, the shell's child
-	keepsTerm bool // Run.KeepsTerminal
+	pid       int       // the command's process, the shell's child
+	keepsTerm bool      // Run.KeepsTerminal
 	ids       frame.IDs // the frame's ids
 	script    string    // the frame's script, where its status goes
 	ops       []op
