@@ -181,6 +181,7 @@ type commandRun struct {
 	// The end marker is trusted once the frame's shell is seen back in
 	// the foreground (see confirm).
 	confirmed bool
+	rejected  bool             // the end marker held now arrived while something ran
 	before    ports.Foreground // the pane's foreground as the line was typed
 	noJobs    bool             // the backend cannot tell the foreground
 	retry     ports.Timer      // the next confirmation attempt
@@ -400,12 +401,33 @@ func (r *commandRun) confirm() bool {
 	defer cancel()
 	idle, err := r.shellIdle(ctx)
 	switch {
-	case err == nil && idle:
-		r.confirmed = true
-		return true
 	case errors.Is(err, ports.ErrPaneNotFound) || errors.Is(err, ports.ErrPaneDead):
 		r.gone = err
 		return false
+	case err == nil && idle && !r.rejected:
+		r.confirmed = true
+		return true
+	case err == nil && idle:
+		// This marker arrived while the command still ran, and the shell
+		// is idle now: it is the end only if the script, which writes the
+		// status into its file just before it prints its end marker, left
+		// that very status there. Else the real end marker is on its way.
+		if st, known := r.statusInFile(ctx); !known || r.candidateIs(st) {
+			r.confirmed = true
+			return true
+		}
+		r.scanner.Demote()
+		r.rejected = false
+		return false
+	case err == nil:
+		// Something runs in front of the terminal. If the script has not
+		// written the status yet, its end marker is still to come, so
+		// this one is not the end.
+		if st, known := r.statusInFile(ctx); known && st == nil {
+			r.scanner.Demote()
+			return false
+		}
+		r.rejected = true
 	}
 	if r.retry == nil {
 		d := r.s.cfg.LivenessInterval
@@ -416,6 +438,29 @@ func (r *commandRun) confirm() bool {
 		r.retry = r.s.clock.NewTimer(d)
 	}
 	return false
+}
+
+// statusInFile reads the status the script wrote into its file: nil when
+// it holds none yet. known is false when the file cannot be read back.
+func (r *commandRun) statusInFile(ctx context.Context) (status *int, known bool) {
+	if r.files.Script == "" {
+		return nil, false
+	}
+	b, ok, err := r.s.term.ReadScript(ctx, r.pane, r.files.Script)
+	if err != nil || !ok {
+		return nil, false
+	}
+	if st, ok := frame.ParseStatusFile(b); ok {
+		return &st, true
+	}
+	return nil, true
+}
+
+// candidateIs reports whether the end marker the scanner holds carries
+// status st.
+func (r *commandRun) candidateIs(st *int) bool {
+	got, ok := r.scanner.Ended()
+	return ok && st != nil && got == *st
 }
 
 // shellIdle reports whether the frame's shell sits between commands: it
