@@ -9,6 +9,7 @@ import (
 
 	"github.com/golang/mock/gomock"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/adapters/mocks"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
@@ -255,5 +256,73 @@ func TestTimedOutCallKeepsThePaneUntilTheCommandEnds(t *testing.T) {
 	term.EXPECT().Paste(gomock.Any(), ports.PaneID("%8"), "x").Return(nil)
 	if _, err := svc.PasteText(context.Background(), domain.PasteRequest{PaneID: "%8", Text: "x"}); err != nil {
 		t.Fatalf("paste after the command ended: %v", err)
+	}
+}
+
+// A command the shell took just as it was withdrawn (its script was
+// emptied, yet no start marker came) is said to have started late and
+// keeps the pane; an interrupt then frees the pane if it still shows no
+// start, since its end marker would come at once if it ran.
+func TestWithdrawalThatRacedAStartKeepsThePaneUntilAnInterrupt(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	term := mocks.NewMockTerminal(ctrl)
+	clk := fake.NewClock(time.Unix(0, 0))
+	svc := domain.NewService(term, clk, domain.DefaultConfig(), domain.WithIDs(seqIDs()))
+	t.Cleanup(func() { svc.Close() })
+	stream := mocks.NewMockOutputStream(ctrl)
+	changed := make(chan struct{}, 1)
+	closed := make(chan struct{})
+	term.EXPECT().Pane(gomock.Any(), ports.PaneID("%9")).Return(shellPane("%9"), nil).AnyTimes()
+	term.EXPECT().OpenOutput(gomock.Any(), ports.PaneID("%9")).Return(stream, nil)
+	term.EXPECT().Foreground(gomock.Any(), ports.PaneID("%9")).Return(ports.Foreground{Group: shellPID, Children: []int{}}, nil).AnyTimes()
+	expectStaging(term, "%9", "/s/9")
+	term.EXPECT().SendText(gomock.Any(), ports.PaneID("%9"), gomock.Any()).Return(nil)
+	stream.EXPECT().End().Return(int64(0))
+	stream.EXPECT().Changed().Return((<-chan struct{})(changed)).AnyTimes()
+	stream.EXPECT().ReadFrom(gomock.Any()).Return(ports.OutputChunk{}).AnyTimes()
+	// The shell had emptied the script by the time it was removed.
+	term.EXPECT().RemoveScript(gomock.Any(), ports.PaneID("%9"), "/s/9").Return(ports.ScriptTaken, nil)
+	term.EXPECT().SendKeys(gomock.Any(), ports.PaneID("%9"), []string{"C-c"}).Return(nil)
+	stream.EXPECT().Close().DoAndReturn(func() error { close(closed); return nil })
+
+	type reply struct {
+		res domain.RunResult
+		err error
+	}
+	done := make(chan reply, 1)
+	go func() {
+		res, err := svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: "%9", Command: "make", TimeoutMs: 1000})
+		done <- reply{res, err}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := clk.WaitForTimer(ctx, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Second)
+	var got reply
+	select {
+	case got = <-done:
+	case <-ctx.Done():
+		t.Fatal("the call never returned")
+	}
+	if got.err != nil || got.res.Outcome != domain.OutcomeTimedOut || !got.res.StillRunning || !got.res.Raced || got.res.NotStarted {
+		t.Fatalf("result %+v, %v; want timed_out, still running, raced", got.res, got.err)
+	}
+	if _, err := svc.PasteText(context.Background(), domain.PasteRequest{PaneID: "%9", Text: "x"}); !errors.Is(err, domain.ErrBusy) {
+		t.Fatalf("paste while the raced command may run: %v, want busy", err)
+	}
+	// The interrupt; no start, no end follow.
+	if _, err := svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: "%9", Keys: "C-c"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := clk.WaitForTimer(ctx, 500*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(500 * time.Millisecond)
+	select {
+	case <-closed:
+	case <-ctx.Done():
+		t.Fatal("the pane was never freed after the interrupt")
 	}
 }
