@@ -1,6 +1,8 @@
 package screen
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
 // A window screen has just made has a process that is still a copy of the
@@ -17,7 +21,8 @@ import (
 
 // birthHelperEnv makes the test binary, run again, act out a window's
 // process being born: it stays a copy of its parent's program for a while,
-// then executes sh with WINDOW and STY set, as screen's fork does.
+// then executes the window's program (sleep) with WINDOW and STY set, as
+// screen's fork does.
 const birthHelperEnv = "SCREEN_TEST_BIRTH"
 
 // actBirth is called by TestMain in the helper process.
@@ -29,12 +34,12 @@ func actBirth(spec string) {
 		os.Exit(2)
 	}
 	time.Sleep(time.Duration(ms) * time.Millisecond)
-	env := []string{"WINDOW=" + strconv.Itoa(n), "STY=" + sty, "PATH=" + os.Getenv("PATH")}
-	sh, err := exec.LookPath("sh")
+	env := []string{"WINDOW=" + strconv.Itoa(n), "STY=" + sty}
+	sleep, err := exec.LookPath("sleep")
 	if err != nil {
 		os.Exit(2)
 	}
-	syscall.Exec(sh, []string{"sh", "-c", "sleep 30"}, env)
+	syscall.Exec(sleep, []string{"sleep", "30"}, env)
 	os.Exit(2)
 }
 
@@ -80,5 +85,31 @@ func TestLookupWaitsForAWindowsProgramToStart(t *testing.T) {
 	}
 	if _, found, _ := findWindowProcess(os.Getpid(), sty, 8); found {
 		t.Error("window 8 found; there is none")
+	}
+}
+
+func TestWaitForWindowReturnsOnceTheProgramRuns(t *testing.T) {
+	const sty = "4244.birth-test"
+	pid := startBirth(t, 300*time.Millisecond, 0, sty)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	// This process plays the screen server of the session.
+	if err := waitForWindow(ctx, sessionRef{name: sty, pid: os.Getpid()}, 0); err != nil {
+		t.Fatalf("waitForWindow: %v", err)
+	}
+	if st, found, _ := findWindowProcess(os.Getpid(), sty, 0); !found || st.pid != pid {
+		t.Errorf("after waitForWindow: found %v (pid %d); want window 0's program, the helper %d", found, st.pid, pid)
+	}
+}
+
+func TestWaitForWindowGivesUpWhenNoProgramComes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads /proc for real; not in -short")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	err := waitForWindow(ctx, sessionRef{name: "4245.nobody", pid: os.Getpid()}, 3)
+	if !errors.Is(err, ports.ErrUnavailable) {
+		t.Errorf("waitForWindow for a window nobody starts = %v, want ErrUnavailable", err)
 	}
 }

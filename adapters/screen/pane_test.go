@@ -220,27 +220,3 @@ func TestStartPrivateStopLeavesNothing(t *testing.T) {
 		t.Errorf("New on the stopped session = %v, want ErrUnavailable", err)
 	}
 }
-
-// The session answers queries as soon as screen has forked window 0's
-// process, which may start its program later; StartPrivate must not
-// return before, or the window is taken for one whose program exited. The
-// program here hides which window it is for half a second, as a fork not
-// yet started does.
-func TestStartPrivateReturnsOnceWindowZerosProgramRuns(t *testing.T) {
-	needScreen(t)
-	name, stop, err := StartPrivate(Options{Dir: socketDir,
-		Shell: []string{"env", "-u", "WINDOW", "sh", "-c", "sleep 0.5; exec env WINDOW=0 sh"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	term, err := New(Options{Session: name, Dir: socketDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer term.Close()
-	w, err := term.lookup(t.Context(), "%0")
-	if err != nil || !w.live {
-		t.Errorf("window 0 right after StartPrivate: live %v, %v; want its program running", w.live, err)
-	}
-}

@@ -139,8 +139,9 @@ func environValue(pid int, key string) (string, bool) {
 // for the live program of window n of session sty (the full socket name,
 // "pid.name"): the child whose environment holds WINDOW=n and STY=sty.
 // born reports that some child is still a copy of the server, forked but
-// not yet executing a window's program (see Terminal.windowProcess); it is
-// false when the children cannot be read.
+// not yet executing a window's program, or is in the middle of executing
+// it (see Terminal.windowProcess); it is false when the children cannot be
+// read.
 func findWindowProcess(server int, sty string, n int) (st procStat, found, born bool) {
 	kids, err := children(server)
 	if err != nil {
@@ -151,7 +152,10 @@ func findWindowProcess(server int, sty string, n int) (st procStat, found, born 
 	for _, pid := range kids {
 		win, ok := environValue(pid, "WINDOW")
 		if !ok {
-			if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && serverExe != "" && exe == serverExe {
+			// Still the server's program, or in the middle of executing
+			// the window's: the kernel shows no environment then.
+			exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+			if err == nil && serverExe != "" && exe == serverExe || emptyEnviron(pid) {
 				born = true
 			}
 			continue
@@ -167,6 +171,12 @@ func findWindowProcess(server int, sty string, n int) (st procStat, found, born 
 		}
 	}
 	return procStat{}, false, born
+}
+
+// emptyEnviron reports whether the process pid shows no environment at all.
+func emptyEnviron(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	return err == nil && len(b) == 0
 }
 
 // alive reports whether the process pid still runs and is the one that
@@ -255,16 +265,6 @@ func ttySize(f *os.File) (width, height int, err error) {
 		return 0, 0, fmt.Errorf("size of %s: %w", f.Name(), err)
 	}
 	return int(ws.col), int(ws.row), nil
-}
-
-// ttyPending returns how many bytes of input wait in the terminal for its
-// program to read them (in canonical mode: in complete lines).
-func ttyPending(f *os.File) (int, error) {
-	var n int32
-	if err := ioctl(f, syscall.TIOCINQ, uintptr(unsafe.Pointer(&n))); err != nil {
-		return 0, fmt.Errorf("input queue of %s: %w", f.Name(), err)
-	}
-	return int(n), nil
 }
 
 func ioctl(f *os.File, req, arg uintptr) error {
