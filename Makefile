@@ -5,7 +5,7 @@ ARGS    ?=
 PKG     := ./...
 COVER_MIN := 90
 
-.PHONY: build run test test-unit cover bench generate lint clean
+.PHONY: build run demo test test-unit cover bench generate lint clean
 
 build:
 	@$(GO) build -trimpath -o $(BIN) ./cmd/tmux-mcp
@@ -13,7 +13,12 @@ build:
 # Starts the server on stdio. With no socket named it starts a private tmux
 # server and session of its own and removes them on exit.
 run: build
-	@./$(BIN) $(ARGS)
+	@$(BIN) $(ARGS)
+
+# Starts the server on stdio on the in-memory backend: one scripted bash
+# pane, %0, and no tmux. For trying a client without touching real panes.
+demo: build
+	@$(BIN) -backend fake $(ARGS)
 
 # Everything: unit tests, real-tmux tests on private sockets, end-to-end
 # tests through the built binary, and the static checks.

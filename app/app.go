@@ -42,8 +42,13 @@ type Stdio struct {
 
 // New returns the application for cfg, not started.
 func New(cfg Config, std Stdio) *fx.App {
+	stopTimeout := fx.DefaultTimeout
+	if cfg.Transport == TransportStdio {
+		stopTimeout = StopTimeoutStdio
+	}
 	return fx.New(
 		fx.WithLogger(NewFxLogger),
+		fx.StopTimeout(stopTimeout),
 		LoggingModule(std.Err),
 		ConfigModule(cfg),
 		BackendModule(cfg),

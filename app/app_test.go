@@ -137,6 +137,9 @@ func TestMainServesTheFakeBackendOverStdio(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", s, stderr.String())
 		}
 	}
+	if strings.Contains(stderr.String(), "Connect a client") {
+		t.Errorf("stderr has the note for a person at a terminal, but stdin is a pipe:\n%s", stderr.String())
+	}
 }
 
 // TestMainServesTheWaitingAndInputTools drives the fake backend's shell
