@@ -76,15 +76,19 @@ type Stdio struct {
 	Err io.Writer
 }
 
-// New returns the application for cfg, not started.
+// New returns the application for cfg, not started. When building it
+// fails (app.Err), whatever it had started outside the process, such as a
+// private tmux server, has been stopped again.
 func New(cfg Config, std Stdio) *fx.App {
 	stopTimeout := fx.DefaultTimeout
 	if cfg.Transport == TransportStdio {
 		stopTimeout = StopTimeoutStdio
 	}
-	return fx.New(
+	undo := &Undo{}
+	app := fx.New(
 		fx.WithLogger(NewFxLogger),
 		fx.StopTimeout(stopTimeout),
+		fx.Supply(undo),
 		LoggingModule(std.Err),
 		ConfigModule(cfg),
 		BackendModule(cfg),
@@ -93,6 +97,12 @@ func New(cfg Config, std Stdio) *fx.App {
 		MCPModule,
 		TransportModule(cfg, std),
 	)
+	if app.Err() != nil {
+		if err := undo.Run(); err != nil {
+			fmt.Fprintf(std.Err, "tmux-mcp: %v\n", err)
+		}
+	}
+	return app
 }
 
 // Exit codes of Main.

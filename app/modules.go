@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -32,6 +33,35 @@ func ConfigModule(cfg Config) fx.Option {
 		fx.Supply(cfg),
 		fx.Provide(DomainConfig),
 	)
+}
+
+// Undo holds what the constructors started outside the process (a private
+// tmux server, a private screen session), so that a failed start can end
+// it: when building the application fails, fx runs no stop hook at all.
+// New runs it then; after a successful build the stop hooks do the work.
+type Undo struct {
+	mu  sync.Mutex
+	fns []func() error
+}
+
+// Add registers f, which must be safe to call after its stop hook ran.
+func (u *Undo) Add(f func() error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.fns = append(u.fns, f)
+}
+
+// Run calls the registered functions, the last first, and forgets them.
+func (u *Undo) Run() error {
+	u.mu.Lock()
+	fns := u.fns
+	u.fns = nil
+	u.mu.Unlock()
+	var errs []error
+	for i := len(fns) - 1; i >= 0; i-- {
+		errs = append(errs, fns[i]())
+	}
+	return errors.Join(errs...)
 }
 
 // DomainModule provides the Service that carries out every call. There
@@ -243,7 +273,7 @@ type TmuxTarget struct {
 // server with one session and kills it when the application stops, so that
 // the server never writes into panes of a tmux server nobody named; the
 // log says how to attach to it.
-func NewTmuxBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*TmuxBackend, error) {
+func NewTmuxBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo) (*TmuxBackend, error) {
 	target := TmuxTarget{Bin: cfg.TmuxBin, SocketName: cfg.SocketName, SocketPath: cfg.SocketPath}
 	stopPrivate := func() error { return nil }
 	if cfg.SocketName == "" && cfg.SocketPath == "" {
@@ -252,6 +282,7 @@ func NewTmuxBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*TmuxBackend
 			return nil, err
 		}
 		target.SocketName, target.Session, stopPrivate = name, session, stop
+		undo.Add(stop)
 		log.Info("started a private tmux server; name a socket with -socket-name or -socket-path to use another",
 			"socket", name, "session", session, "attach", target.Workspace().Attach)
 	}
@@ -315,7 +346,7 @@ func (b *ScreenBackend) workspace() Workspace {
 // private screen session with one window and quits it when the
 // application stops, so that the server never writes into a session
 // nobody named; the log says how to attach to it.
-func NewScreenBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*ScreenBackend, error) {
+func NewScreenBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo) (*ScreenBackend, error) {
 	opts := screen.Options{Session: cfg.ScreenSession, AssumeNoCopyMode: cfg.ScreenNoCopyMode}
 	b := &ScreenBackend{Session: cfg.ScreenSession}
 	stopPrivate := func() error { return nil }
@@ -329,6 +360,7 @@ func NewScreenBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*ScreenBac
 		// no window in it, as the screen adapter advises for such sessions;
 		// a person who attaches to it and enters copy mode defeats it.
 		opts.Session, opts.HistoryLimit, opts.AssumeNoCopyMode, stopPrivate = session, screen.PrivateHistoryLimit, true, stop
+		undo.Add(stop)
 		b.Session, b.Private = session, true
 		log.Info("started a private screen session; name one with -screen-session to use another",
 			"session", session, "attach", b.workspace().Attach)
