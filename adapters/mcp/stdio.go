@@ -210,15 +210,13 @@ func (in *stdioIn) handle(line []byte) {
 	if len(line) == 0 {
 		return
 	}
-	if !json.Valid(line) {
-		in.log.Warn("stdin line is not JSON; answered with a parse error", "line", clip(line))
-		in.out.replyError(jsonrpc.ID{}, codeParseError, "Parse error: the line is not JSON; send one JSON-RPC message per line")
-		return
-	}
 	var calls []*jsonrpc.Request
 	if line[0] == '[' {
 		var batch []json.RawMessage
-		_ = json.Unmarshal(line, &batch) // valid JSON starting with '[' is an array
+		if err := json.Unmarshal(line, &batch); err != nil {
+			in.parseError(line)
+			return
+		}
 		if reason := in.out.batchRefusal(len(batch)); reason != "" {
 			in.out.replyError(jsonrpc.ID{}, codeInvalidRequest, "Invalid Request: "+reason)
 			return
@@ -236,6 +234,11 @@ func (in *stdioIn) handle(line []byte) {
 	} else {
 		msg, err := jsonrpc.DecodeMessage(line)
 		if err != nil {
+			// Told apart only now, so that a good message is read once.
+			if !json.Valid(line) {
+				in.parseError(line)
+				return
+			}
 			in.out.replyError(idOf(line), codeInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message: "+err.Error())
 			return
 		}
@@ -258,6 +261,12 @@ func (in *stdioIn) handle(line []byte) {
 		// The session has ended; the calls will not be answered.
 		in.out.end(calls)
 	}
+}
+
+// parseError answers a line that is not JSON.
+func (in *stdioIn) parseError(line []byte) {
+	in.log.Warn("stdin line is not JSON; answered with a parse error", "line", clip(line))
+	in.out.replyError(jsonrpc.ID{}, codeParseError, "Parse error: the line is not JSON; send one JSON-RPC message per line")
 }
 
 // idOf returns the id of a JSON object that is not a valid JSON-RPC
@@ -371,38 +380,91 @@ func (o *stdioOut) broken() error {
 
 // noteReplies ends the calls whose replies line carries.
 func (o *stdioOut) noteReplies(line []byte) {
-	var raws []json.RawMessage
+	o.mu.Lock()
+	waiting := len(o.inflight)
+	o.mu.Unlock()
+	if waiting == 0 {
+		return // a notification, or a reply of the transport's own
+	}
 	if len(line) > 0 && line[0] == '[' {
-		if json.Unmarshal(line, &raws) != nil {
-			return
-		}
-	} else {
-		raws = []json.RawMessage{line}
-	}
-	for _, raw := range raws {
-		msg, err := jsonrpc.DecodeMessage(raw)
-		if err != nil {
-			continue
-		}
-		resp, ok := msg.(*jsonrpc.Response)
-		if !ok {
-			continue
-		}
-		o.mu.Lock()
-		if method, ok := o.inflight[resp.ID]; ok {
-			if method == "initialize" && resp.Error == nil {
-				var res struct {
-					ProtocolVersion string `json:"protocolVersion"`
-				}
-				if json.Unmarshal(resp.Result, &res) == nil {
-					o.negotiated = res.ProtocolVersion
-				}
+		var raws []json.RawMessage
+		if json.Unmarshal(line, &raws) == nil {
+			for _, raw := range raws {
+				o.noteReply(raw)
 			}
-			delete(o.inflight, resp.ID)
-			o.signalLocked()
 		}
-		o.mu.Unlock()
+		return
 	}
+	o.noteReply(line)
+}
+
+// noteReply ends the call whose reply msg is, if it is one.
+func (o *stdioOut) noteReply(msg []byte) {
+	id, ok := replyID(msg)
+	if !ok {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	method, ok := o.inflight[id]
+	if !ok {
+		return
+	}
+	if method == "initialize" {
+		var reply struct {
+			Result struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(msg, &reply) == nil {
+			o.negotiated = reply.Result.ProtocolVersion
+		}
+	}
+	delete(o.inflight, id)
+	o.signalLocked()
+}
+
+// replyID returns the id of a JSON-RPC reply: a message with an id and a
+// result or an error, and no method. It reads the members only until it
+// knows, and the SDK writes the id first and the result last, so a large
+// result is not parsed again.
+func replyID(msg []byte) (jsonrpc.ID, bool) {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return jsonrpc.ID{}, false
+	}
+	var id jsonrpc.ID
+	answered := false // a result or an error was seen
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return jsonrpc.ID{}, false
+		}
+		switch t {
+		case "method":
+			return jsonrpc.ID{}, false
+		case "result", "error":
+			if id.IsValid() {
+				return id, true
+			}
+			answered = true
+		case "id":
+			var v any
+			if dec.Decode(&v) != nil {
+				return jsonrpc.ID{}, false
+			}
+			if id, err = jsonrpc.MakeID(v); err != nil || !id.IsValid() {
+				return jsonrpc.ID{}, false
+			}
+			continue
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return jsonrpc.ID{}, false
+		}
+	}
+	// Members in another order: a reply if it had both, and no method.
+	return id, answered && id.IsValid()
 }
 
 // replyError writes a JSON-RPC error reply of the transport's own.
