@@ -184,3 +184,20 @@ func checkStatic(t *testing.T, path string) {
 		t.Errorf("%s needs the shared libraries %v; want a static binary", path, libs)
 	}
 }
+
+// make demo serves the in-memory backend: its pane %0 runs commands with
+// no tmux involved.
+func TestMakeDemoServesTheFakeBackend(t *testing.T) {
+	t.Parallel()
+	needMake(t)
+	bin := filepath.Join(t.TempDir(), "tmux-mcp")
+	cmd := exec.Command("make", "-s", "-C", "..", "demo", "BIN="+bin)
+	cmd.Stdin = strings.NewReader(rpcInitialize(1) + "\n" + rpcInitialized + "\n" + rpcRun(2, "printf from-the-demo") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("make demo: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), `"id":2,"result"`) || !strings.Contains(string(out), `\"output\":\"from-the-demo\"`) {
+		t.Errorf("make demo answered:\n%s\nwant run_shell_command's reply with the command's output", out)
+	}
+}
