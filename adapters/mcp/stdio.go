@@ -43,8 +43,8 @@ import (
 //     (Server.Close), which return at once with what they have (outcome
 //     cancelled), writes those replies too, for up to CancelGrace, and only
 //     then ends the session. A second signal to stop (ctx done after the
-//     input ended) or Close cancels the running calls at once; their
-//     replies are still written.
+//     input ended, or the input ending after ctx is done) or Close cancels
+//     the running calls at once; their replies are still written.
 
 // DefaultDrain is how long, by default, the calls in flight may go on once
 // the session is ending, before they are cancelled.
