@@ -5,15 +5,29 @@ ARGS    ?=
 PKG     := ./...
 COVER_MIN := 90
 
-.PHONY: build run test test-unit cover bench generate lint clean
+.PHONY: build run demo test test-unit cover bench generate lint clean dist
+
+# The version stamped into the binary (tmux-mcp -version, and serverInfo in
+# the MCP initialize reply): the nearest v* tag as git describe gives it
+# (v1.2.0, or v1.2.0-3-g94c696b three commits on, -dirty with changes), else
+# devel- and the commit. Outside a git checkout it is empty, and the binary
+# reports what Go recorded in it instead. Override with VERSION=....
+VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null || \
+	git describe --always --dirty 2>/dev/null | sed 's/^/devel-/')
+LDFLAGS := $(if $(VERSION),-X github.com/tmux-mcp/tmux-mcp/app.version=$(VERSION))
 
 build:
-	@$(GO) build -trimpath -o $(BIN) ./cmd/tmux-mcp
+	@$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/tmux-mcp
 
 # Starts the server on stdio. With no socket named it starts a private tmux
 # server and session of its own and removes them on exit.
 run: build
-	@./$(BIN) $(ARGS)
+	@$(BIN) $(ARGS)
+
+# Starts the server on stdio on the in-memory backend: one scripted bash
+# pane, %0, and no tmux. For trying a client without touching real panes.
+demo: build
+	@$(BIN) -backend fake $(ARGS)
 
 # Everything: unit tests, real-tmux tests on private sockets, end-to-end
 # tests through the built binary, and the static checks.
@@ -42,7 +56,7 @@ cover:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
-	@$(GO) build -trimpath -o $(BIN) ./cmd/tmux-mcp
+	@$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/tmux-mcp
 	$(GO) run ./test/bench -bin $(BIN) $(BENCH_FLAGS)
 
 generate:
@@ -53,5 +67,23 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKG)
 
+# Release binaries: static (no cgo) for each of DIST_TARGETS, named
+# tmux-mcp-OS-ARCH, in DIST, with their SHA-256 digests in DIST/SHA256SUMS
+# (check with: cd dist && sha256sum -c SHA256SUMS).
+DIST         ?= dist
+DIST_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+
+dist:
+	@rm -rf $(DIST) && mkdir -p $(DIST)
+	@for t in $(DIST_TARGETS); do \
+	  os=$${t%/*}; arch=$${t#*/}; \
+	  echo "dist: $(DIST)/tmux-mcp-$$os-$$arch ($(or $(VERSION),no version stamp))"; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' \
+	    -o $(DIST)/tmux-mcp-$$os-$$arch ./cmd/tmux-mcp || exit 1; \
+	done
+	@cd $(DIST) && if command -v sha256sum >/dev/null 2>&1; then sha256sum tmux-mcp-*; \
+	  else shasum -a 256 tmux-mcp-*; fi > SHA256SUMS
+	@cat $(DIST)/SHA256SUMS
+
 clean:
-	rm -rf bin
+	rm -rf bin $(DIST)

@@ -16,20 +16,56 @@ import (
 	"go.uber.org/zap"
 )
 
-// version is the server's version when set at link time, with
-// -ldflags "-X github.com/tmux-mcp/tmux-mcp/app.version=v1.2.3".
+// version is the server's version when set at link time, as make build
+// does: -ldflags "-X github.com/tmux-mcp/tmux-mcp/app.version=v1.2.3".
 var version string
 
-// Version returns the server's version: the one set at link time, else the
-// module version Go recorded in the binary, else "devel".
+// Version returns the server's version, which -version prints and the MCP
+// initialize reply carries (serverInfo.version): the one set at link time;
+// else the module version Go recorded in the binary (go install
+// module@v1.2.3, or a pseudo-version Go derives from the repository);
+// else "devel-" and the commit Go recorded (with "-dirty" when the tree
+// had changes); else "devel".
 func Version() string {
-	if version != "" {
-		return version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		bi = nil
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	return versionOf(version, bi)
+}
+
+// versionOf is Version for a link-time version and build information
+// (nil when the binary has none).
+func versionOf(linked string, bi *debug.BuildInfo) string {
+	if linked != "" {
+		return linked
 	}
-	return "devel"
+	if bi == nil {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev string
+	var dirty bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return "devel-" + rev
 }
 
 // Stdio is the process's standard streams. With the stdio transport, Out
@@ -40,10 +76,19 @@ type Stdio struct {
 	Err io.Writer
 }
 
-// New returns the application for cfg, not started.
+// New returns the application for cfg, not started. When building it
+// fails (app.Err), whatever it had started outside the process, such as a
+// private tmux server, has been stopped again.
 func New(cfg Config, std Stdio) *fx.App {
-	return fx.New(
+	stopTimeout := fx.DefaultTimeout
+	if cfg.Transport == TransportStdio {
+		stopTimeout = StopTimeoutStdio
+	}
+	undo := &Undo{}
+	app := fx.New(
 		fx.WithLogger(NewFxLogger),
+		fx.StopTimeout(stopTimeout),
+		fx.Supply(undo),
 		LoggingModule(std.Err),
 		ConfigModule(cfg),
 		BackendModule(cfg),
@@ -52,6 +97,12 @@ func New(cfg Config, std Stdio) *fx.App {
 		MCPModule,
 		TransportModule(cfg, std),
 	)
+	if app.Err() != nil {
+		if err := undo.Run(); err != nil {
+			fmt.Fprintf(std.Err, "tmux-mcp: %v\n", err)
+		}
+	}
+	return app
 }
 
 // Exit codes of Main.

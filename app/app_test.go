@@ -137,6 +137,9 @@ func TestMainServesTheFakeBackendOverStdio(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", s, stderr.String())
 		}
 	}
+	if strings.Contains(stderr.String(), "Connect a client") {
+		t.Errorf("stderr has the note for a person at a terminal, but stdin is a pipe:\n%s", stderr.String())
+	}
 }
 
 // TestMainServesTheWaitingAndInputTools drives the fake backend's shell
@@ -332,4 +335,38 @@ func TestHTTPTransportServesMCPAtSlashMCP(t *testing.T) {
 	}
 	defer cs.Close()
 	runEcho(t, cs, string(app.DemoPane))
+}
+
+// A start that fails after the private tmux server was started (here: the
+// audit log cannot be opened) must not leave that server behind: fx runs
+// no stop hook when building the application fails.
+func TestMainStopsThePrivateTmuxServerWhenItCannotStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	t.Setenv("SHELL", "/bin/sh")
+	var stdout, stderr syncBuffer
+	code := app.Main([]string{"-audit", filepath.Join(t.TempDir(), "no", "such", "dir", "audit.log")}, envOf(nil),
+		app.Stdio{In: strings.NewReader(""), Out: &stdout, Err: &stderr})
+	if code != app.ExitFailure {
+		t.Errorf("Main = %d, want %d when the audit log cannot be opened", code, app.ExitFailure)
+	}
+	m := regexp.MustCompile(`"socket": "([^"]+)"`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no private socket named in the log:\n%s", stderr.String())
+	}
+	socket := m[1]
+	if err := exec.Command("tmux", "-L", socket, "has-session").Run(); err == nil {
+		t.Errorf("the private tmux server %s still runs after the start failed", socket)
+		_ = exec.Command("tmux", "-L", socket, "kill-server").Run()
+		dir := os.Getenv("TMUX_TMPDIR")
+		if dir == "" {
+			dir = "/tmp"
+		}
+		// tmux 3.3a leaves the socket file of a killed server.
+		_ = os.Remove(filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), socket))
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -33,6 +34,35 @@ func ConfigModule(cfg Config) fx.Option {
 		fx.Supply(cfg),
 		fx.Provide(DomainConfig),
 	)
+}
+
+// Undo holds what the constructors started outside the process (a private
+// tmux server, a private screen session), so that a failed start can end
+// it: when building the application fails, fx runs no stop hook at all.
+// New runs it then; after a successful build the stop hooks do the work.
+type Undo struct {
+	mu  sync.Mutex
+	fns []func() error
+}
+
+// Add registers f, which must be safe to call after its stop hook ran.
+func (u *Undo) Add(f func() error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.fns = append(u.fns, f)
+}
+
+// Run calls the registered functions, the last first, and forgets them.
+func (u *Undo) Run() error {
+	u.mu.Lock()
+	fns := u.fns
+	u.fns = nil
+	u.mu.Unlock()
+	var errs []error
+	for i := len(fns) - 1; i >= 0; i-- {
+		errs = append(errs, fns[i]())
+	}
+	return errors.Join(errs...)
 }
 
 // DomainModule provides the Service that carries out every call. There
@@ -128,6 +158,7 @@ func BackendModule(cfg Config) fx.Option {
 // domain reads the same clock, so the two never disagree. Nothing runs
 // outside the process.
 var FakeBackendModule = fx.Module("backend-fake",
+	fx.Supply(FakeWorkspace),
 	fx.Provide(
 		fx.Annotate(newDrivenFakeClock, fx.As(fx.Self()), fx.As(new(ports.Clock))),
 		fx.Annotate(NewFakeTerminal, fx.As(fx.Self()), fx.As(new(ports.Terminal))),
@@ -135,6 +166,9 @@ var FakeBackendModule = fx.Module("backend-fake",
 		fx.Annotate(NewFakeLeaser, fx.As(new(ports.Leaser))),
 	),
 )
+
+// FakeWorkspace is where the fake backend's panes are.
+var FakeWorkspace = Workspace{Panes: "an in-memory demo terminal with one scripted bash pane, %0 (no tmux; nothing to attach to)"}
 
 // NewFakeLeaser returns an in-memory leaser on c. It is the process's own,
 // so it keeps apart only the writers that share it; that is all a fake
@@ -192,16 +226,53 @@ func DriveClock(c *fake.Clock, tick time.Duration) (stop func()) {
 	}
 }
 
+// Workspace tells a person where the server's panes are and how to watch
+// them; the note the server prints when started at a terminal says it.
+type Workspace struct {
+	// Panes says what the server works in, as a phrase: "a private tmux
+	// server of its own, removed when it exits".
+	Panes string
+	// Attach is the shell command that shows the panes to a person; empty
+	// when there is none.
+	Attach string
+}
+
 // TmuxBackendModule binds the tmux adapter to ports.Terminal, and to
 // ports.Manager and ports.Leaser: the one tmux client serves all three,
 // and the leases live in the tmux server, shared by every process on its
 // socket.
 var TmuxBackendModule = fx.Module("backend-tmux",
-	fx.Provide(fx.Annotate(NewTmuxTerminal,
-		fx.As(new(ports.Terminal)), fx.As(new(ports.Manager)), fx.As(new(ports.Leaser)))),
+	fx.Provide(
+		NewTmuxBackend,
+		fx.Annotate((*TmuxBackend).terminal,
+			fx.As(new(ports.Terminal)), fx.As(new(ports.Manager)), fx.As(new(ports.Leaser))),
+		(*TmuxBackend).workspace,
+	),
 )
 
-// NewTmuxTerminal returns the tmux terminal cfg selects, closed when the
+// TmuxBackend is the tmux terminal and the server it works on.
+type TmuxBackend struct {
+	Terminal *tmux.Terminal
+	Target   TmuxTarget
+}
+
+func (b *TmuxBackend) terminal() *tmux.Terminal { return b.Terminal }
+func (b *TmuxBackend) workspace() Workspace     { return b.Target.Workspace() }
+
+// TmuxTarget is the tmux server the tmux backend works on.
+type TmuxTarget struct {
+	Bin        string // the tmux binary; empty for "tmux" on PATH
+	SocketName string // tmux -L
+	SocketPath string // tmux -S
+	// Session is the session of a private server; empty for a server the
+	// settings named.
+	Session string
+	// SSH is the host the server is on, reached through ssh; empty for
+	// this machine.
+	SSH string
+}
+
+// NewTmuxBackend returns the tmux terminal cfg selects, closed when the
 // application stops. When cfg names no socket it starts a private tmux
 // server with one session and kills it when the application stops, so that
 // the server never writes into panes of a tmux server nobody named; the
@@ -213,62 +284,112 @@ var TmuxBackendModule = fx.Module("backend-tmux",
 // to remove it. ssh failing to connect or log in fails the start; a
 // remote host with no tmux server running yet is only logged, since
 // create_session starts one.
-func NewTmuxTerminal(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*tmux.Terminal, error) {
-	opts := tmux.Options{Bin: cfg.TmuxBin, SocketName: cfg.SocketName, SocketPath: cfg.SocketPath, Logger: log,
-		SSH: cfg.SSH, SSHConfig: cfg.SSHConfig}
+func NewTmuxBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo) (*TmuxBackend, error) {
+	target := TmuxTarget{Bin: cfg.TmuxBin, SocketName: cfg.SocketName, SocketPath: cfg.SocketPath, SSH: cfg.SSH}
 	if cfg.SSH != "" {
-		t, err := tmux.New(opts)
+		t, err := tmux.New(tmux.Options{Bin: cfg.TmuxBin, SocketName: cfg.SocketName, SocketPath: cfg.SocketPath, Logger: log,
+			SSH: cfg.SSH, SSHConfig: cfg.SSHConfig})
 		if err != nil {
 			return nil, err
 		}
 		lc.Append(fx.StopHook(t.Close))
-		socket := "the remote default server"
-		switch {
-		case cfg.SocketName != "":
-			socket = "-L " + cfg.SocketName
-		case cfg.SocketPath != "":
-			socket = "-S " + cfg.SocketPath
-		}
-		log.Info("driving tmux on a remote host over ssh", "ssh", cfg.SSH, "socket", socket, "version", t.Version())
+		log.Info("driving tmux on a remote host over ssh", "ssh", cfg.SSH, "socket", target.Workspace().Panes, "version", t.Version())
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := t.Ping(ctx); err != nil {
 			log.Warn("no tmux server answers on the remote host yet", "ssh", cfg.SSH, "error", err)
 		}
-		return t, nil
+		return &TmuxBackend{Terminal: t, Target: target}, nil
 	}
 	stopPrivate := func() error { return nil }
 	if cfg.SocketName == "" && cfg.SocketPath == "" {
-		name, session, stop, err := tmux.StartPrivate(opts)
+		name, session, stop, err := tmux.StartPrivate(tmux.Options{Bin: cfg.TmuxBin, Logger: log})
 		if err != nil {
 			return nil, err
 		}
-		opts.SocketName, stopPrivate = name, stop
+		target.SocketName, target.Session, stopPrivate = name, session, stop
+		undo.Add(stop)
 		log.Info("started a private tmux server; name a socket with -socket-name or -socket-path to use another",
-			"socket", name, "session", session, "attach", "tmux -L "+name+" attach -t "+session)
+			"socket", name, "session", session, "attach", target.Workspace().Attach)
 	}
-	t, err := tmux.New(opts)
+	t, err := tmux.New(tmux.Options{Bin: target.Bin, SocketName: target.SocketName, SocketPath: target.SocketPath, Logger: log})
 	if err != nil {
 		return nil, errors.Join(err, stopPrivate())
 	}
 	lc.Append(fx.StopHook(func() error { return errors.Join(t.Close(), stopPrivate()) }))
-	return t, nil
+	return &TmuxBackend{Terminal: t, Target: target}, nil
+}
+
+// Workspace says where the target's panes are.
+func (t TmuxTarget) Workspace() Workspace {
+	bin := t.Bin
+	if bin == "" {
+		bin = "tmux"
+	}
+	var socket []string
+	switch {
+	case t.SocketPath != "":
+		socket = []string{"-S", t.SocketPath}
+	case t.SocketName != "":
+		socket = []string{"-L", t.SocketName}
+	}
+	switch {
+	case t.SSH != "":
+		where := "the default tmux server"
+		if socket != nil {
+			where = "the tmux server on " + strings.Join(socket, " ")
+		}
+		attach := append(append([]string{bin}, socket...), "attach")
+		return Workspace{Panes: where + " of " + t.SSH + ", reached through ssh",
+			Attach: shellJoin("ssh", "-t", t.SSH, shellJoin(attach...))}
+	case t.Session != "":
+		return Workspace{Panes: "a private tmux server of its own, removed when it exits",
+			Attach: shellJoin(bin, "-L", t.SocketName, "attach", "-t", t.Session)}
+	case t.SocketPath != "":
+		return Workspace{Panes: "the tmux server at " + t.SocketPath, Attach: shellJoin(bin, "-S", t.SocketPath, "attach")}
+	default:
+		return Workspace{Panes: "the tmux server on socket " + t.SocketName, Attach: shellJoin(bin, "-L", t.SocketName, "attach")}
+	}
 }
 
 // ScreenBackendModule binds the GNU screen adapter to ports.Terminal. It
 // has no Manager nor Leaser: the inspect and lifecycle tools are not
 // offered, and one writer per pane holds within this process only.
 var ScreenBackendModule = fx.Module("backend-screen",
-	fx.Provide(fx.Annotate(NewScreenTerminal, fx.As(new(ports.Terminal)))),
+	fx.Provide(
+		NewScreenBackend,
+		fx.Annotate((*ScreenBackend).terminal, fx.As(new(ports.Terminal))),
+		(*ScreenBackend).workspace,
+	),
 )
 
-// NewScreenTerminal returns the screen terminal for the session cfg
-// names, closed when the application stops. When cfg names none it starts
-// a private screen session with one window and quits it when the
+// ScreenBackend is the screen terminal and the session it works on.
+type ScreenBackend struct {
+	Terminal *screen.Terminal
+	// Session is the session's name; Private says the server started it
+	// and quits it on exit.
+	Session string
+	Private bool
+}
+
+func (b *ScreenBackend) terminal() *screen.Terminal { return b.Terminal }
+
+func (b *ScreenBackend) workspace() Workspace {
+	if b.Private {
+		return Workspace{Panes: "a private GNU screen session of its own, quit when it exits",
+			Attach: shellJoin("screen", "-r", b.Session)}
+	}
+	return Workspace{Panes: "the GNU screen session " + b.Session, Attach: shellJoin("screen", "-x", b.Session)}
+}
+
+// NewScreenBackend returns the screen terminal for the session cfg names,
+// closed when the application stops. When cfg names none it starts a
+// private screen session with one window and quits it when the
 // application stops, so that the server never writes into a session
 // nobody named; the log says how to attach to it.
-func NewScreenTerminal(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*screen.Terminal, error) {
+func NewScreenBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo) (*ScreenBackend, error) {
 	opts := screen.Options{Session: cfg.ScreenSession, AssumeNoCopyMode: cfg.ScreenNoCopyMode}
+	b := &ScreenBackend{Session: cfg.ScreenSession}
 	stopPrivate := func() error { return nil }
 	if opts.Session == "" {
 		session, stop, err := screen.StartPrivate(screen.Options{})
@@ -280,15 +401,32 @@ func NewScreenTerminal(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*screen.T
 		// no window in it, as the screen adapter advises for such sessions;
 		// a person who attaches to it and enters copy mode defeats it.
 		opts.Session, opts.HistoryLimit, opts.AssumeNoCopyMode, stopPrivate = session, screen.PrivateHistoryLimit, true, stop
+		undo.Add(stop)
+		b.Session, b.Private = session, true
 		log.Info("started a private screen session; name one with -screen-session to use another",
-			"session", session, "attach", "screen -r "+session)
+			"session", session, "attach", b.workspace().Attach)
 	}
 	t, err := screen.New(opts)
 	if err != nil {
 		return nil, errors.Join(err, stopPrivate())
 	}
 	lc.Append(fx.StopHook(func() error { return errors.Join(t.Close(), stopPrivate()) }))
-	return t, nil
+	b.Terminal = t
+	return b, nil
+}
+
+// shellJoin returns the command line a person types to run args, each
+// quoted for a POSIX shell where it needs it.
+func shellJoin(args ...string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./%@:+=,") == "" {
+			quoted[i] = a
+		} else {
+			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
 }
 
 // AuditModule provides the audit log cfg asks for, or a nil *audit.Log,

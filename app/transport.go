@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.uber.org/fx"
@@ -26,41 +28,63 @@ func TransportModule(cfg Config, std Stdio) fx.Option {
 			ServeHTTP(lc, sd, srv, log, HTTPSettings{Listen: cfg.Listen, TokenFile: cfg.TokenFile, Token: cfg.Token})
 		}))
 	}
-	return fx.Module("transport-stdio", fx.Invoke(func(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcpadapter.Server, log *zap.Logger) {
+	return fx.Module("transport-stdio", fx.Invoke(func(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcpadapter.Server, log *zap.Logger, ws Workspace) {
 		if cfg.TokenFile != "" || cfg.Token != "" {
 			// Said, not refused: a token in the environment is common to
 			// every server a shell starts, whatever its transport.
 			log.Warn("a bearer token is set, but only the http transport uses one; stdio needs none")
 		}
-		ServeStdio(lc, sd, srv, log, std.In, std.Out)
+		set := StdioSettings{}
+		if IsTerminal(std.In) {
+			set.Note = TerminalNote(ws)
+		}
+		ServeStdio(lc, sd, srv, log, std.In, std.Out, std.Err, set)
 	}))
 }
 
+// StdioSettings are the settings of the stdio transport.
+type StdioSettings struct {
+	// Drain bounds how long the calls in flight may go on once stdin ends
+	// or the server is stopped; 0 means mcpadapter.DefaultDrain.
+	Drain time.Duration
+	// Note is written to stderr when serving starts; empty for none.
+	Note string
+}
+
+// StopTimeoutStdio is how long the application may take to stop with the
+// stdio transport: the drain of the calls in flight, the cancellation of
+// those still running after it, and the backend's own stop.
+const StopTimeoutStdio = mcpadapter.DefaultDrain + 2*mcpadapter.CancelGrace + 10*time.Second
+
 // ServeStdio serves srv over in and out while the application runs, and
 // shuts the application down when in ends (exit code 0) or the transport
-// fails (exit code 1). Stopping the application cancels running calls and
-// ends the session. out is never closed, and nothing but JSON-RPC is
-// written to it.
-func ServeStdio(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcpadapter.Server, log *zap.Logger, in io.Reader, out io.Writer) {
+// fails (exit code 1). out is never closed, and nothing but JSON-RPC is
+// written to it; set.Note goes to errOut once the session is ready.
+//
+// When in ends, or the application is stopped (SIGTERM, Ctrl-C), the calls
+// in flight finish and their replies are written, for up to set.Drain;
+// the calls still running then are cancelled and their replies written
+// too (see mcpadapter.Server.ServeStdio). Another stop signal during that
+// time, or stdin ending while a stop drains, cancels them at once.
+func ServeStdio(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcpadapter.Server, log *zap.Logger, in io.Reader, out, errOut io.Writer, set StdioSettings) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	rc, ok := in.(io.ReadCloser)
-	if !ok {
-		rc = io.NopCloser(in)
-	}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
 			log.Info("serving MCP on stdio")
+			opts := mcpadapter.StdioOptions{Drain: set.Drain}
+			if set.Note != "" {
+				opts.Serving = func() { fmt.Fprint(errOut, set.Note) }
+			}
 			go func() {
 				defer close(done)
-				err := srv.ServeStdio(ctx, rc, nopWriteCloser{out})
+				err := srv.ServeStdio(ctx, in, out, opts)
 				code := 0
 				switch {
-				case ctx.Err() != nil: // stopped by the application
 				case err != nil:
 					log.Error("stdio transport failed", zap.Error(err))
 					code = 1
-				default:
+				case ctx.Err() == nil:
 					log.Info("stdin closed; shutting down")
 				}
 				_ = sd.Shutdown(fx.ExitCode(code))
@@ -68,21 +92,60 @@ func ServeStdio(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcpadapter.Server, log *
 			return nil
 		},
 		OnStop: func(stopCtx context.Context) error {
-			srv.Close()
+			// A second Ctrl-C or SIGTERM while the calls drain cancels them.
+			again := make(chan os.Signal, 1)
+			signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(again)
 			cancel()
-			select {
-			case <-done:
-				return nil
-			case <-stopCtx.Done():
-				return fmt.Errorf("stop stdio transport: %w", stopCtx.Err())
+			for {
+				select {
+				case <-done:
+					return nil
+				case <-again:
+					log.Warn("asked again to stop: cancelling the calls in flight")
+					srv.Close()
+				case <-stopCtx.Done():
+					srv.Close()
+					return fmt.Errorf("stop stdio transport: %w", stopCtx.Err())
+				}
 			}
 		},
 	})
 }
 
-type nopWriteCloser struct{ io.Writer }
+// IsTerminal reports whether r is a terminal, as stdin is when a person
+// runs the server at a shell prompt: a character device other than the
+// null device.
+func IsTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
+}
 
-func (nopWriteCloser) Close() error { return nil }
+// TerminalNote is what the server tells a person who started it at a
+// terminal: what it is, how to connect a client, where its panes are and
+// how to watch them, and how to stop it. It goes to stderr, never stdout.
+func TerminalNote(ws Workspace) string {
+	var b strings.Builder
+	b.WriteString("\ntmux-mcp is an MCP server: it reads JSON-RPC messages from stdin and writes replies to stdout,\n" +
+		"one per line. An MCP client starts it and speaks to it; a line that is not JSON-RPC gets an error reply.\n")
+	b.WriteString("  Connect a client: see \"Connect a client\" in README.md (Claude Code, Claude Desktop, Cursor,\n" +
+		"    VS Code, Codex, the MCP Inspector).\n")
+	fmt.Fprintf(&b, "  Its panes: %s.\n", ws.Panes)
+	if ws.Attach != "" {
+		fmt.Fprintf(&b, "    Watch them from another terminal: %s\n"+
+			"    (a pane you watch is refused for writing).\n", ws.Attach)
+	}
+	b.WriteString("  Stop it: Ctrl-D (end of input) or Ctrl-C.\n\n")
+	return b.String()
+}
 
 // HTTPSettings are the settings of the HTTP transport.
 type HTTPSettings struct {

@@ -16,8 +16,9 @@ import (
 // paste_text and capture_pane are copied verbatim from the "Protocol data"
 // sections of their reference pages; those of capture_since, wait_for_text
 // and send_keys, which have no page, are written by hand in the same style
-// from the field lists of CONTRACT.md. schemas_test.go holds the files to
-// the pages and to those lists.
+// from the field lists of CONTRACT.md. schemas_test.go holds every file to
+// the field lists of the repository's docs/CONTRACT.md, and to the pages
+// and the reference CONTRACT.md where they are at hand.
 //
 //go:embed schemas/*.json
 var schemaFiles embed.FS

@@ -22,18 +22,39 @@ var (
 	allTools       = []string{"capture_pane", "capture_since", "paste_text", "run_shell_command", "send_keys", "wait_for_text"}
 )
 
-// contractDir finds the contract's reference pages: $TMUX_MCP_SPEC_DIR, or
-// shared/spec beside the repository, where the team and CI keep them.
-func contractDir(t *testing.T) string {
+// docsContract is the repository's own contract, docs/CONTRACT.md, which
+// every clone has.
+const docsContract = "../../docs/CONTRACT.md"
+
+// referenceDir finds the reference pages the contract was specified from:
+// $TMUX_MCP_SPEC_DIR, or shared/spec beside the repository, where the team
+// and CI keep them. A clone has neither; only the cross-checks against the
+// pages need them, and they skip without.
+func referenceDir(t *testing.T) string {
 	t.Helper()
 	dir := os.Getenv("TMUX_MCP_SPEC_DIR")
 	if dir == "" {
 		dir = filepath.Join("..", "..", "..", "shared", "spec")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "CONTRACT.md")); err != nil {
-		t.Skipf("contract pages not found (%v); set TMUX_MCP_SPEC_DIR to check against them", err)
+		t.Skipf("the reference pages are not here (%v); set TMUX_MCP_SPEC_DIR to check against them", err)
 	}
 	return dir
+}
+
+// embeddedSchema reads a schema file of the repository, as the server
+// embeds it.
+func embeddedSchema(t *testing.T, tool, kind string) any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("schemas", tool+"."+kind+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("schemas/%s.%s.json: %v", tool, kind, err)
+	}
+	return v
 }
 
 // contractSchema returns the JSON schema that the "Input schema" or
@@ -97,8 +118,9 @@ func TestListsExactlyTheContractsTools(t *testing.T) {
 	}
 }
 
+// The three specified tools advertise the schemas embedded in the
+// repository, and those are the reference pages' own.
 func TestAdvertisedSchemasAreTheContractPages(t *testing.T) {
-	dir := contractDir(t)
 	tools := listTools(t)
 	for _, name := range specifiedTools {
 		tool := tools[name]
@@ -106,13 +128,23 @@ func TestAdvertisedSchemasAreTheContractPages(t *testing.T) {
 			t.Errorf("%s not listed", name)
 			continue
 		}
-		if want := contractSchema(t, dir, name, "Input"); !jsonEqual(tool.InputSchema, want) {
-			t.Errorf("%s input schema differs from %s.md:\n got %s\nwant %s", name, name, mustJSON(tool.InputSchema), mustJSON(want))
-		}
-		if want := contractSchema(t, dir, name, "Output"); !jsonEqual(tool.OutputSchema, want) {
-			t.Errorf("%s output schema differs from %s.md:\n got %s\nwant %s", name, name, mustJSON(tool.OutputSchema), mustJSON(want))
+		for kind, got := range map[string]any{"input": tool.InputSchema, "output": tool.OutputSchema} {
+			if want := embeddedSchema(t, name, kind); !jsonEqual(got, want) {
+				t.Errorf("%s advertises an %s schema other than schemas/%s.%s.json:\n got %s\nwant %s", name, kind, name, kind, mustJSON(got), mustJSON(want))
+			}
 		}
 	}
+	t.Run("the reference pages", func(t *testing.T) {
+		dir := referenceDir(t)
+		for _, name := range specifiedTools {
+			if want := contractSchema(t, dir, name, "Input"); !jsonEqual(embeddedSchema(t, name, "input"), want) {
+				t.Errorf("schemas/%s.input.json differs from %s.md's input schema", name, name)
+			}
+			if want := contractSchema(t, dir, name, "Output"); !jsonEqual(embeddedSchema(t, name, "output"), want) {
+				t.Errorf("schemas/%s.output.json differs from %s.md's output schema", name, name)
+			}
+		}
+	})
 }
 
 // The embedded copies stand in for the pages where the pages are absent;
@@ -136,15 +168,33 @@ func TestAdvertisedSchemasAreTheEmbeddedCopies(t *testing.T) {
 	}
 }
 
+// Every description opens with what the tool may do to the user's world,
+// in the words of the reference pages for a tool of its kind, and those
+// of the three specified tools open with their pages' summaries.
 func TestDescriptionsAreTheContractPages(t *testing.T) {
-	dir := contractDir(t)
 	tools := listTools(t)
-	for _, name := range specifiedTools {
-		want := contractDescription(t, dir, name)
-		if got := tools[name].Description; !strings.HasPrefix(got, want) {
-			t.Errorf("%s description = %q\nwant it to start with the page's %q", name, got, want)
+	opening := map[string]string{
+		"run_shell_command": "Run a shell command in a pane with your user's permissions. ",
+		"paste_text":        "Send input to a pane's program; a shell that receives it runs it with your user's permissions. ",
+		"send_keys":         "Send input to a pane's program; a shell that receives it runs it with your user's permissions. ",
+		"capture_pane":      "Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. ",
+		"capture_since":     "Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. ",
+		"wait_for_text":     "Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. ",
+	}
+	for _, name := range allTools {
+		if got := tools[name].Description; !strings.HasPrefix(got, opening[name]) {
+			t.Errorf("%s description = %q\nwant it to open with %q", name, got, opening[name])
 		}
 	}
+	t.Run("the reference pages", func(t *testing.T) {
+		dir := referenceDir(t)
+		for _, name := range specifiedTools {
+			want := contractDescription(t, dir, name)
+			if got := tools[name].Description; !strings.HasPrefix(got, want) {
+				t.Errorf("%s description = %q\nwant it to start with the page's %q", name, got, want)
+			}
+		}
+	})
 }
 
 func TestRunShellCommandDescriptionWarnsOfBusyAndRefusals(t *testing.T) {
@@ -182,35 +232,34 @@ func TestAnnotationsAreTheTrueOnes(t *testing.T) {
 	}
 }
 
-// contractFields reads a tool's field lists from CONTRACT.md's bullet
+// contractFields reads a tool's field lists from a contract page's bullet
 // "- `tool` — in `{a, b?, ...}`; out `{c, d (string|null), ...}`": the
 // input names and whether each is optional, and the output names and
-// whether each may be null.
-func contractFields(t *testing.T, dir, tool string) (in, out map[string]bool) {
+// whether each may be null. ok is false when the page has no such bullet.
+func contractFields(t *testing.T, page []byte, tool string) (in, out map[string]bool, ok bool) {
 	t.Helper()
-	page, err := os.ReadFile(filepath.Join(dir, "CONTRACT.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	re := regexp.MustCompile("(?s)- `" + tool + "` — in `\\{(.*?)\\}`; out `\\{(.*?)\\}`")
 	m := re.FindSubmatch(page)
 	if m == nil {
-		t.Fatalf("CONTRACT.md has no field lists for %s", tool)
+		return nil, nil, false
 	}
 	parse := func(list string, mark string) map[string]bool {
 		fields := map[string]bool{}
+		if strings.TrimSpace(list) == "" {
+			return fields
+		}
 		name := regexp.MustCompile(`^[a-zA-Z]+`)
 		for _, f := range strings.Split(list, ",") {
 			f = strings.Join(strings.Fields(f), " ")
 			n := name.FindString(f)
 			if n == "" {
-				t.Fatalf("CONTRACT.md, %s: cannot read field %q", tool, f)
+				t.Fatalf("%s: cannot read field %q", tool, f)
 			}
 			fields[n] = strings.Contains(f, mark)
 		}
 		return fields
 	}
-	return parse(string(m[1]), "?"), parse(string(m[2]), "|null")
+	return parse(string(m[1]), "?"), parse(string(m[2]), "|null"), true
 }
 
 // schemaObject is the part of an advertised object schema the contract's
@@ -262,26 +311,30 @@ func (p schemaProperty) types() []string {
 	return ts
 }
 
-func TestHandWrittenSchemasHaveTheContractsFields(t *testing.T) {
-	dir := contractDir(t)
-	tools := listTools(t)
-	for _, name := range contractTools {
+// Every tool's embedded schemas have exactly the fields docs/CONTRACT.md
+// lists for it, optional and nullable where it says; the hand-written
+// schemas of the three waiting and input tools are in the style of the
+// reference pages; and the field lists are those of the reference
+// contract, where it is at hand.
+func TestSchemasHaveTheFieldsTheContractLists(t *testing.T) {
+	page, err := os.ReadFile(docsContract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join("schemas", "*.input.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no embedded schemas: %v", err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".input.json")
 		t.Run(name, func(t *testing.T) {
-			wantIn, wantOut := contractFields(t, dir, name)
-			in, out := decodeSchema(t, tools[name].InputSchema), decodeSchema(t, tools[name].OutputSchema)
-			for kind, s := range map[string]schemaObject{"input": in, "output": out} {
-				if s.Schema != "http://json-schema.org/draft-07/schema#" || s.Type != "object" {
-					t.Errorf("%s schema: $schema %q, type %q; want draft-07 and object", kind, s.Schema, s.Type)
-				}
-				for prop, raw := range s.Properties {
-					p := decodeProperty(t, raw)
-					if p.Description == "" {
-						t.Errorf("%s property %s has no description", kind, prop)
-					}
-					if prop == "paneId" && p.Pattern != `^%\d+$` {
-						t.Errorf("%s property paneId has pattern %q, want ^%%\\d+$", kind, p.Pattern)
-					}
-				}
+			wantIn, wantOut, ok := contractFields(t, page, name)
+			if !ok {
+				t.Fatalf("docs/CONTRACT.md lists no fields for %s", name)
+			}
+			in, out := decodeSchema(t, embeddedSchema(t, name, "input")), decodeSchema(t, embeddedSchema(t, name, "output"))
+			if slices.Contains(contractTools, name) {
+				checkHandWrittenStyle(t, in, out)
 			}
 
 			var wantRequired []string
@@ -321,6 +374,44 @@ func TestHandWrittenSchemasHaveTheContractsFields(t *testing.T) {
 				}
 			}
 		})
+	}
+	t.Run("the reference contract", func(t *testing.T) {
+		ref, err := os.ReadFile(filepath.Join(referenceDir(t), "CONTRACT.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range contractTools {
+			refIn, refOut, ok := contractFields(t, ref, name)
+			if !ok {
+				t.Errorf("the reference CONTRACT.md lists no fields for %s", name)
+				continue
+			}
+			in, out, _ := contractFields(t, page, name)
+			if !maps.Equal(in, refIn) || !maps.Equal(out, refOut) {
+				t.Errorf("%s: docs/CONTRACT.md lists in %v out %v; the reference contract in %v out %v", name, in, out, refIn, refOut)
+			}
+		}
+	})
+}
+
+// checkHandWrittenStyle checks a hand-written tool's schemas against the
+// style of the reference pages: draft-07 objects, a description for every
+// property, and the pane id pattern.
+func checkHandWrittenStyle(t *testing.T, in, out schemaObject) {
+	t.Helper()
+	for kind, s := range map[string]schemaObject{"input": in, "output": out} {
+		if s.Schema != "http://json-schema.org/draft-07/schema#" || s.Type != "object" {
+			t.Errorf("%s schema: $schema %q, type %q; want draft-07 and object", kind, s.Schema, s.Type)
+		}
+		for prop, raw := range s.Properties {
+			p := decodeProperty(t, raw)
+			if p.Description == "" {
+				t.Errorf("%s property %s has no description", kind, prop)
+			}
+			if prop == "paneId" && p.Pattern != `^%\d+$` {
+				t.Errorf("%s property paneId has pattern %q, want ^%%\\d+$", kind, p.Pattern)
+			}
+		}
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"runtime/debug"
 	"sync"
@@ -253,31 +252,4 @@ func (s *Server) result(tool string, schemas *toolSchemas, out any, notice strin
 		content = append(content, &mcp.TextContent{Text: notice})
 	}
 	return &mcp.CallToolResult{Content: content, StructuredContent: data}, nil
-}
-
-// ServeStdio serves one session over newline-delimited JSON-RPC, reading r
-// and writing w, until r ends, ctx is done or the connection fails. Nothing
-// but JSON-RPC messages is written to w.
-//
-// When r ends, calls still running are cancelled. When ctx is done, the
-// Server is closed (see Close), so running calls return at once, and the
-// session ends; results of calls that were running are not sent, since a
-// closing session writes nothing more. The error is nil after either;
-// otherwise it says why the connection failed.
-func (s *Server) ServeStdio(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
-	ss, err := s.sdk.Connect(ctx, &mcp.IOTransport{Reader: r, Writer: w}, nil)
-	if err != nil {
-		return fmt.Errorf("stdio: %w", err)
-	}
-	stop := context.AfterFunc(ctx, func() {
-		// The session's Close waits for running calls to return: make them.
-		s.Close()
-		_ = ss.Close()
-	})
-	defer stop()
-	err = ss.Wait()
-	if ctx.Err() != nil || err == nil || errors.Is(err, io.EOF) {
-		return nil
-	}
-	return fmt.Errorf("stdio: %w", err)
 }

@@ -3,7 +3,6 @@ package screen
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -24,6 +23,9 @@ import (
 var socketDir string
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(birthHelperEnv); spec != "" {
+		actBirth(spec)
+	}
 	if _, err := exec.LookPath("screen"); err == nil {
 		// Short: a socket path must fit in 108 bytes.
 		dir, err := os.MkdirTemp("", "scrt-")
@@ -227,22 +229,7 @@ func poll(d time.Duration, cond func() bool) bool {
 // a pseudo-terminal of its own, and returns what detaches it.
 func (s *testSession) attachDisplay(n int) (detach func()) {
 	s.t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		s.t.Fatalf("open /dev/ptmx: %v", err)
-	}
-	var unlock int32
-	var num uint32
-	if err := ioctl(master, syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); err != nil {
-		s.t.Fatalf("unlock pty: %v", err)
-	}
-	if err := ioctl(master, syscall.TIOCGPTN, uintptr(unsafe.Pointer(&num))); err != nil {
-		s.t.Fatalf("pty number: %v", err)
-	}
-	slave, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", num), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		s.t.Fatalf("open pty: %v", err)
-	}
+	master, slave := openPTY(s.t)
 	ws := struct{ row, col, x, y uint16 }{24, 80, 0, 0}
 	ioctl(slave, syscall.TIOCSWINSZ, uintptr(unsafe.Pointer(&ws)))
 	cmd := exec.Command("screen", "-x", s.term.session, "-p", strconv.Itoa(n))

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"syscall"
 	"time"
-	"unsafe"
 )
 
 // inputMeter tells how much of the input sent to a window its programs
@@ -146,13 +145,4 @@ func readCount(pid int) (uint64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// termios returns the terminal's local and input mode flags.
-func termios(f *os.File) (lflag, iflag uint32, err error) {
-	var t syscall.Termios
-	if err := ioctl(f, syscall.TCGETS, uintptr(unsafe.Pointer(&t))); err != nil {
-		return 0, 0, err
-	}
-	return t.Lflag, t.Iflag, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -73,32 +74,41 @@ func (t *Terminal) lookup(ctx context.Context, id ports.PaneID) (window, error) 
 		return window{}, fmt.Errorf("pane %s: session %s has no window %d: %w", id, t.session, n, ports.ErrPaneNotFound)
 	}
 	w := window{n: n}
-	if st, ok := t.windowProcess(n); ok {
+	st, found, err := t.windowProcess(ctx, n)
+	if err != nil {
+		return window{}, fmt.Errorf("pane %s: %w", id, err)
+	}
+	if found {
 		w.live, w.proc = true, st
 	}
 	return w, nil
 }
 
-// windowProcess finds the live process screen started in window n.
-func (t *Terminal) windowProcess(n int) (procStat, bool) {
-	kids, err := children(t.serverPID)
-	if err != nil {
-		return procStat{}, false
+// windowBirthTimeout bounds how long a lookup waits for a window's program
+// that screen has forked but not yet started.
+const windowBirthTimeout = 2 * time.Second
+
+// windowProcess finds the live process screen started in window n. A
+// window whose program cannot be found has exited, unless screen is still
+// starting it: screen forks the window's process and only then executes
+// the program with WINDOW and STY in its environment, so until then
+// nothing tells which window the process is for, and a fresh window looks
+// exactly like one whose program exited. While the server has such a
+// child, windowProcess waits for it (up to windowBirthTimeout) and looks
+// again. The error is ctx's, when it ends first.
+func (t *Terminal) windowProcess(ctx context.Context, n int) (procStat, bool, error) {
+	deadline := time.Now().Add(windowBirthTimeout)
+	for {
+		st, found, born := findWindowProcess(t.serverPID, t.session, n)
+		if found || !born || time.Now().After(deadline) {
+			return st, found, nil
+		}
+		select {
+		case <-ctx.Done():
+			return procStat{}, false, ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
-	want := strconv.Itoa(n)
-	for _, pid := range kids {
-		if v, ok := environValue(pid, "WINDOW"); !ok || v != want {
-			continue
-		}
-		if v, ok := environValue(pid, "STY"); !ok || v != t.session {
-			continue
-		}
-		st, err := readStat(pid)
-		if err == nil && alive(pid, st.start) {
-			return st, true
-		}
-	}
-	return procStat{}, false
 }
 
 // stillLive reports whether the window's program still runs.

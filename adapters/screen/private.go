@@ -37,7 +37,10 @@ zombie
 // startup files. opts.Bin and opts.Dir select the binary and the socket
 // directory; the other options are ignored. Its windows keep
 // PrivateHistoryLimit rows of scrollback and vanish when their program
-// exits. Pass the session name (and opts.Dir) to New.
+// exits. It returns once window 0's program runs (where /proc can tell),
+// not merely once the session answers, so that the window is never taken
+// for one whose program exited. Pass the session name (and opts.Dir) to
+// New.
 //
 // stop quits the session, kills its server if it does not end within a few
 // seconds, and removes its socket and configuration; calling it again does
@@ -86,6 +89,10 @@ func StartPrivate(opts Options) (session string, stop func() error, err error) {
 		os.RemoveAll(confDir)
 		return "", nil, fmt.Errorf("start private screen session: %w", err)
 	}
+	if err := waitForWindow(ctx, ref, 0); err != nil {
+		stopPrivate(bin, env, ref, confDir)
+		return "", nil, fmt.Errorf("start private screen session: %w", err)
+	}
 	var once sync.Once
 	var stopErr error
 	stop = func() error {
@@ -110,6 +117,27 @@ func waitForSession(ctx context.Context, bin string, env []string, name string) 
 		case <-ctx.Done():
 			return sessionRef{}, fmt.Errorf("session %s does not answer: %w", name, ports.ErrUnavailable)
 		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// waitForWindow waits until the program of window n of the session runs.
+// The session answers queries as soon as it has forked the window's
+// process, which may not have started the program yet; a lookup then would
+// take the window for one whose program exited. Where /proc cannot be
+// read, nothing can be told and it returns at once.
+func waitForWindow(ctx context.Context, ref sessionRef, n int) error {
+	if _, err := children(ref.pid); err != nil {
+		return nil
+	}
+	for {
+		if _, found, _ := findWindowProcess(ref.pid, ref.name, n); found {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the program of window %d of session %s did not start: %w", n, ref.name, ports.ErrUnavailable)
+		case <-time.After(5 * time.Millisecond):
 		}
 	}
 }

@@ -64,11 +64,21 @@ func parseStat(pid int, b []byte) (procStat, error) {
 	}, nil
 }
 
-// children returns the pids of pid's child processes.
+// children returns the pids of pid's child processes. Each thread lists
+// the children it forked, so every thread's list is read.
 func children(pid int) ([]int, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-	if err == nil {
-		return atoiFields(string(b)), nil
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid)); err == nil {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			return nil, err
+		}
+		var out []int
+		for _, task := range tasks {
+			if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name())); err == nil {
+				out = append(out, atoiFields(string(b))...)
+			}
+		}
+		return out, nil
 	}
 	// Kernels without CONFIG_PROC_CHILDREN: scan every process.
 	all, err := allPIDs()
@@ -123,6 +133,50 @@ func environValue(pid int, key string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// findWindowProcess looks among the children of the screen server server
+// for the live program of window n of session sty (the full socket name,
+// "pid.name"): the child whose environment holds WINDOW=n and STY=sty.
+// born reports that some child is still a copy of the server, forked but
+// not yet executing a window's program, or is in the middle of executing
+// it (see Terminal.windowProcess); it is false when the children cannot be
+// read.
+func findWindowProcess(server int, sty string, n int) (st procStat, found, born bool) {
+	kids, err := children(server)
+	if err != nil {
+		return procStat{}, false, false
+	}
+	serverExe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", server))
+	want := strconv.Itoa(n)
+	for _, pid := range kids {
+		win, ok := environValue(pid, "WINDOW")
+		if !ok {
+			// Still the server's program, or in the middle of executing
+			// the window's: the kernel shows no environment then.
+			exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+			if err == nil && serverExe != "" && exe == serverExe || emptyEnviron(pid) {
+				born = true
+			}
+			continue
+		}
+		if win != want {
+			continue
+		}
+		if v, ok := environValue(pid, "STY"); !ok || v != sty {
+			continue
+		}
+		if st, err := readStat(pid); err == nil && alive(pid, st.start) {
+			return st, true, false
+		}
+	}
+	return procStat{}, false, born
+}
+
+// emptyEnviron reports whether the process pid shows no environment at all.
+func emptyEnviron(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	return err == nil && len(b) == 0
 }
 
 // alive reports whether the process pid still runs and is the one that
@@ -211,16 +265,6 @@ func ttySize(f *os.File) (width, height int, err error) {
 		return 0, 0, fmt.Errorf("size of %s: %w", f.Name(), err)
 	}
 	return int(ws.col), int(ws.row), nil
-}
-
-// ttyPending returns how many bytes of input wait in the terminal for its
-// program to read them (in canonical mode: in complete lines).
-func ttyPending(f *os.File) (int, error) {
-	var n int32
-	if err := ioctl(f, syscall.TIOCINQ, uintptr(unsafe.Pointer(&n))); err != nil {
-		return 0, fmt.Errorf("input queue of %s: %w", f.Name(), err)
-	}
-	return int(n), nil
 }
 
 func ioctl(f *os.File, req, arg uintptr) error {
