@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 )
 
@@ -18,16 +19,11 @@ const startingPasteWait = 10 * time.Second
 // Errors: *BusyError when another writer holds the pane; *RefusalError when
 // the policy forbids writing to it; wrapped ports errors from the terminal.
 func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult, error) {
-	rv, err := s.res.Acquire(req.PaneID, "paste_text")
+	hold, err := s.writers.Hold(ctx, req.PaneID, "paste_text")
 	if err != nil {
 		return PasteResult{}, err
 	}
-	defer rv.Release()
-	lease, err := s.takeLease(ctx, req.PaneID)
-	if err != nil {
-		return PasteResult{}, err
-	}
-	defer lease.Release()
+	defer hold.Release()
 	info, err := s.writable(ctx, req.PaneID, req.Force)
 	if err != nil {
 		return PasteResult{}, err
@@ -38,8 +34,8 @@ func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult,
 		w.stop()
 		switch o {
 		case OutcomeTimedOut:
-			return PasteResult{}, &RefusalError{Pane: req.PaneID, Reason: "its shell is still starting and does not read input yet",
-				Hint: "try again in a moment"}
+			return PasteResult{}, &fault.RefusalError{Pane: req.PaneID, Why: fault.RefusedShellStarting,
+				Reason: "its shell is still starting and does not read input yet"}
 		case OutcomeCancelled:
 			return PasteResult{}, ctx.Err()
 		}

@@ -10,7 +10,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
+	"github.com/tmux-mcp/tmux-mcp/domain/policy"
+	"github.com/tmux-mcp/tmux-mcp/domain/termtext"
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -43,41 +47,35 @@ import (
 //
 // Errors: *ArgumentError for a bad request; *BusyError when another writer
 // holds the pane; *RefusalError when the policy forbids writing to the
-// pane; an error wrapping ErrNotRun when the pane's shell could not read
+// pane; an error wrapping fault.ErrNotRun when the pane's shell could not read
 // the script; wrapped ports errors (ErrPaneNotFound, ErrUnavailable) from
 // the terminal. When an error returns, no command has run.
 func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResult, error) {
 	if req.TimeoutMs < 0 {
-		return RunResult{}, &ArgumentError{Field: "timeoutMs", Reason: "must be at least 1"}
+		return RunResult{}, &fault.ArgumentError{Field: "timeoutMs", Reason: "must be at least 1"}
 	}
 	if req.MaxLines < 0 {
-		return RunResult{}, &ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
+		return RunResult{}, &fault.ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
 	}
 	if req.Command == "" {
-		return RunResult{}, &ArgumentError{Field: "command", Reason: "is empty"}
+		return RunResult{}, &fault.ArgumentError{Field: "command", Reason: "is empty"}
 	}
 	if strings.IndexByte(req.Command, 0) >= 0 {
-		return RunResult{}, &ArgumentError{Field: "command", Reason: "holds a NUL byte, which no shell can take; nothing was typed"}
+		return RunResult{}, &fault.ArgumentError{Field: "command", Reason: "holds a NUL byte, which no shell can take; nothing was typed"}
 	}
 	timeout := s.effectiveTimeout(req.TimeoutMs)
 	maxLines := s.maxLines(req.MaxLines)
 	holder := "run_shell_command " + quoteCommand(req.Command)
 
-	rv, err := s.res.Acquire(req.PaneID, holder)
+	hold, err := s.writers.Hold(ctx, req.PaneID, holder)
 	if err != nil {
-		return RunResult{}, err
-	}
-	lease, err := s.takeLease(ctx, req.PaneID)
-	if err != nil {
-		rv.Release()
 		return RunResult{}, err
 	}
 	w := s.newWaiter(timeout, req.Progress)
 	defer w.stop()
-	run, early, err := s.startRun(ctx, w, rv, req, maxLines)
+	run, early, err := s.startRun(ctx, w, hold, req, maxLines)
 	if err != nil || early != "" {
-		lease.Release()
-		rv.Release()
+		hold.Release()
 		if err != nil {
 			return RunResult{}, err
 		}
@@ -85,19 +83,18 @@ func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResul
 		return RunResult{PaneID: req.PaneID, Outcome: early, OutputComplete: true, NotStarted: true,
 			EffectiveTimeoutMs: timeout.Milliseconds()}, nil
 	}
-	run.lease = lease
 	outcome := run.wait(ctx, w)
 	if outcome == outcomeUnread {
 		script := run.files.Script
 		run.close()
 		return RunResult{}, fmt.Errorf("run in pane %s: the pane's shell could not read the command's script %s "+
 			"(it may run as another user, or in a container or chroot that does not see the file): %w",
-			req.PaneID, script, ErrNotRun)
+			req.PaneID, script, fault.ErrNotRun)
 	}
 	res := run.result(outcome)
 	res.EffectiveTimeoutMs = timeout.Milliseconds()
 	if res.StillRunning {
-		rv.Returned(holder+fmt.Sprintf(" (its call returned %s; the command may still be running)", outcome), run.poke)
+		hold.Returned(holder+fmt.Sprintf(" (its call returned %s; the command may still be running)", outcome), run.poke)
 		s.background(run)
 	} else {
 		run.close()
@@ -105,8 +102,7 @@ func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResul
 	return res, nil
 }
 
-// ErrNotRun says that a command was typed but did not run, and never will.
-var ErrNotRun = errors.New("the command did not run")
+// fault.ErrNotRun says that a command was typed but did not run, and never will.
 
 // outcomeUnread ends a wait whose script the shell could not read; it
 // never reaches a result.
@@ -154,8 +150,7 @@ const heldMax = 1 << 20
 // scanner that follows its frame and the pipeline that keeps its output.
 type commandRun struct {
 	s      *Service
-	rv     *Reservation
-	lease  *paneLease // the cross-process lease, released with rv
+	hold   *writers.Hold // the pane, for this run
 	pane   ports.PaneID
 	gen    string      // the pane's process generation when the line was typed
 	files  frame.Files // the staged files; none once removed
@@ -165,9 +160,9 @@ type commandRun struct {
 
 	scanner *frame.Scanner
 	held    *heldOutput
-	norm    *TextNormalizer
+	norm    *termtext.Normalizer
 	trim    *finalNewline
-	tail    *Tail
+	tail    *termtext.Tail
 
 	gone      error // why the pane went away, once it has
 	replaced  bool  // its process was replaced
@@ -195,12 +190,12 @@ type commandRun struct {
 // opens its output, stages the script and types the line. early is the
 // outcome of a call whose wait for the shell ended first (nothing was
 // typed then).
-func (s *Service) startRun(ctx context.Context, w *waiter, rv *Reservation, req RunRequest, maxLines int) (_ *commandRun, early Outcome, _ error) {
+func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, req RunRequest, maxLines int) (_ *commandRun, early Outcome, _ error) {
 	info, err := s.term.Pane(ctx, req.PaneID)
 	if err != nil {
 		return nil, "", err
 	}
-	sh, err := CheckRun(info, req.Force)
+	sh, err := policy.CheckRun(info, req.Force)
 	if err != nil {
 		return nil, "", err
 	}
@@ -211,15 +206,15 @@ func (s *Service) startRun(ctx context.Context, w *waiter, rv *Reservation, req 
 	if err != nil {
 		return nil, "", err
 	}
-	r := &commandRun{s: s, rv: rv, pane: req.PaneID, gen: info.Generation, stream: stream, offset: stream.End(),
+	r := &commandRun{s: s, hold: hold, pane: req.PaneID, gen: info.Generation, stream: stream, offset: stream.End(),
 		poked: make(chan struct{}, 1), command: quoteCommand(req.Command)}
 	ids := s.frameIDs()
 	// Output is held until the pane's process is confirmed (heldOutput),
 	// then normalized; the final line break goes (finalNewline); the tail
 	// keeps what the result can hold.
-	r.tail = NewTail(maxLines, s.cfg.MaxResultBytes)
+	r.tail = termtext.NewTail(maxLines, s.cfg.MaxResultBytes)
 	r.trim = &finalNewline{w: r.tail}
-	r.norm = NewTextNormalizer(r.trim)
+	r.norm = termtext.NewNormalizer(r.trim)
 	r.held = &heldOutput{w: r.norm}
 	r.scanner = frame.NewScanner(ids, r.held)
 
@@ -237,7 +232,7 @@ func (s *Service) startRun(ctx context.Context, w *waiter, rv *Reservation, req 
 	// Enter: one write instead of two. Typing is not cancelled half-way
 	// (a cancelled call answers once it is typed); should it fail all the
 	// same, C-c abandons what was typed.
-	typeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), typeTimeout)
+	typeCtx, cancel := s.clock.WithTimeout(context.WithoutCancel(ctx), typeTimeout)
 	defer cancel()
 	if err := s.term.SendText(typeCtx, req.PaneID, cmd.Line(r.files)); err != nil {
 		if !errors.Is(err, ports.ErrPaneDead) && !errors.Is(err, ports.ErrPaneNotFound) {
@@ -264,7 +259,7 @@ func (r *commandRun) stage(ctx context.Context, cmd frame.Command) error {
 // unstage deletes the command's files and reports whether the shell had
 // taken the script.
 func (r *commandRun) unstage() ports.ScriptState {
-	ctx, cancel := context.WithTimeout(context.Background(), reopenTimeout)
+	ctx, cancel := r.s.bounded(reopenTimeout)
 	defer cancel()
 	state := ports.ScriptUnknown
 	for _, path := range r.files.Paths() {
@@ -397,7 +392,7 @@ func (r *commandRun) confirm() bool {
 	if r.confirmed {
 		return true
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), reopenTimeout)
+	ctx, cancel := r.s.bounded(reopenTimeout)
 	defer cancel()
 	idle, err := r.shellIdle(ctx)
 	switch {
@@ -531,7 +526,7 @@ func (r *commandRun) timeUp(o Outcome) Outcome {
 		r.taken, r.raced = true, true
 		return o
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), typeTimeout)
+	ctx, cancel := r.s.bounded(typeTimeout)
 	_ = r.s.term.SendKeys(ctx, r.pane, []string{"C-c"})
 	cancel()
 	grace := WithdrawGrace
@@ -571,7 +566,7 @@ func (r *commandRun) reopen() {
 	if r.checkAlive(); r.gone != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), reopenTimeout)
+	ctx, cancel := r.s.bounded(reopenTimeout)
 	defer cancel()
 	stream, err := r.s.term.OpenOutput(ctx, r.pane)
 	switch {
@@ -597,7 +592,7 @@ func (r *commandRun) checkAlive() {
 	if r.gone != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), reopenTimeout)
+	ctx, cancel := r.s.bounded(reopenTimeout)
 	defer cancel()
 	// What was read before the question came from the process that the
 	// answer names: a process replaced before the answer shows in it.
@@ -631,7 +626,7 @@ func (r *commandRun) readStatusFile() {
 	if r.files.Script == "" || r.fileEnd != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), reopenTimeout)
+	ctx, cancel := r.s.bounded(reopenTimeout)
 	defer cancel()
 	b, ok, err := r.s.term.ReadScript(ctx, r.pane, r.files.Script)
 	if err != nil || !ok {
@@ -766,14 +761,13 @@ func (r *commandRun) poke() {
 
 func (r *commandRun) close() {
 	r.unstage()
-	r.lease.Release()
-	r.rv.Release()
+	r.hold.Release()
 	r.stream.Close()
 }
 
 // frameIDs returns fresh ids for one frame: the secret is two ids long.
 func (s *Service) frameIDs() frame.IDs {
-	return frame.IDs{ID: s.newID(), Secret: s.newID() + s.newID(), Unread: s.newID()}
+	return frame.IDs{ID: s.ids.NewID(), Secret: s.ids.NewID() + s.ids.NewID(), Unread: s.ids.NewID()}
 }
 
 // heldOutput holds the command's output until the pane's process is

@@ -11,7 +11,9 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -19,18 +21,6 @@ import (
 // really meet: a shell that never runs the typed line, a pane whose
 // process is replaced, output shaped like the markers, a command that
 // forges its own end.
-
-// newSeqRig is newRig with ids that count (see seqIDs), so that a test
-// knows the first frame's ids: frameIDs.
-func newSeqRig(t *testing.T, cfg domain.Config, opts ...domain.Option) *rig {
-	t.Helper()
-	clock := fake.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	term := fake.New(fake.WithClock(clock))
-	r := &rig{t: t, term: term, clock: clock, pane: term.AddPane(fake.PaneSpec{})}
-	r.svc = domain.NewService(term, clock, cfg, append([]domain.Option{domain.WithIDs(seqIDs())}, opts...)...)
-	t.Cleanup(func() { r.svc.Close() })
-	return r
-}
 
 func TestRunOutputEndsWithoutTheLineBreakBeforeTheEnd(t *testing.T) {
 	for _, c := range []struct{ command, output string }{
@@ -191,7 +181,7 @@ func TestRunWhoseScriptTheShellCannotReadIsAnError(t *testing.T) {
 	}
 	r.term.SetStarting(r.pane, false)
 	got := r.await(reply)
-	if !errors.Is(got.err, domain.ErrNotRun) || !strings.Contains(got.err.Error(), "could not read") {
+	if !errors.Is(got.err, fault.ErrNotRun) || !strings.Contains(got.err.Error(), "could not read") {
 		t.Fatalf("got %+v, %v; want an error wrapping ErrNotRun", got.res, got.err)
 	}
 	r.released()
@@ -254,7 +244,7 @@ func TestRunIgnoresEndMarkersTheCommandPrints(t *testing.T) {
 		{"the secret itself", func() string { return string(frame.EndMarker(frameIDs, 0)) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := newSeqRig(t, domain.DefaultConfig())
+			r := newRig(t, domain.DefaultConfig())
 			r.term.Expect(r.pane, fake.Run{Output: "working\n" + c.forged() + "still working\n", Hang: true})
 			reply := r.runAsync(context.Background(), domain.RunRequest{Command: "forge; sleep 100"})
 			r.waitTimers(2)
@@ -278,7 +268,7 @@ func TestRunIgnoresEndMarkersTheCommandPrints(t *testing.T) {
 }
 
 func TestRunWithoutJobControlTrustsTheSecret(t *testing.T) {
-	r := newSeqRig(t, domain.DefaultConfig())
+	r := newRig(t, domain.DefaultConfig())
 	r.term.SetNoJobControl(true, false)
 	res := r.run(domain.RunRequest{Command: "echo remote"})
 	if res.Outcome != domain.OutcomeCompleted || res.Output != "remote" || res.ForeignOutputSuspected {
@@ -289,7 +279,7 @@ func TestRunWithoutJobControlTrustsTheSecret(t *testing.T) {
 func TestRunRefusesANULBeforeTyping(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	_, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: r.pane, Command: "echo a\x00b"})
-	var arg *domain.ArgumentError
+	var arg *fault.ArgumentError
 	if !errors.As(err, &arg) || arg.Field != "command" || !strings.Contains(err.Error(), "NUL") {
 		t.Fatalf("err = %v, want an ArgumentError about the NUL", err)
 	}
@@ -310,10 +300,11 @@ func TestSendKeysReachesAPanesModeSoThatItCanBeLeft(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	r.term.SetMode(r.pane, "copy-mode")
 	_, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: r.pane, Command: "true"})
-	if !errors.Is(err, domain.ErrRefused) || !strings.Contains(err.Error(), "send_keys") {
-		t.Fatalf("run in copy mode: %v, want a refusal that names the way out", err)
+	var refusal *fault.RefusalError
+	if !errors.As(err, &refusal) || refusal.Why != fault.RefusedInMode || !strings.Contains(err.Error(), "copy-mode") {
+		t.Fatalf("run in copy mode: %v, want a refusal for the mode, naming it", err)
 	}
-	if _, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "x"}); !errors.Is(err, domain.ErrRefused) {
+	if _, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "x"}); !errors.Is(err, fault.ErrRefused) {
 		t.Fatalf("paste in copy mode: %v, want a refusal", err)
 	}
 	res, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "q"})
@@ -322,7 +313,7 @@ func TestSendKeysReachesAPanesModeSoThatItCanBeLeft(t *testing.T) {
 	}
 	// Watched and unknown still refuse.
 	r.term.Attach(r.pane, "/dev/pts/7")
-	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "q"}); !errors.Is(err, domain.ErrRefused) {
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "q"}); !errors.Is(err, fault.ErrRefused) {
 		t.Fatalf("send_keys to a watched pane in copy mode: %v", err)
 	}
 }
@@ -370,9 +361,8 @@ func TestRunGivesUpOnAShellThatNeverStartsWithoutTyping(t *testing.T) {
 func TestPanesTheServiceCreatesAreWaitedFor(t *testing.T) {
 	clock := fake.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	term := fake.New(fake.WithClock(clock))
-	svc := domain.NewService(term, clock, domain.DefaultConfig(), domain.WithManager(fake.NewManager(term)))
-	t.Cleanup(func() { svc.Close() })
-	created, err := svc.CreateSession(context.Background(), domain.CreateSessionRequest{})
+	svc := newServer(t, term, fake.NewManager(term), clock, domain.DefaultConfig(), nil, "")
+	created, err := svc.life.CreateSession(context.Background(), lifecycle.CreateSessionRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +388,7 @@ func TestPanesTheServiceCreatesAreWaitedFor(t *testing.T) {
 // Close gives back what the commands that outlived their calls hold.
 func TestCloseReleasesTheCommandsThatOutlivedTheirCalls(t *testing.T) {
 	var events []domain.Event
-	r := newSeqRig(t, domain.DefaultConfig(), domain.WithEvents(func(e domain.Event) { events = append(events, e) }))
+	r := newRig(t, domain.DefaultConfig(), domain.WithEvents(func(e domain.Event) { events = append(events, e) }))
 	r.term.Expect(r.pane, fake.Run{Hang: true})
 	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "sleep 1000", TimeoutMs: 1000})
 	r.waitTimers(2)
@@ -471,7 +461,7 @@ func TestTimedOutRunEndsWhenItsEndMarkerWasLost(t *testing.T) {
 // zsh runs a subshell of builtins in its own group: the group in front
 // does not change, but the shell has a child it did not have before.
 func TestRunIgnoresAnEndMarkerPrintedBeforeTheTerminalChangesHands(t *testing.T) {
-	r := newSeqRig(t, domain.DefaultConfig())
+	r := newRig(t, domain.DefaultConfig())
 	r.term.Expect(r.pane, fake.Run{Output: "a\n" + string(frame.EndMarker(frameIDs, 0)) + "b\n", Hang: true, KeepsTerminal: true})
 	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "forge"})
 	r.waitTimers(2)

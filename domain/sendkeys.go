@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/policy"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -24,20 +26,20 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 	var keys []string
 	if req.Literal {
 		if req.Keys == "" && !req.Enter {
-			return SendKeysResult{}, &ArgumentError{Field: "keys", Reason: "is empty"}
+			return SendKeysResult{}, &fault.ArgumentError{Field: "keys", Reason: "is empty"}
 		}
 		if strings.IndexByte(req.Keys, 0) >= 0 {
-			return SendKeysResult{}, &ArgumentError{Field: "keys", Reason: "holds a NUL byte, which a terminal cannot be sent; nothing was typed"}
+			return SendKeysResult{}, &fault.ArgumentError{Field: "keys", Reason: "holds a NUL byte, which a terminal cannot be sent; nothing was typed"}
 		}
 	} else {
 		var err error
-		if keys, err = ParseKeys(req.Keys); err != nil {
+		if keys, err = policy.ParseKeys(req.Keys); err != nil {
 			return SendKeysResult{}, err
 		}
 	}
 	if !req.Literal && allInterrupts(keys) {
 		var res SendKeysResult
-		ran, err := s.res.WhileReturned(req.PaneID, func() (err error) {
+		ran, err := s.writers.WhileReturned(req.PaneID, func() (err error) {
 			res, err = s.interrupt(ctx, req.PaneID, keys, req.Force)
 			return err
 		})
@@ -45,24 +47,16 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 			return res, err
 		}
 	}
-	if rv, _, held := s.res.Lookup(req.PaneID); held {
-		return SendKeysResult{}, &BusyError{Pane: req.PaneID, Holder: rv.Holder()}
-	}
-	rv, err := s.res.Acquire(req.PaneID, "send_keys")
+	hold, err := s.writers.Hold(ctx, req.PaneID, "send_keys")
 	if err != nil {
 		return SendKeysResult{}, err
 	}
-	defer rv.Release()
-	lease, err := s.takeLease(ctx, req.PaneID)
-	if err != nil {
-		return SendKeysResult{}, err
-	}
-	defer lease.Release()
+	defer hold.Release()
 	info, err := s.describe(ctx, req.PaneID)
 	if err != nil {
 		return SendKeysResult{}, err
 	}
-	if err := CheckKeys(info, req.Force); err != nil {
+	if err := policy.Check(info, policy.Press, req.Force, ""); err != nil {
 		return SendKeysResult{}, err
 	}
 	res := SendKeysResult{PaneID: req.PaneID, ResolvedPaneIDs: []ports.PaneID{req.PaneID}, Attended: info.Attended}
@@ -94,7 +88,7 @@ func (s *Service) interrupt(ctx context.Context, pane ports.PaneID, keys []strin
 	if err != nil {
 		return SendKeysResult{}, err
 	}
-	if err := CheckKeys(info, force); err != nil {
+	if err := policy.Check(info, policy.Press, force, ""); err != nil {
 		return SendKeysResult{}, err
 	}
 	if err := s.term.SendKeys(ctx, pane, keys); err != nil {
@@ -109,7 +103,7 @@ func (s *Service) writable(ctx context.Context, pane ports.PaneID, force bool) (
 	if err != nil {
 		return info, err
 	}
-	return info, CheckWrite(info, force)
+	return info, policy.Check(info, policy.Type, force, "")
 }
 
 // describe describes the pane.
@@ -123,7 +117,7 @@ func (s *Service) describe(ctx context.Context, pane ports.PaneID) (ports.PaneIn
 
 func allInterrupts(keys []string) bool {
 	for _, k := range keys {
-		if !IsInterrupt(k) {
+		if !policy.IsInterrupt(k) {
 			return false
 		}
 	}

@@ -1,32 +1,29 @@
 package domain
 
 import (
-	"crypto/rand"
-	"encoding/hex"
+	"context"
 	"sync"
+	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
-// Service carries out the tools' calls against a Terminal. It is safe for
-// concurrent use; one Service must serve every call of a process, since it
-// holds the pane reservations. Close it to stop what it does in the
-// background.
+// Service carries out the pane tools' calls against a Terminal: running
+// commands, pasting, pressing keys, capturing and following output. It is
+// safe for concurrent use; one Service must serve every call of a process,
+// with the writers.Pool that the lifecycle tools share. Close it to stop
+// what it does in the background.
 type Service struct {
-	term  ports.Terminal
-	clock ports.Clock
-	cfg   Config
-	newID func() string
-	res   *Reservations
+	term    ports.Terminal
+	clock   ports.Clock
+	ids     ports.IDSource
+	cfg     Config
+	writers *writers.Pool
 
 	// instance tells this Service's cursors from those of another run.
 	instance  string
 	followers followers
-
-	// Set by options of their own files: WithLeaser (lease.go) and
-	// WithManager (manage.go).
-	lease   leaseConfig
-	manager ports.Manager
 
 	// events hears what the Service tells its operator (WithEvents).
 	events func(Event)
@@ -40,16 +37,20 @@ type Service struct {
 	bg        sync.WaitGroup
 	closing   chan struct{}
 	closeOnce sync.Once
+
+	// life is the context of what the Service asks of its ports on its
+	// own behalf; Close ends it once nothing runs in the background.
+	life    context.Context
+	endLife context.CancelFunc
 }
 
 // Option changes a Service at construction.
 type Option func(*Service)
 
-// WithIDs makes the Service take ids (of frames, cursors and its instance)
-// from f instead of NewID; tests use it for reproducible frames. f must
-// return ids of 1 to 32 ASCII letters, digits, '_' or '-', never the same
-// twice.
-func WithIDs(f func() string) Option { return func(s *Service) { s.newID = f } }
+// WithWriters makes the Service hold panes in pool, which the lifecycle
+// tools of the same process must share; without it the Service holds
+// them in a pool of its own, taking no leases.
+func WithWriters(pool *writers.Pool) Option { return func(s *Service) { s.writers = pool } }
 
 // An Event is something the Service tells its operator about: a pane's
 // output lost, a lease another process holds, a command abandoned. Kind
@@ -69,14 +70,17 @@ const (
 // call the Service.
 func WithEvents(f func(Event)) Option { return func(s *Service) { s.events = f } }
 
-// NewService returns a Service on the given terminal and clock.
-func NewService(term ports.Terminal, clock ports.Clock, cfg Config, opts ...Option) *Service {
-	s := &Service{term: term, clock: clock, cfg: cfg.withDefaults(), newID: NewID, res: NewReservations(),
-		closing: make(chan struct{})}
+// NewService returns a Service on the given terminal, clock and id source.
+func NewService(term ports.Terminal, clock ports.Clock, ids ports.IDSource, cfg Config, opts ...Option) *Service {
+	s := &Service{term: term, clock: clock, ids: ids, cfg: cfg.withDefaults(), closing: make(chan struct{})}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	for _, o := range opts {
 		o(s)
 	}
-	s.instance = s.newID()
+	if s.writers == nil {
+		s.writers = writers.NewPool(nil)
+	}
+	s.instance = s.ids.NewID()
 	return s
 }
 
@@ -86,7 +90,7 @@ func (s *Service) Config() Config { return s.cfg }
 // Released returns a channel that is closed once no writer of this Service
 // holds the pane: at once if none does now, else when the command holding
 // it ends or its pane dies.
-func (s *Service) Released(pane ports.PaneID) <-chan struct{} { return s.res.Released(pane) }
+func (s *Service) Released(pane ports.PaneID) <-chan struct{} { return s.writers.Released(pane) }
 
 // event tells the operator, if anyone listens.
 func (s *Service) event(kind string, pane ports.PaneID, msg string) {
@@ -99,38 +103,17 @@ func (s *Service) event(kind string, pane ports.PaneID, msg string) {
 // one's pane is released, its lease given back, its script removed; the
 // command itself runs on — and closes the streams kept for cursors. It
 // returns once the Service does nothing in the background. Calling it
-// again is harmless.
+// again is harmless. The writers.Pool is the caller's to close.
 func (s *Service) Close() error {
 	s.closeOnce.Do(func() { close(s.closing) })
 	s.bg.Wait()
+	s.endLife()
 	return s.followers.close()
 }
 
-// idLen is the length of the ids NewID returns, in hex digits (64 bits).
-const idLen = 16
-
-// NewID returns a fresh random id: 16 lowercase hex digits from
-// crypto/rand, so that two calls, even of two servers on one pane, never
-// share an id.
-func NewID() string {
-	var b [idLen / 2]byte
-	// crypto/rand.Read never returns an error (it crashes the program
-	// irrecoverably instead), so there is nothing to handle.
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// ValidID reports whether s has the form NewID returns: exactly 16
-// lowercase hex digits.
-func ValidID(s string) bool {
-	if len(s) != idLen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+// bounded returns a context for a port call the Service makes on its own
+// behalf, when the call that asked for it may be gone: it ends d from now
+// on the Service's clock, or when the Service is closed.
+func (s *Service) bounded(d time.Duration) (context.Context, context.CancelFunc) {
+	return s.clock.WithTimeout(s.life, d)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -23,16 +24,19 @@ type rig struct {
 	t     *testing.T
 	term  *fake.Terminal
 	clock *fake.Clock
+	ids   *fake.IDs
 	svc   *domain.Service
 	pane  ports.PaneID
 }
 
-func newRig(t *testing.T, cfg domain.Config) *rig {
+// newRig returns a Service on one fake pane. Its ids count (fake.IDs), so
+// that a test knows the first frame's: frameIDs.
+func newRig(t *testing.T, cfg domain.Config, opts ...domain.Option) *rig {
 	t.Helper()
 	clock := fake.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	term := fake.New(fake.WithClock(clock))
-	r := &rig{t: t, term: term, clock: clock, pane: term.AddPane(fake.PaneSpec{})}
-	r.svc = domain.NewService(term, clock, cfg)
+	r := &rig{t: t, term: term, clock: clock, ids: fake.NewIDs(), pane: term.AddPane(fake.PaneSpec{})}
+	r.svc = domain.NewService(term, clock, r.ids, cfg, opts...)
 	t.Cleanup(func() { r.svc.Close() })
 	return r
 }
@@ -170,14 +174,14 @@ func TestRunTimesOutThenThePaneStaysBusyUntilTheCommandEnds(t *testing.T) {
 
 	// Every other write is refused at once, naming the holder.
 	_, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "x"})
-	var busy *domain.BusyError
+	var busy *fault.BusyError
 	if !errors.As(err, &busy) || !strings.Contains(err.Error(), "sleep 1000") || !strings.Contains(err.Error(), "timed_out") {
 		t.Fatalf("paste on a busy pane: %v", err)
 	}
-	if _, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: r.pane, Command: "true"}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: r.pane, Command: "true"}); !errors.Is(err, fault.ErrBusy) {
 		t.Fatalf("second run on a busy pane: %v", err)
 	}
-	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "q", Enter: true}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "q", Enter: true}); !errors.Is(err, fault.ErrBusy) {
 		t.Fatalf("send_keys q on a busy pane: %v", err)
 	}
 	// Reading is never refused.
@@ -249,7 +253,7 @@ func TestRunCancelledKeepsTheReservation(t *testing.T) {
 	if got.err != nil || got.res.Outcome != domain.OutcomeCancelled || !got.res.StillRunning || got.res.ExitStatus != nil {
 		t.Fatalf("got %+v, %v", got.res, got.err)
 	}
-	if _, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "x"}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "x"}); !errors.Is(err, fault.ErrBusy) {
 		t.Fatalf("paste after a cancelled call: %v, want busy", err)
 	}
 	r.term.SendKeys(context.Background(), r.pane, []string{"C-c"})
@@ -368,8 +372,8 @@ func TestRunRejectsBadArgumentsBeforeTouchingThePane(t *testing.T) {
 		{PaneID: r.pane, Command: "true", MaxLines: -1},
 	} {
 		_, err := r.svc.RunShellCommand(context.Background(), req)
-		var arg *domain.ArgumentError
-		if !errors.As(err, &arg) || !errors.Is(err, domain.ErrInvalidArgument) || arg.Field == "" {
+		var arg *fault.ArgumentError
+		if !errors.As(err, &arg) || !errors.Is(err, fault.ErrInvalidArgument) || arg.Field == "" {
 			t.Errorf("%+v: %v", req, err)
 		}
 	}
@@ -410,7 +414,7 @@ func TestRunRefusalsLeaveThePaneFree(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	r.term.Attach(r.pane, "/dev/pts/7")
 	_, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: r.pane, Command: "true", Force: true})
-	if !errors.Is(err, domain.ErrRefused) || !strings.Contains(err.Error(), "/dev/pts/7") {
+	if !errors.Is(err, fault.ErrRefused) || !strings.Contains(err.Error(), "/dev/pts/7") {
 		t.Fatalf("watched pane: %v", err)
 	}
 	r.term.Detach(r.pane, "/dev/pts/7")
@@ -463,7 +467,7 @@ func TestRunSurvivesABrokenStreamWhileThePaneLives(t *testing.T) {
 	clock := fake.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	term := &breakableTerminal{Terminal: fake.New(fake.WithClock(clock))}
 	pane := term.AddPane(fake.PaneSpec{})
-	svc := domain.NewService(term, clock, domain.DefaultConfig())
+	svc := domain.NewService(term, clock, fake.NewIDs(), domain.DefaultConfig())
 	defer svc.Close()
 	r := &rig{t: t, term: term.Terminal, clock: clock, svc: svc, pane: pane}
 

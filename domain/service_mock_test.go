@@ -3,7 +3,6 @@ package domain_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/adapters/mocks"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -21,19 +21,10 @@ import (
 // gomock fails a test on any call it was not told to expect, so a refused
 // write that typed even one byte fails here.
 
-// seqIDs returns an id source for WithIDs that counts: "id0", "id1", ...
-// The Service's instance takes the first; a frame takes four (its id,
+// frameIDs are the ids of the first frame of a Service on fake.IDs: the
+// Service's instance takes the first id, a frame the next four (its id,
 // two for its secret, its unread id).
-func seqIDs() func() string {
-	n := 0
-	return func() string {
-		n++
-		return fmt.Sprintf("id%d", n-1)
-	}
-}
-
-// frameIDs are the ids of the first frame of a Service on seqIDs.
-var frameIDs = frame.IDs{ID: "id1", Secret: "id2id3", Unread: "id4"}
+var frameIDs = frame.IDs{ID: "fakeid00000002", Secret: "fakeid00000003fakeid00000004", Unread: "fakeid00000005"}
 
 // shellPID is the pid the mock shells' start markers name.
 const shellPID = 4242
@@ -61,6 +52,12 @@ func mockClock(ctrl *gomock.Controller) (*mocks.MockClock, chan time.Time) {
 		return t
 	}).AnyTimes()
 	clock.EXPECT().Now().Return(time.Unix(0, 0)).AnyTimes()
+	// The bounded calls the Service makes on its own behalf never time
+	// out here.
+	clock.EXPECT().WithTimeout(gomock.Any(), gomock.Any()).DoAndReturn(
+		func(parent context.Context, _ time.Duration) (context.Context, context.CancelFunc) {
+			return context.WithCancel(parent)
+		}).AnyTimes()
 	return clock, deadline
 }
 
@@ -69,7 +66,7 @@ func newMockService(t *testing.T, info ports.PaneInfo) (*domain.Service, *mocks.
 	term := mocks.NewMockTerminal(ctrl)
 	term.EXPECT().Pane(gomock.Any(), info.ID).Return(info, nil).AnyTimes()
 	clock, deadline := mockClock(ctrl)
-	svc := domain.NewService(term, clock, domain.DefaultConfig(), domain.WithIDs(seqIDs()))
+	svc := domain.NewService(term, clock, fake.NewIDs(), domain.DefaultConfig())
 	return svc, term, ctrl, deadline
 }
 
@@ -127,15 +124,16 @@ func TestRefusedWritesSendNothing(t *testing.T) {
 		name  string
 		edit  func(*ports.PaneInfo)
 		force bool
+		why   fault.Refusal
 	}{
-		{"watched", func(p *ports.PaneInfo) { p.Watchers = []string{"/dev/pts/3"} }, false},
-		{"watched even with force", func(p *ports.PaneInfo) { p.Watchers = []string{"/dev/pts/3"} }, true},
-		{"self without force", func(p *ports.PaneInfo) { p.Self = true }, false},
-		{"synchronized", func(p *ports.PaneInfo) { p.AlsoReaches = []ports.PaneID{"%2"} }, true},
-		{"dead", func(p *ports.PaneInfo) { p.Dead = true }, false},
-		{"copy mode", func(p *ports.PaneInfo) { p.Mode = "copy-mode" }, false},
-		{"not a shell", func(p *ports.PaneInfo) { p.Command = "vim" }, false},
-		{"watch status unknown", func(p *ports.PaneInfo) { p.Unknown = []ports.Fact{ports.FactWatched} }, false},
+		{"watched", func(p *ports.PaneInfo) { p.Watchers = []string{"/dev/pts/3"} }, false, fault.RefusedWatched},
+		{"watched even with force", func(p *ports.PaneInfo) { p.Watchers = []string{"/dev/pts/3"} }, true, fault.RefusedWatched},
+		{"self without force", func(p *ports.PaneInfo) { p.Self = true }, false, fault.RefusedSelf},
+		{"synchronized", func(p *ports.PaneInfo) { p.AlsoReaches = []ports.PaneID{"%2"} }, true, fault.RefusedSynchronized},
+		{"dead", func(p *ports.PaneInfo) { p.Dead = true }, false, fault.RefusedDead},
+		{"copy mode", func(p *ports.PaneInfo) { p.Mode = "copy-mode" }, false, fault.RefusedInMode},
+		{"not a shell", func(p *ports.PaneInfo) { p.Command = "vim" }, false, fault.RefusedNotAShell},
+		{"watch status unknown", func(p *ports.PaneInfo) { p.Unknown = []ports.Fact{ports.FactWatched} }, false, fault.RefusedUnknown},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -145,12 +143,12 @@ func TestRefusedWritesSendNothing(t *testing.T) {
 			// Paste would fail the test.
 			svc, _, _, _ := newMockService(t, info)
 			_, err := svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: "%4", Command: "true", Force: c.force})
-			var refusal *domain.RefusalError
-			if !errors.As(err, &refusal) || !errors.Is(err, domain.ErrRefused) {
+			var refusal *fault.RefusalError
+			if !errors.As(err, &refusal) || !errors.Is(err, fault.ErrRefused) {
 				t.Fatalf("err = %v, want a RefusalError", err)
 			}
-			if refusal.Hint == "" {
-				t.Errorf("refusal %q says nothing about what to do", err)
+			if refusal.Why != c.why || refusal.Pane != "%4" || refusal.Reason == "" || refusal.Ending {
+				t.Errorf("refusal %+v, want why %q for pane %%4 with a reason", refusal, c.why)
 			}
 		})
 	}
@@ -171,7 +169,7 @@ func TestPasteRefusedOnWatchedPaneSendsNothing(t *testing.T) {
 	info.Watchers = []string{"/dev/pts/9"}
 	svc, _, _, _ := newMockService(t, info)
 	_, err := svc.PasteText(context.Background(), domain.PasteRequest{PaneID: "%6", Text: "rm -rf /", Enter: true, Force: true})
-	if !errors.Is(err, domain.ErrRefused) {
+	if !errors.Is(err, fault.ErrRefused) {
 		t.Fatalf("err = %v, want refusal", err)
 	}
 }
@@ -196,7 +194,7 @@ func TestTerminalErrorsPassThroughWrapped(t *testing.T) {
 	term := mocks.NewMockTerminal(ctrl)
 	clock, _ := mockClock(ctrl)
 	term.EXPECT().Pane(gomock.Any(), ports.PaneID("%99")).Return(ports.PaneInfo{}, ports.ErrPaneNotFound).Times(3)
-	svc := domain.NewService(term, clock, domain.DefaultConfig())
+	svc := domain.NewService(term, clock, fake.NewIDs(), domain.DefaultConfig())
 	ctx := context.Background()
 	if _, err := svc.RunShellCommand(ctx, domain.RunRequest{PaneID: "%99", Command: "true"}); !errors.Is(err, ports.ErrPaneNotFound) {
 		t.Errorf("run: %v", err)
@@ -245,7 +243,7 @@ func TestTimedOutCallKeepsThePaneUntilTheCommandEnds(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	_, err = svc.PasteText(context.Background(), domain.PasteRequest{PaneID: "%8", Text: "x"})
-	var busy *domain.BusyError
+	var busy *fault.BusyError
 	if !errors.As(err, &busy) {
 		t.Fatalf("paste while the command runs: %v, want BusyError", err)
 	}
@@ -267,7 +265,7 @@ func TestWithdrawalThatRacedAStartKeepsThePaneUntilAnInterrupt(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	term := mocks.NewMockTerminal(ctrl)
 	clk := fake.NewClock(time.Unix(0, 0))
-	svc := domain.NewService(term, clk, domain.DefaultConfig(), domain.WithIDs(seqIDs()))
+	svc := domain.NewService(term, clk, fake.NewIDs(), domain.DefaultConfig())
 	t.Cleanup(func() { svc.Close() })
 	stream := mocks.NewMockOutputStream(ctrl)
 	changed := make(chan struct{}, 1)
@@ -309,7 +307,7 @@ func TestWithdrawalThatRacedAStartKeepsThePaneUntilAnInterrupt(t *testing.T) {
 	if got.err != nil || got.res.Outcome != domain.OutcomeTimedOut || !got.res.StillRunning || !got.res.Raced || got.res.NotStarted {
 		t.Fatalf("result %+v, %v; want timed_out, still running, raced", got.res, got.err)
 	}
-	if _, err := svc.PasteText(context.Background(), domain.PasteRequest{PaneID: "%9", Text: "x"}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := svc.PasteText(context.Background(), domain.PasteRequest{PaneID: "%9", Text: "x"}); !errors.Is(err, fault.ErrBusy) {
 		t.Fatalf("paste while the raced command may run: %v, want busy", err)
 	}
 	// The interrupt; no start, no end follow.

@@ -6,6 +6,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/termtext"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -27,10 +29,10 @@ const maxSinceRead = 8 << 20
 // never refused for a busy or watched pane.
 func (s *Service) CaptureSince(ctx context.Context, req CaptureSinceRequest) (CaptureSinceResult, error) {
 	if req.MaxLines < 0 {
-		return CaptureSinceResult{}, &ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
+		return CaptureSinceResult{}, &fault.ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
 	}
 	if req.WaitMs < 0 {
-		return CaptureSinceResult{}, &ArgumentError{Field: "waitMs", Reason: "must not be negative"}
+		return CaptureSinceResult{}, &fault.ArgumentError{Field: "waitMs", Reason: "must not be negative"}
 	}
 	info, err := s.term.Pane(ctx, req.PaneID)
 	if err != nil {
@@ -48,7 +50,7 @@ func (s *Service) CaptureSince(ctx context.Context, req CaptureSinceRequest) (Ca
 		return CaptureSinceResult{}, err
 	}
 	if end := stream.End(); c.Offset > end {
-		return CaptureSinceResult{}, &ArgumentError{Field: "cursor",
+		return CaptureSinceResult{}, &fault.ArgumentError{Field: "cursor",
 			Reason: fmt.Sprintf("points past the end of pane %s's output (%d > %d); call without a cursor to start again", info.ID, c.Offset, end)}
 	}
 	res := CaptureSinceResult{PaneID: info.ID, Streaming: true}
@@ -67,8 +69,8 @@ func (s *Service) CaptureSince(ctx context.Context, req CaptureSinceRequest) (Ca
 		res.RangeClamped = true
 	}
 	keep := completePrefix(data)
-	t := NewTail(s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
-	norm := NewTextNormalizer(t)
+	t := termtext.NewTail(s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
+	norm := termtext.NewNormalizer(t)
 	norm.Write(data[:keep])
 	norm.Flush()
 	tr := t.Result()

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/termtext"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -22,7 +24,7 @@ const regexSpan = 64 << 10
 // the newest text plus an overlap long enough for a match that began
 // earlier.
 type textMatcher struct {
-	norm     *TextNormalizer
+	norm     *termtext.Normalizer
 	done     bytes.Buffer // complete lines, the newest 2*overlap bytes at most
 	searched int          // bytes of done already searched
 	overlap  int
@@ -37,7 +39,7 @@ func newTextMatcher(match func(string) (string, bool), patterns []string, regex 
 			m.overlap = max(m.overlap, len(p))
 		}
 	}
-	m.norm = NewTextNormalizer(&m.done)
+	m.norm = termtext.NewNormalizer(&m.done)
 	return m
 }
 
@@ -74,10 +76,10 @@ func (m *textMatcher) feed(p []byte) (string, bool) {
 // expression, a bad cursor); wrapped ports errors from the terminal.
 func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (WaitForTextResult, error) {
 	if req.TimeoutMs < 0 {
-		return WaitForTextResult{}, &ArgumentError{Field: "timeoutMs", Reason: "must be at least 1"}
+		return WaitForTextResult{}, &fault.ArgumentError{Field: "timeoutMs", Reason: "must be at least 1"}
 	}
 	if req.MaxLines < 0 {
-		return WaitForTextResult{}, &ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
+		return WaitForTextResult{}, &fault.ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
 	}
 	match, err := compilePatterns(req.Patterns, req.Regex)
 	if err != nil {
@@ -102,7 +104,7 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 	c := cursor{Instance: s.instance, Pane: info.ID, Generation: info.Generation, Offset: stream.End()}
 	if start != nil {
 		if start.Offset > c.Offset {
-			return WaitForTextResult{}, &ArgumentError{Field: "cursor", Reason: "points past the end of the pane's output; call without a cursor to start again"}
+			return WaitForTextResult{}, &fault.ArgumentError{Field: "cursor", Reason: "points past the end of the pane's output; call without a cursor to start again"}
 		}
 		c.Offset = start.Offset
 	}
@@ -114,8 +116,8 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 		}
 	}
 
-	tail := NewTail(s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
-	out := NewTextNormalizer(tail)
+	tail := termtext.NewTail(s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
+	out := termtext.NewNormalizer(tail)
 	matcher := newTextMatcher(match, req.Patterns, req.Regex)
 	w := s.newWaiter(timeout, req.Progress)
 	defer w.stop()
@@ -178,7 +180,7 @@ func compilePatterns(patterns []string, regex bool) (func(string) (string, bool)
 	if !regex {
 		for _, p := range patterns {
 			if p == "" {
-				return nil, &ArgumentError{Field: "patterns", Reason: "holds an empty pattern, which would match anything"}
+				return nil, &fault.ArgumentError{Field: "patterns", Reason: "holds an empty pattern, which would match anything"}
 			}
 		}
 		return func(text string) (string, bool) {
@@ -194,7 +196,7 @@ func compilePatterns(patterns []string, regex bool) (func(string) (string, bool)
 	for i, p := range patterns {
 		re, err := regexp.Compile(p)
 		if err != nil {
-			return nil, &ArgumentError{Field: "patterns", Reason: fmt.Sprintf("%q is not an RE2 regular expression: %v", p, err)}
+			return nil, &fault.ArgumentError{Field: "patterns", Reason: fmt.Sprintf("%q is not an RE2 regular expression: %v", p, err)}
 		}
 		res[i] = re
 	}

@@ -2,9 +2,11 @@ package ports
 
 import "context"
 
-// PaneID names a pane in the contract's form: "%" followed by digits, for
-// example "%3". It is stable for the life of the pane. A backend whose own
-// identities look different maps them onto this form and documents how.
+// PaneID names a pane. It is opaque to the domain, stable for the life of
+// the pane, and checked by the backend that made it (tmux's are "%"
+// followed by digits, "%3"; the transport's contract asks for that form,
+// so a backend offered through it maps its own identities onto it and
+// says how).
 type PaneID string
 
 // Fact names something about a pane that a backend may be unable to tell.

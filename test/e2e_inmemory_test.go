@@ -13,6 +13,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 )
 
@@ -59,7 +60,7 @@ func newInmemOn(t *testing.T, term *fake.Terminal, clock *fake.Clock) *inmem {
 func newInmemOnWith(t *testing.T, term *fake.Terminal, clock *fake.Clock, opts *mcp.ClientOptions) *inmem {
 	t.Helper()
 	e := &inmem{t: t, clock: clock, term: term, responses: make(chan *jsonrpc.Response, 64)}
-	svc := domain.NewService(e.term, e.clock, domain.Config{WaitMax: 60 * time.Second, MaxResultLines: 100})
+	svc := domain.NewService(e.term, e.clock, random.New(), domain.Config{WaitMax: 60 * time.Second, MaxResultLines: 100})
 	e.srv = mcpadapter.NewServer(svc, mcpadapter.Options{Version: "e2e"})
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()

@@ -176,9 +176,8 @@ func TestManageNoToolRunsAClientsFormatOrCommandOverSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { term.Close() })
-	svc := domain.NewService(term, clock.New(), domain.Config{WaitMax: 10 * time.Second},
-		domain.WithManager(term), domain.WithLeaser(term, app.NewLeaseOwner(), 0))
-	mcpSrv := mcpadapter.NewServer(svc, mcpadapter.Options{Version: "e2e", Manage: svc, Safety: mcpadapter.TierDestructive})
+	p := newProcess(term, term, clock.New(), term, app.NewLeaseOwner(), domain.Config{WaitMax: 10 * time.Second})
+	mcpSrv := mcpadapter.NewServer(p.svc, mcpadapter.Options{Version: "e2e", Manage: p.life, Safety: mcpadapter.TierDestructive})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := mcpSrv.SDK().Connect(context.Background(), st, nil)
 	if err != nil {
@@ -192,7 +191,7 @@ func TestManageNoToolRunsAClientsFormatOrCommandOverSSH(t *testing.T) {
 		mcpSrv.Close()
 		cs.Close()
 		ss.Wait()
-		svc.Close()
+		p.close()
 	})
 	e := &inmem{t: t, cs: cs}
 	dir := t.TempDir()

@@ -3,7 +3,6 @@ package test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +10,12 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
+	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
+	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -157,16 +160,13 @@ func testMarkersInData(t *testing.T, r *rig) {
 // counter) and has the command print the very end marker, secret and
 // all, then go on and exit 7: the call must wait for the real end.
 func testForgedEnd(t *testing.T, r *rig) {
-	n := 0
-	svc := domain.NewService(r.srv.terminal(t, tmux.Options{}), clock.New(), domain.DefaultConfig(), domain.WithIDs(func() string {
-		n++
-		return fmt.Sprintf("forgeid%d", n-1)
-	}))
+	svc := domain.NewService(r.srv.terminal(t, tmux.Options{}), clock.New(), fake.NewIDs(), domain.DefaultConfig())
 	t.Cleanup(func() { svc.Close() })
-	// Ids: instance forgeid0; frame forgeid1, secret forgeid2forgeid3.
-	forged := `printf '\033]7717;tmcp;E;forgeid1;forgeid2forgeid3;0\007'; echo still running; sleep 1; exit 7`
+	// Ids: instance fakeid00000001; frame fakeid00000002, secret
+	// fakeid00000003fakeid00000004.
+	forged := `printf '\033]7717;tmcp;E;fakeid00000002;fakeid00000003fakeid00000004;0\007'; echo still running; sleep 1; exit 7`
 	if r.sh.name == "fish" {
-		forged = `printf '\033]7717;tmcp;E;forgeid1;forgeid2forgeid3;0\007'; echo still running; sleep 1; exit 7`
+		forged = `printf '\033]7717;tmcp;E;fakeid00000002;fakeid00000003fakeid00000004;0\007'; echo still running; sleep 1; exit 7`
 	}
 	res, err := svc.RunShellCommand(itContext(t), domain.RunRequest{PaneID: r.pane, Command: forged, TimeoutMs: 20_000})
 	if err != nil {
@@ -183,7 +183,7 @@ func testForgedEnd(t *testing.T, r *rig) {
 	// attacker greps for is not there.
 	r.settle(t, r.pane)
 	res, err = svc.RunShellCommand(itContext(t), domain.RunRequest{PaneID: r.pane,
-		Command: "tmux -L " + r.srv.sock + " capture-pane -p -S - | grep -c 'forgeid[5]\\|forgeid[6]' || true", TimeoutMs: 20_000})
+		Command: "tmux -L " + r.srv.sock + " capture-pane -p -S - | grep -c 'fakeid0000000[6]\\|fakeid0000000[7]' || true", TimeoutMs: 20_000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,9 +195,9 @@ func testForgedEnd(t *testing.T, r *rig) {
 func testCopyMode(t *testing.T, r *rig) {
 	r.srv.tmux(t, "copy-mode", "-t", string(r.pane))
 	_, err := r.svc.RunShellCommand(itContext(t), domain.RunRequest{PaneID: r.pane, Command: "true"})
-	var refusal *domain.RefusalError
-	if !errors.As(err, &refusal) || !strings.Contains(err.Error(), "send_keys") {
-		t.Fatalf("run in copy mode: %v; want a refusal that names the way out", err)
+	var refusal *fault.RefusalError
+	if !errors.As(err, &refusal) || refusal.Why != fault.RefusedInMode {
+		t.Fatalf("run in copy mode: %v; want a refusal for the mode", err)
 	}
 	if _, err := r.svc.SendKeys(itContext(t), domain.SendKeysRequest{PaneID: r.pane, Keys: "q"}); err != nil {
 		t.Fatalf("send_keys q in copy mode: %v", err)
@@ -211,7 +211,7 @@ func testCopyMode(t *testing.T, r *rig) {
 func testNUL(t *testing.T, r *rig) {
 	before := r.srv.screen(t, r.pane)
 	_, err := r.svc.RunShellCommand(itContext(t), domain.RunRequest{PaneID: r.pane, Command: "echo a\x00b"})
-	if !errors.Is(err, domain.ErrInvalidArgument) {
+	if !errors.Is(err, fault.ErrInvalidArgument) {
 		t.Fatalf("a command with a NUL: %v; want an invalid argument", err)
 	}
 	time.Sleep(100 * time.Millisecond)
@@ -256,7 +256,10 @@ func TestTmuxCloseReleasesTheLeaseOfAnAbandonedCommand(t *testing.T) {
 	needShell(t, bash)
 	srv, p := newTmuxServer(t, bash)
 	term := srv.terminal(t, tmux.Options{})
-	svc := domain.NewService(term, clock.New(), domain.DefaultConfig(), domain.WithLeaser(term, "server-a", time.Minute))
+	clk := clock.New()
+	pool := writers.NewPool(writers.NewLeases(term, clk, "server-a", time.Minute))
+	t.Cleanup(pool.Close)
+	svc := domain.NewService(term, clk, random.New(), domain.DefaultConfig(), domain.WithWriters(pool))
 	res, err := svc.RunShellCommand(itContext(t), domain.RunRequest{PaneID: p, Command: "sleep 30", TimeoutMs: 300})
 	if err != nil || !res.StillRunning {
 		t.Fatalf("run = %+v, %v; want a timed-out command still running", res, err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -220,11 +221,11 @@ func testTimeoutBusyFree(t *testing.T, r *rig) {
 	}
 	ctx := itContext(t)
 	_, err := r.svc.PasteText(ctx, domain.PasteRequest{PaneID: p, Text: "echo intruder", Enter: true})
-	if !errors.Is(err, domain.ErrBusy) {
+	if !errors.Is(err, fault.ErrBusy) {
 		t.Errorf("paste_text while the command runs: %v, want ErrBusy", err)
 	}
 	_, err = r.svc.RunShellCommand(ctx, domain.RunRequest{PaneID: p, Command: "echo intruder"})
-	if !errors.Is(err, domain.ErrBusy) {
+	if !errors.Is(err, fault.ErrBusy) {
 		t.Errorf("run_shell_command while the command runs: %v, want ErrBusy", err)
 	}
 	select {
@@ -327,7 +328,7 @@ func testConcurrentCalls(t *testing.T, r *rig) {
 	for range 2 {
 		rep := <-replies
 		switch {
-		case errors.Is(rep.err, domain.ErrBusy):
+		case errors.Is(rep.err, fault.ErrBusy):
 			busy++
 		case rep.err != nil:
 			t.Errorf("run_shell_command: %v", rep.err)
@@ -350,11 +351,11 @@ func testWatchedPane(t *testing.T, r *rig) {
 	ctx := itContext(t)
 	for _, force := range []bool{false, true} {
 		_, err := r.svc.RunShellCommand(ctx, domain.RunRequest{PaneID: p, Command: "echo watched-run", Force: force})
-		wantRefusal(t, err, "watching", tty)
+		wantRefusal(t, err, fault.RefusedWatched, "watching", tty)
 		_, err = r.svc.PasteText(ctx, domain.PasteRequest{PaneID: p, Text: "echo watched-paste", Enter: true, Force: force})
-		wantRefusal(t, err, "watching", tty)
+		wantRefusal(t, err, fault.RefusedWatched, "watching", tty)
 		_, err = r.svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "echo watched-keys", Literal: true, Force: force})
-		wantRefusal(t, err, "watching", tty)
+		wantRefusal(t, err, fault.RefusedWatched, "watching", tty)
 	}
 	if screen := r.srv.screen(t, p); strings.Contains(screen, "watched-") || strings.Contains(screen, "7717") {
 		t.Errorf("a refused write reached the watched pane:\n%s", screen)
@@ -369,7 +370,7 @@ func testSelfPane(t *testing.T, r *rig) {
 	env := map[string]string{"TMUX": tmuxVar, "TMUX_PANE": string(p)}
 	svc := service(t, r.srv.terminal(t, tmux.Options{Env: func(k string) string { return env[k] }}))
 	_, err := svc.RunShellCommand(itContext(t), domain.RunRequest{PaneID: p, Command: "echo self"})
-	wantRefusal(t, err, "this server itself", "force: true")
+	wantRefusal(t, err, fault.RefusedSelf, "this server itself")
 	if screen := r.srv.screen(t, p); strings.Contains(screen, "7717") {
 		t.Errorf("the refused command reached the pane:\n%s", screen)
 	}
@@ -388,9 +389,9 @@ func testSynchronizedPanes(t *testing.T, r *rig) {
 	r.srv.tmux(t, "set-window-option", "-t", string(p), "synchronize-panes", "on")
 	ctx := itContext(t)
 	_, err := r.svc.RunShellCommand(ctx, domain.RunRequest{PaneID: p, Command: "echo synced"})
-	wantRefusal(t, err, "synchronized", string(q))
+	wantRefusal(t, err, fault.RefusedSynchronized, "synchronized", string(q))
 	_, err = r.svc.PasteText(ctx, domain.PasteRequest{PaneID: q, Text: "echo synced", Enter: true})
-	wantRefusal(t, err, "synchronized", string(p))
+	wantRefusal(t, err, fault.RefusedSynchronized, "synchronized", string(p))
 	for _, pane := range []ports.PaneID{p, q} {
 		if screen := r.srv.screen(t, pane); strings.Contains(screen, "synced") || strings.Contains(screen, "7717") {
 			t.Errorf("a refused write reached %s:\n%s", pane, screen)
@@ -465,11 +466,11 @@ func TestTmuxControlClientsComingAndGoingLeaveTmuxRunning(t *testing.T) {
 
 // wantRefusal checks that err is a refusal whose message says each of
 // says.
-func wantRefusal(t *testing.T, err error, says ...string) {
+func wantRefusal(t *testing.T, err error, why fault.Refusal, says ...string) {
 	t.Helper()
-	var refusal *domain.RefusalError
-	if !errors.As(err, &refusal) {
-		t.Errorf("got %v, want a refusal", err)
+	var refusal *fault.RefusalError
+	if !errors.As(err, &refusal) || refusal.Why != why {
+		t.Errorf("got %v, want a refusal of kind %s", err, why)
 		return
 	}
 	for _, s := range says {
@@ -674,10 +675,10 @@ func TestTmuxSendKeysInterruptsATimedOutCommand(t *testing.T) {
 	if res.Outcome != domain.OutcomeTimedOut || !res.StillRunning {
 		t.Fatalf("sleep 30 with timeoutMs 300 = %+v, want timed_out and still running", res)
 	}
-	if _, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "echo intruder", Literal: true, Enter: true}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "echo intruder", Literal: true, Enter: true}); !errors.Is(err, fault.ErrBusy) {
 		t.Errorf("literal keys to the busy pane: %v, want ErrBusy", err)
 	}
-	if _, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "Escape"}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "Escape"}); !errors.Is(err, fault.ErrBusy) {
 		t.Errorf("Escape to the busy pane: %v, want ErrBusy", err)
 	}
 	keys, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "C-c", Enter: true})

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
+	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -279,7 +280,7 @@ func (s *tmuxServer) terminal(t testing.TB, opts tmux.Options) *tmux.Terminal {
 // service returns a domain Service on term and the system clock, closed
 // when the test ends.
 func service(t testing.TB, term ports.Terminal) *domain.Service {
-	svc := domain.NewService(term, clock.New(), domain.Config{WaitMax: 60 * time.Second, MaxResultLines: 200})
+	svc := domain.NewService(term, clock.New(), random.New(), domain.Config{WaitMax: 60 * time.Second, MaxResultLines: 200})
 	t.Cleanup(func() { svc.Close() })
 	return svc
 }

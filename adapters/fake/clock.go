@@ -50,6 +50,32 @@ func (c *Clock) NewTimer(d time.Duration) ports.Timer {
 	return t
 }
 
+// WithTimeout returns a copy of parent that is done once the clock has
+// moved d past now (with context.DeadlineExceeded), or when parent is.
+// Like the fake terminal's timers, and unlike NewTimer's, its timer is
+// not counted by WaitForTimers: it bounds a call the code under test
+// makes, and is not what the code waits on.
+func (c *Clock) WithTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	t := c.afterFunc(d, func() { cancel(context.DeadlineExceeded) })
+	return deadlineCtx{ctx}, func() {
+		t.Stop()
+		cancel(context.Canceled)
+	}
+}
+
+// deadlineCtx reports the cause of its end as its error, so that a
+// context ended by the fake clock says context.DeadlineExceeded, as one
+// ended by the system clock does.
+type deadlineCtx struct{ context.Context }
+
+func (d deadlineCtx) Err() error {
+	if d.Context.Err() == nil {
+		return nil
+	}
+	return context.Cause(d.Context)
+}
+
 // afterFunc calls f, without any of the clock's locks held, once the clock
 // has moved d past now. Unlike NewTimer's timers these are not counted by
 // WaitForTimers: the fake terminal schedules its scripted output with them,

@@ -9,7 +9,11 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
+	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -147,9 +151,8 @@ func TestTwoServersOnOneSocketNeverWriteIntoOnePaneAtOnce(t *testing.T) {
 	p := s.session("main", bashCmd)
 	s.waitPrompt(p)
 	ta, tb := s.terminal(Options{}), s.terminal(Options{})
-	a := domain.NewService(ta, clock.New(), domain.DefaultConfig(), domain.WithManager(ta), domain.WithLeaser(ta, "server-a", time.Minute))
-	b := domain.NewService(tb, clock.New(), domain.DefaultConfig(), domain.WithManager(tb), domain.WithLeaser(tb, "server-b", time.Minute))
-	t.Cleanup(func() { a.Close(); b.Close() })
+	a, _ := leasingService(t, ta, "server-a")
+	b, bLife := leasingService(t, tb, "server-b")
 	ctx := testContext(t)
 
 	res, err := a.RunShellCommand(ctx, domain.RunRequest{PaneID: p, Command: "sleep 30", TimeoutMs: 300})
@@ -157,9 +160,9 @@ func TestTwoServersOnOneSocketNeverWriteIntoOnePaneAtOnce(t *testing.T) {
 		t.Fatalf("a's run = %+v, %v; want timed_out, still running", res, err)
 	}
 	_, paste := b.PasteText(ctx, domain.PasteRequest{PaneID: p, Text: "echo intruder", Enter: true})
-	_, kill := b.KillPane(ctx, domain.KillPaneRequest{PaneID: p})
+	_, kill := bLife.KillPane(ctx, lifecycle.KillPaneRequest{PaneID: p})
 	for tool, err := range map[string]error{"paste_text": paste, "kill_pane": kill} {
-		if !errors.Is(err, domain.ErrBusy) || !strings.Contains(err.Error(), "another tmux-mcp process (owner server-a)") {
+		if !errors.Is(err, fault.ErrBusy) || !strings.Contains(err.Error(), "another tmux-mcp process (owner server-a)") {
 			t.Errorf("b's %s while a's command runs: err = %v, want busy naming server-a", tool, err)
 		}
 	}
@@ -179,4 +182,15 @@ func TestTwoServersOnOneSocketNeverWriteIntoOnePaneAtOnce(t *testing.T) {
 	if _, err := b.PasteText(ctx, domain.PasteRequest{PaneID: p, Text: "echo mine"}); err != nil {
 		t.Errorf("b's paste once the pane is free: %v", err)
 	}
+}
+
+// leasingService returns the pane tools' and the lifecycle tools'
+// Services of one server process on term, leasing panes as owner for a
+// minute at a time; they are closed when the test ends.
+func leasingService(t *testing.T, term *Terminal, owner string) (*domain.Service, *lifecycle.Service) {
+	clk := clock.New()
+	pool := writers.NewPool(writers.NewLeases(term, clk, owner, time.Minute))
+	svc := domain.NewService(term, clk, random.New(), domain.DefaultConfig(), domain.WithWriters(pool))
+	t.Cleanup(func() { svc.Close(); pool.Close() })
+	return svc, lifecycle.New(lifecycle.FromManager(term), term, pool, svc.ExpectStartingShell)
 }

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 	"github.com/tmux-mcp/tmux-mcp/test/contract"
@@ -292,8 +291,7 @@ func TestSSHLostConnectionMidCommandReconnects(t *testing.T) {
 	p := s.session("main", bashCmd)
 	s.waitPrompt(p)
 	term := s.sshTerminal(d, Options{})
-	svc := domain.NewService(term, clock.New(), domain.DefaultConfig(), domain.WithManager(term), domain.WithLeaser(term, "server-a", time.Minute))
-	t.Cleanup(func() { svc.Close() })
+	svc, _ := leasingService(t, term, "server-a")
 	ctx := testContext(t)
 
 	type result struct {
@@ -387,8 +385,7 @@ func TestSSHSeedToolsThroughTheDomain(t *testing.T) {
 	p := s.session("main", bashCmd)
 	s.waitPrompt(p)
 	term := s.sshTerminal(d, Options{})
-	svc := domain.NewService(term, clock.New(), domain.DefaultConfig(), domain.WithManager(term), domain.WithLeaser(term, "server-a", time.Minute))
-	t.Cleanup(func() { svc.Close() })
+	svc, _ := leasingService(t, term, "server-a")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 

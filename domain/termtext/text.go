@@ -1,4 +1,4 @@
-package domain
+package termtext
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// A TextNormalizer turns the raw bytes a program wrote to a terminal into
+// A Normalizer turns the raw bytes a program wrote to a terminal into
 // the plain text a person would read there, line by line, streaming: state
 // is kept across Writes, so an escape sequence or a UTF-8 character may be
 // split between them.
@@ -34,8 +34,8 @@ import (
 // text in the order it was written, not a screen. Memory is the current
 // line, however long, and at most 64 KB of complete lines.
 //
-// A TextNormalizer is not safe for concurrent use.
-type TextNormalizer struct {
+// A Normalizer is not safe for concurrent use.
+type Normalizer struct {
 	sink io.Writer
 	err  error // the first error the sink returned
 
@@ -70,14 +70,14 @@ const maxCSIParams = 16
 // they are written to the sink; the rest go at the end of the Write.
 const outFlushSize = 64 << 10
 
-// NewTextNormalizer returns a normalizer that writes plain text to sink.
-func NewTextNormalizer(sink io.Writer) *TextNormalizer {
-	return &TextNormalizer{sink: sink}
+// NewNormalizer returns a normalizer that writes plain text to sink.
+func NewNormalizer(sink io.Writer) *Normalizer {
+	return &Normalizer{sink: sink}
 }
 
 // Write normalizes p. It returns len(p) and the first error the sink has
 // returned, if any; the normalizer keeps its state after an error.
-func (n *TextNormalizer) Write(p []byte) (int, error) {
+func (n *Normalizer) Write(p []byte) (int, error) {
 	total := len(p)
 	if nc := len(n.carry); nc > 0 {
 		// Decode the characters that start in the carried bytes as if
@@ -104,7 +104,7 @@ func (n *TextNormalizer) Write(p []byte) (int, error) {
 }
 
 // write normalizes p, carrying a split character at its end.
-func (n *TextNormalizer) write(p []byte) {
+func (n *Normalizer) write(p []byte) {
 	for len(p) > 0 {
 		c := p[0]
 		if n.state == escGround && c >= 0x20 && c < 0x7f {
@@ -136,7 +136,7 @@ func (n *TextNormalizer) write(p []byte) {
 // and returns the normalizer to its initial state: a split character at
 // the end becomes U+FFFD and an unfinished escape sequence is dropped. It
 // returns the first error the sink has returned.
-func (n *TextNormalizer) Flush() error {
+func (n *Normalizer) Flush() error {
 	for len(n.carry) > 0 {
 		r, size := utf8.DecodeRune(n.carry)
 		n.rune(r)
@@ -155,19 +155,19 @@ func (n *TextNormalizer) Flush() error {
 // Pending returns the current line, which has no "\n" yet, as a terminal
 // would show it now; later bytes may still change it (a "\r" rewrites
 // it). The slice is valid until the next Write or Flush.
-func (n *TextNormalizer) Pending() []byte { return n.line }
+func (n *Normalizer) Pending() []byte { return n.line }
 
-// NormalizeTerminalText normalizes raw all at once, as a TextNormalizer
+// Normalize normalizes raw all at once, as a Normalizer
 // followed by Flush would.
-func NormalizeTerminalText(raw []byte) string {
+func Normalize(raw []byte) string {
 	var b bytes.Buffer
-	n := NewTextNormalizer(&b)
+	n := NewNormalizer(&b)
 	_, _ = n.Write(raw)
 	_ = n.Flush()
 	return b.String()
 }
 
-func (n *TextNormalizer) flushOut(all bool) {
+func (n *Normalizer) flushOut(all bool) {
 	if len(n.out) == 0 || !all && len(n.out) < outFlushSize {
 		return
 	}
@@ -178,7 +178,7 @@ func (n *TextNormalizer) flushOut(all bool) {
 }
 
 // rune feeds one decoded character through the escape-sequence parser.
-func (n *TextNormalizer) rune(r rune) {
+func (n *Normalizer) rune(r rune) {
 	// CAN and SUB cancel any sequence; ESC starts a new one, except
 	// inside a string, where it may be the start of ST.
 	switch {
@@ -261,7 +261,7 @@ func (n *TextNormalizer) rune(r rune) {
 // inSequence handles a character that is not part of the escape sequence
 // being read: a C0 control is carried out without ending the sequence, as
 // terminals do; anything else ends it and is text.
-func (n *TextNormalizer) inSequence(r rune) {
+func (n *Normalizer) inSequence(r rune) {
 	switch {
 	case r < 0x20:
 		n.ground(r)
@@ -274,7 +274,7 @@ func (n *TextNormalizer) inSequence(r rune) {
 
 // csi carries out the one CSI sequence that changes the text of a line:
 // erase in line.
-func (n *TextNormalizer) csi(final byte) {
+func (n *Normalizer) csi(final byte) {
 	if final != 'K' {
 		return
 	}
@@ -290,7 +290,7 @@ func (n *TextNormalizer) csi(final byte) {
 }
 
 // eraseToCursor blanks the line from its start through the cursor.
-func (n *TextNormalizer) eraseToCursor() {
+func (n *Normalizer) eraseToCursor() {
 	col := utf8.RuneCount(n.line[:n.cur])
 	if n.cur >= len(n.line) {
 		// Everything written is erased; only blank cells remain.
@@ -305,7 +305,7 @@ func (n *TextNormalizer) eraseToCursor() {
 }
 
 // ground handles a character outside any escape sequence.
-func (n *TextNormalizer) ground(r rune) {
+func (n *Normalizer) ground(r rune) {
 	switch {
 	case r == '\n':
 		n.out = append(n.out, n.line...)
@@ -332,7 +332,7 @@ func (n *TextNormalizer) ground(r rune) {
 }
 
 // text writes valid UTF-8 at the cursor, overwriting what is there.
-func (n *TextNormalizer) text(s []byte) {
+func (n *Normalizer) text(s []byte) {
 	if n.pad > 0 {
 		for ; n.pad > 0; n.pad-- {
 			n.line = append(n.line, ' ')
@@ -353,7 +353,7 @@ func (n *TextNormalizer) text(s []byte) {
 
 // overwrite replaces the character at the cursor with c (or appends it at
 // the end of the line) and moves the cursor past it.
-func (n *TextNormalizer) overwrite(c []byte) {
+func (n *Normalizer) overwrite(c []byte) {
 	if n.cur == len(n.line) {
 		n.line = append(n.line, c...)
 		n.cur = len(n.line)

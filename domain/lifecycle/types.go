@@ -1,8 +1,8 @@
-package domain
+package lifecycle
 
 import "github.com/tmux-mcp/tmux-mcp/ports"
 
-// Requests and results of the inspect and lifecycle tools (manage.go).
+// Requests and results of the inspect and lifecycle tools.
 // Field names are those of the tools' JSON, which the transport writes in
 // camelCase. A session is named by its id ("$3") or its name, a window by
 // its id ("@2"), a pane by its id ("%1").

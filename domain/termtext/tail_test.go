@@ -1,4 +1,4 @@
-package domain
+package termtext
 
 import (
 	"fmt"
@@ -192,7 +192,7 @@ func BenchmarkScan10MB(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		tail := NewTail(200, 1_000_000)
-		norm := NewTextNormalizer(tail)
+		norm := NewNormalizer(tail)
 		sc := frame.NewScanner(ids, norm)
 		for i := 0; i < len(stream); i += 32 << 10 {
 			sc.Write(stream[i:min(i+32<<10, len(stream))])

@@ -1,9 +1,11 @@
-package domain_test
+package lifecycle_test
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,9 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/adapters/mocks"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -27,7 +32,9 @@ type layout struct {
 	clock *fake.Clock
 	term  *fake.Terminal
 	mgr   *fake.Manager
-	svc   *domain.Service
+	pool  *writers.Pool
+	svc   *domain.Service    // the pane tools, to leave commands running
+	life  *lifecycle.Service // the tools under test
 	ctx   context.Context
 
 	top, bottom, logs ports.PaneID
@@ -39,20 +46,22 @@ func newLayout(t *testing.T, opts ...domain.Option) *layout {
 	term := fake.New(fake.WithClock(clock))
 	mgr := fake.NewManager(term)
 	l := &layout{t: t, clock: clock, term: term, mgr: mgr, ctx: context.Background()}
-	l.svc = domain.NewService(term, clock, domain.DefaultConfig(), append([]domain.Option{domain.WithManager(mgr)}, opts...)...)
+	l.pool = writers.NewPool(nil)
+	l.svc = domain.NewService(term, clock, fake.NewIDs(), domain.DefaultConfig(), append([]domain.Option{domain.WithWriters(l.pool)}, opts...)...)
+	l.life = lifecycle.New(lifecycle.FromManager(mgr), term, l.pool, l.svc.ExpectStartingShell)
 	t.Cleanup(func() { l.svc.Close() })
 
-	c, err := l.svc.CreateSession(l.ctx, domain.CreateSessionRequest{Name: "work", Width: 100, Height: 40})
+	c, err := l.life.CreateSession(l.ctx, lifecycle.CreateSessionRequest{Name: "work", Width: 100, Height: 40})
 	if err != nil {
 		t.Fatalf("CreateSession: %v", err)
 	}
 	l.top = c.Pane
-	split, err := l.svc.SplitWindow(l.ctx, domain.SplitWindowRequest{PaneID: l.top, Vertical: true})
+	split, err := l.life.SplitWindow(l.ctx, lifecycle.SplitWindowRequest{PaneID: l.top, Vertical: true})
 	if err != nil {
 		t.Fatalf("SplitWindow: %v", err)
 	}
 	l.bottom = split.Pane
-	w, err := l.svc.CreateWindow(l.ctx, domain.CreateWindowRequest{Session: "work", Name: "logs"})
+	w, err := l.life.CreateWindow(l.ctx, lifecycle.CreateWindowRequest{Session: "work", Name: "logs"})
 	if err != nil {
 		t.Fatalf("CreateWindow: %v", err)
 	}
@@ -63,7 +72,7 @@ func newLayout(t *testing.T, opts ...domain.Option) *layout {
 // paneIDs lists the ids of every pane the Manager knows.
 func (l *layout) paneIDs() []ports.PaneID {
 	l.t.Helper()
-	list, err := l.svc.ListPanes(l.ctx, domain.ListPanesRequest{})
+	list, err := l.life.ListPanes(l.ctx, lifecycle.ListPanesRequest{})
 	if err != nil {
 		l.t.Fatalf("ListPanes: %v", err)
 	}
@@ -100,7 +109,7 @@ func (l *layout) hang(pane ports.PaneID, command string) {
 
 func TestCreatingSplittingAndAddingWindowsBuildTheLayout(t *testing.T) {
 	l := newLayout(t)
-	sessions, err := l.svc.ListSessions(l.ctx)
+	sessions, err := l.life.ListSessions(l.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,27 +120,27 @@ func TestCreatingSplittingAndAddingWindowsBuildTheLayout(t *testing.T) {
 		t.Errorf("session = %+v, want $0 work with 2 windows and no clients", s)
 	}
 
-	windows, err := l.svc.ListWindows(l.ctx, domain.ListWindowsRequest{Session: "work"})
+	windows, err := l.life.ListWindows(l.ctx, lifecycle.ListWindowsRequest{Session: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, w := range windows.Windows {
-		got = append(got, strings.Join([]string{w.ID, itoa(w.Index), w.Name, itoa(w.Panes), boolWord(w.Active, "current")}, " "))
+		got = append(got, strings.Join([]string{w.ID, strconv.Itoa(w.Index), w.Name, strconv.Itoa(w.Panes), boolWord(w.Active, "current")}, " "))
 	}
 	want := []string{"@0 0 bash 2 current", "@1 1 logs 1 -"}
 	if !slices.Equal(got, want) {
 		t.Errorf("windows = %q, want %q (create_window must not switch the session's window)", got, want)
 	}
 
-	panes, err := l.svc.ListPanes(l.ctx, domain.ListPanesRequest{})
+	panes, err := l.life.ListPanes(l.ctx, lifecycle.ListPanesRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got = nil
 	for _, p := range panes.Panes {
-		got = append(got, strings.Join([]string{string(p.ID), p.Session.Name, p.Window.ID, itoa(p.Index),
-			boolWord(p.Active, "active"), p.Command, itoa(p.Width) + "x" + itoa(p.Height)}, " "))
+		got = append(got, strings.Join([]string{string(p.ID), p.Session.Name, p.Window.ID, strconv.Itoa(p.Index),
+			boolWord(p.Active, "active"), p.Command, strconv.Itoa(p.Width) + "x" + strconv.Itoa(p.Height)}, " "))
 	}
 	want = []string{
 		"%0 work @0 0 active bash 100x20",
@@ -152,21 +161,21 @@ func boolWord(b bool, word string) string {
 
 func TestListPanesFiltersBySessionOrWindow(t *testing.T) {
 	l := newLayout(t)
-	other, err := l.svc.CreateSession(l.ctx, domain.CreateSessionRequest{Name: "other"})
+	other, err := l.life.CreateSession(l.ctx, lifecycle.CreateSessionRequest{Name: "other"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
-		req  domain.ListPanesRequest
+		req  lifecycle.ListPanesRequest
 		want []ports.PaneID
 	}{
-		{domain.ListPanesRequest{}, []ports.PaneID{l.top, l.bottom, l.logs, other.Pane}},
-		{domain.ListPanesRequest{Session: "work"}, []ports.PaneID{l.top, l.bottom, l.logs}},
-		{domain.ListPanesRequest{Session: other.Session.ID}, []ports.PaneID{other.Pane}},
-		{domain.ListPanesRequest{Window: "@1"}, []ports.PaneID{l.logs}},
+		{lifecycle.ListPanesRequest{}, []ports.PaneID{l.top, l.bottom, l.logs, other.Pane}},
+		{lifecycle.ListPanesRequest{Session: "work"}, []ports.PaneID{l.top, l.bottom, l.logs}},
+		{lifecycle.ListPanesRequest{Session: other.Session.ID}, []ports.PaneID{other.Pane}},
+		{lifecycle.ListPanesRequest{Window: "@1"}, []ports.PaneID{l.logs}},
 	}
 	for _, c := range cases {
-		list, err := l.svc.ListPanes(l.ctx, c.req)
+		list, err := l.life.ListPanes(l.ctx, c.req)
 		if err != nil {
 			t.Errorf("ListPanes(%+v): %v", c.req, err)
 			continue
@@ -179,15 +188,15 @@ func TestListPanesFiltersBySessionOrWindow(t *testing.T) {
 			t.Errorf("ListPanes(%+v) = %v, want %v", c.req, got, c.want)
 		}
 	}
-	for _, req := range []domain.ListPanesRequest{{Session: "nope"}, {Window: "@99"}} {
-		if _, err := l.svc.ListPanes(l.ctx, req); !errors.Is(err, ports.ErrNotFound) {
+	for _, req := range []lifecycle.ListPanesRequest{{Session: "nope"}, {Window: "@99"}} {
+		if _, err := l.life.ListPanes(l.ctx, req); !errors.Is(err, ports.ErrNotFound) {
 			t.Errorf("ListPanes(%+v): err = %v, want ErrNotFound", req, err)
 		}
 	}
-	if _, err := l.svc.ListPanes(l.ctx, domain.ListPanesRequest{Session: "work", Window: "@0"}); !errors.Is(err, domain.ErrInvalidArgument) {
+	if _, err := l.life.ListPanes(l.ctx, lifecycle.ListPanesRequest{Session: "work", Window: "@0"}); !errors.Is(err, fault.ErrInvalidArgument) {
 		t.Errorf("ListPanes with both a session and a window: err = %v, want an argument error", err)
 	}
-	if _, err := l.svc.ListWindows(l.ctx, domain.ListWindowsRequest{Session: "$42"}); !errors.Is(err, ports.ErrNotFound) {
+	if _, err := l.life.ListWindows(l.ctx, lifecycle.ListWindowsRequest{Session: "$42"}); !errors.Is(err, ports.ErrNotFound) {
 		t.Errorf("ListWindows of an unknown session: err = %v, want ErrNotFound", err)
 	}
 }
@@ -197,17 +206,17 @@ func TestListingsTellWatchedSelfDeadAndBusyPanes(t *testing.T) {
 	l.term.Attach(l.top, "/dev/pts/7")
 	l.term.SetSelf(l.bottom)
 	l.hang(l.logs, "make test")
-	spare, err := l.svc.CreateWindow(l.ctx, domain.CreateWindowRequest{Session: "$0"})
+	spare, err := l.life.CreateWindow(l.ctx, lifecycle.CreateWindowRequest{Session: "$0"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	l.term.KillPane(spare.Pane)
 
-	list, err := l.svc.ListPanes(l.ctx, domain.ListPanesRequest{})
+	list, err := l.life.ListPanes(l.ctx, lifecycle.ListPanesRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[ports.PaneID]domain.Pane{}
+	byID := map[ports.PaneID]lifecycle.Pane{}
 	for _, p := range list.Panes {
 		byID[p.ID] = p
 	}
@@ -224,7 +233,7 @@ func TestListingsTellWatchedSelfDeadAndBusyPanes(t *testing.T) {
 		t.Errorf("killed pane = %+v, want Dead", p)
 	}
 
-	sessions, err := l.svc.ListSessions(l.ctx)
+	sessions, err := l.life.ListSessions(l.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +251,7 @@ func TestGetPaneInfoAddsTheFactsAWriteIsCheckedAgainst(t *testing.T) {
 	l.mgr.SetPath(l.top, "/src/project")
 	l.term.Inject(l.top, []byte(strings.Repeat("x\r\n", 30)))
 
-	d, err := l.svc.GetPaneInfo(l.ctx, domain.PaneRequest{PaneID: l.top})
+	d, err := l.life.GetPaneInfo(l.ctx, lifecycle.PaneRequest{PaneID: l.top})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +260,7 @@ func TestGetPaneInfoAddsTheFactsAWriteIsCheckedAgainst(t *testing.T) {
 		d.HistorySize != 11 || d.HistoryLimit != fake.DefaultHistoryLimit || d.Width != 100 || d.Height != 20 {
 		t.Errorf("details = %+v", d)
 	}
-	if _, err := l.svc.GetPaneInfo(l.ctx, domain.PaneRequest{PaneID: "%77"}); !errors.Is(err, ports.ErrPaneNotFound) {
+	if _, err := l.life.GetPaneInfo(l.ctx, lifecycle.PaneRequest{PaneID: "%77"}); !errors.Is(err, ports.ErrPaneNotFound) {
 		t.Errorf("GetPaneInfo of an unknown pane: err = %v, want ErrPaneNotFound", err)
 	}
 }
@@ -259,7 +268,7 @@ func TestGetPaneInfoAddsTheFactsAWriteIsCheckedAgainst(t *testing.T) {
 func TestGetServerInfoCountsWhatTheServerHolds(t *testing.T) {
 	l := newLayout(t)
 	l.term.Attach(l.logs, "/dev/pts/2")
-	info, err := l.svc.GetServerInfo(l.ctx)
+	info, err := l.life.GetServerInfo(l.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,52 +280,52 @@ func TestGetServerInfoCountsWhatTheServerHolds(t *testing.T) {
 func TestSelectResizeAndRenameReportTheStateAfterwards(t *testing.T) {
 	l := newLayout(t)
 
-	p, err := l.svc.SelectPane(l.ctx, domain.PaneRequest{PaneID: l.bottom})
+	p, err := l.life.SelectPane(l.ctx, lifecycle.PaneRequest{PaneID: l.bottom})
 	if err != nil || !p.Active || p.ID != l.bottom {
 		t.Errorf("SelectPane = %+v, %v; want the pane, active", p, err)
 	}
-	w, err := l.svc.SelectWindow(l.ctx, domain.SelectWindowRequest{WindowID: "@1"})
+	w, err := l.life.SelectWindow(l.ctx, lifecycle.SelectWindowRequest{WindowID: "@1"})
 	if err != nil || !w.Active || w.ID != "@1" {
 		t.Errorf("SelectWindow = %+v, %v; want @1, current", w, err)
 	}
-	r, err := l.svc.ResizePane(l.ctx, domain.ResizePaneRequest{PaneID: l.logs, Width: 60})
+	r, err := l.life.ResizePane(l.ctx, lifecycle.ResizePaneRequest{PaneID: l.logs, Width: 60})
 	if err != nil || r.Width != 60 || r.Height != 40 {
 		t.Errorf("ResizePane(width 60) = %+v, %v; want 60x40", r, err)
 	}
-	r, err = l.svc.ResizePane(l.ctx, domain.ResizePaneRequest{PaneID: l.logs, Height: 500})
+	r, err = l.life.ResizePane(l.ctx, lifecycle.ResizePaneRequest{PaneID: l.logs, Height: 500})
 	if err != nil || r.Width != 60 || r.Height != 40 {
 		t.Errorf("ResizePane(height 500) = %+v, %v; want the size it got, 60x40", r, err)
 	}
-	s, err := l.svc.RenameSession(l.ctx, domain.RenameSessionRequest{Session: "work", Name: "play"})
+	s, err := l.life.RenameSession(l.ctx, lifecycle.RenameSessionRequest{Session: "work", Name: "play"})
 	if err != nil || s.ID != "$0" || s.Name != "play" {
 		t.Errorf("RenameSession = %+v, %v; want $0 play", s, err)
 	}
-	w, err = l.svc.RenameWindow(l.ctx, domain.RenameWindowRequest{WindowID: "@0", Name: "build #2"})
+	w, err = l.life.RenameWindow(l.ctx, lifecycle.RenameWindowRequest{WindowID: "@0", Name: "build #2"})
 	if err != nil || w.Name != "build #2" {
 		t.Errorf("RenameWindow = %+v, %v; want the name as given", w, err)
 	}
 
-	other, err := l.svc.CreateSession(l.ctx, domain.CreateSessionRequest{})
+	other, err := l.life.CreateSession(l.ctx, lifecycle.CreateSessionRequest{})
 	if err != nil || other.Session.Name == "" {
 		t.Fatalf("CreateSession without a name = %+v, %v; want a name chosen", other, err)
 	}
-	if _, err := l.svc.RenameSession(l.ctx, domain.RenameSessionRequest{Session: other.Session.ID, Name: "play"}); !errors.Is(err, ports.ErrNameInUse) {
+	if _, err := l.life.RenameSession(l.ctx, lifecycle.RenameSessionRequest{Session: other.Session.ID, Name: "play"}); !errors.Is(err, ports.ErrNameInUse) {
 		t.Errorf("renaming to a taken name: err = %v, want ErrNameInUse", err)
 	}
-	if _, err := l.svc.CreateSession(l.ctx, domain.CreateSessionRequest{Name: "play"}); !errors.Is(err, ports.ErrNameInUse) {
+	if _, err := l.life.CreateSession(l.ctx, lifecycle.CreateSessionRequest{Name: "play"}); !errors.Is(err, ports.ErrNameInUse) {
 		t.Errorf("creating a taken name: err = %v, want ErrNameInUse", err)
 	}
-	if _, err := l.svc.SelectWindow(l.ctx, domain.SelectWindowRequest{WindowID: "@9"}); !errors.Is(err, ports.ErrNotFound) {
+	if _, err := l.life.SelectWindow(l.ctx, lifecycle.SelectWindowRequest{WindowID: "@9"}); !errors.Is(err, ports.ErrNotFound) {
 		t.Errorf("SelectWindow(@9): err = %v, want ErrNotFound", err)
 	}
-	if _, err := l.svc.ResizePane(l.ctx, domain.ResizePaneRequest{PaneID: l.top}); !errors.Is(err, domain.ErrInvalidArgument) {
+	if _, err := l.life.ResizePane(l.ctx, lifecycle.ResizePaneRequest{PaneID: l.top}); !errors.Is(err, fault.ErrInvalidArgument) {
 		t.Errorf("ResizePane without a size: err = %v, want an argument error", err)
 	}
 }
 
 func TestCreateSessionRunsTheCommandInItsPane(t *testing.T) {
 	l := newLayout(t)
-	c, err := l.svc.CreateSession(l.ctx, domain.CreateSessionRequest{Name: "top", Command: "/usr/bin/htop -d 10"})
+	c, err := l.life.CreateSession(l.ctx, lifecycle.CreateSessionRequest{Name: "top", Command: "/usr/bin/htop -d 10"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,130 +335,129 @@ func TestCreateSessionRunsTheCommandInItsPane(t *testing.T) {
 	}
 }
 
-// Names and ids are checked before anything reaches the Manager: the mock
-// fails the test on any call.
-func TestNamesAMultiplexerWouldInterpretAreRefused(t *testing.T) {
-	ctrl := gomock.NewController(t)
-	mgr := mocks.NewMockManager(ctrl)
-	svc := domain.NewService(fake.New(), fake.NewClock(time.Unix(0, 0)), domain.DefaultConfig(), domain.WithManager(mgr))
+// mockBackend returns a Service on a mock Manager, which fails the test on
+// any call it was not told to expect.
+func mockBackend(t *testing.T) (*lifecycle.Service, *mocks.MockManager) {
+	mgr := mocks.NewMockManager(gomock.NewController(t))
+	return lifecycle.New(lifecycle.FromManager(mgr), fake.New(), writers.NewPool(nil), nil), mgr
+}
+
+// A name is plain text whatever the backend: what is not is refused
+// before anything reaches the Manager. What one multiplexer would read
+// specially in a name ("#(" for tmux) is its adapter's to refuse.
+func TestNamesThatAreNotPlainTextAreRefused(t *testing.T) {
+	life, _ := mockBackend(t)
 	ctx := context.Background()
 
 	badNames := map[string]string{
-		"command substitution": "#(rm -rf ~)",
-		"format":               "a#{pane_id}",
-		"style":                "#[fg=red]x",
-		"option-like":          "-t",
-		"newline":              "a\nb",
-		"escape sequence":      "a\x1b[31mb",
-		"DEL":                  "a\x7fb",
-		"line separator":       "a\u2028b",
-		"invalid UTF-8":        "a\xffb",
-		"too long":             strings.Repeat("n", domain.MaxNameBytes+1),
+		"newline":         "a\nb",
+		"escape sequence": "a\x1b[31mb",
+		"DEL":             "a\x7fb",
+		"line separator":  "a\u2028b",
+		"invalid UTF-8":   "a\xffb",
+		"too long":        strings.Repeat("n", lifecycle.MaxNameBytes+1),
 	}
 	for what, name := range badNames {
 		calls := map[string]func() error{
 			"create_session": func() error {
-				_, err := svc.CreateSession(ctx, domain.CreateSessionRequest{Name: name})
+				_, err := life.CreateSession(ctx, lifecycle.CreateSessionRequest{Name: name})
 				return err
 			},
 			"create_window": func() error {
-				_, err := svc.CreateWindow(ctx, domain.CreateWindowRequest{Session: "$0", Name: name})
+				_, err := life.CreateWindow(ctx, lifecycle.CreateWindowRequest{Session: "$0", Name: name})
 				return err
 			},
 			"rename_session": func() error {
-				_, err := svc.RenameSession(ctx, domain.RenameSessionRequest{Session: "$0", Name: name})
+				_, err := life.RenameSession(ctx, lifecycle.RenameSessionRequest{Session: "$0", Name: name})
 				return err
 			},
 			"rename_window": func() error {
-				_, err := svc.RenameWindow(ctx, domain.RenameWindowRequest{WindowID: "@0", Name: name})
-				return err
-			},
-			"session reference": func() error {
-				_, err := svc.ListWindows(ctx, domain.ListWindowsRequest{Session: name})
+				_, err := life.RenameWindow(ctx, lifecycle.RenameWindowRequest{WindowID: "@0", Name: name})
 				return err
 			},
 		}
 		for tool, call := range calls {
-			if err := call(); !errors.Is(err, domain.ErrInvalidArgument) {
-				t.Errorf("%s with a name that is %s (%q): err = %v, want an argument error", tool, what, name, err)
+			var arg *fault.ArgumentError
+			if err := call(); !errors.As(err, &arg) || arg.Field != "name" {
+				t.Errorf("%s with a name that is %s (%q): err = %v, want an argument error on name", tool, what, name, err)
 			}
 		}
 	}
 
 	// An empty name asks create_session and create_window to choose one,
 	// but names nothing to rename to and no session to add a window to.
-	if _, err := svc.RenameSession(ctx, domain.RenameSessionRequest{Session: "$0"}); !errors.Is(err, domain.ErrInvalidArgument) {
+	if _, err := life.RenameSession(ctx, lifecycle.RenameSessionRequest{Session: "$0"}); !errors.Is(err, fault.ErrInvalidArgument) {
 		t.Errorf("rename_session to an empty name: err = %v, want an argument error", err)
 	}
-	if _, err := svc.RenameWindow(ctx, domain.RenameWindowRequest{WindowID: "@0"}); !errors.Is(err, domain.ErrInvalidArgument) {
+	if _, err := life.RenameWindow(ctx, lifecycle.RenameWindowRequest{WindowID: "@0"}); !errors.Is(err, fault.ErrInvalidArgument) {
 		t.Errorf("rename_window to an empty name: err = %v, want an argument error", err)
 	}
-	if _, err := svc.CreateWindow(ctx, domain.CreateWindowRequest{Name: "w"}); !errors.Is(err, domain.ErrInvalidArgument) {
+	if _, err := life.CreateWindow(ctx, lifecycle.CreateWindowRequest{Name: "w"}); !errors.Is(err, fault.ErrInvalidArgument) {
 		t.Errorf("create_window without a session: err = %v, want an argument error", err)
 	}
-
-	sessionOnly := map[string]string{"colon": "a:b", "dot": "x.y", "id-like": "$3"}
-	for what, name := range sessionOnly {
-		if _, err := svc.CreateSession(ctx, domain.CreateSessionRequest{Name: name}); !errors.Is(err, domain.ErrInvalidArgument) {
-			t.Errorf("create_session with a name with a %s (%q): err = %v, want an argument error", what, name, err)
-		}
+	if _, err := life.KillWindow(ctx, lifecycle.KillWindowRequest{}); !errors.Is(err, fault.ErrInvalidArgument) {
+		t.Errorf("kill_window without a window: err = %v, want an argument error", err)
 	}
 
-	badCommands := []string{"   ", "-x", "a\x00b", "\xff"}
-	for _, cmd := range badCommands {
-		if _, err := svc.CreateSession(ctx, domain.CreateSessionRequest{Command: cmd}); !errors.Is(err, domain.ErrInvalidArgument) {
-			t.Errorf("create_session with command %q: err = %v, want an argument error", cmd, err)
+	for _, cmd := range []string{"   ", "a\x00b", "\xff", strings.Repeat("x", lifecycle.MaxCommandBytes+1)} {
+		if _, err := life.CreateSession(ctx, lifecycle.CreateSessionRequest{Command: cmd}); !errors.Is(err, fault.ErrInvalidArgument) {
+			t.Errorf("create_session with command %.20q: err = %v, want an argument error", cmd, err)
+		}
+	}
+	for _, size := range []int{-1, lifecycle.MaxPaneCells + 1} {
+		if _, err := life.SplitWindow(ctx, lifecycle.SplitWindowRequest{PaneID: "%1", Size: size}); !errors.Is(err, fault.ErrInvalidArgument) {
+			t.Errorf("split_window size %d: err = %v, want an argument error", size, err)
+		}
+		if _, err := life.ResizePane(ctx, lifecycle.ResizePaneRequest{PaneID: "%1", Width: size}); !errors.Is(err, fault.ErrInvalidArgument) {
+			t.Errorf("resize_pane width %d: err = %v, want an argument error", size, err)
 		}
 	}
 }
 
-func TestSafeNamesReachTheManagerUnchanged(t *testing.T) {
-	ctrl := gomock.NewController(t)
-	mgr := mocks.NewMockManager(ctrl)
-	svc := domain.NewService(fake.New(), fake.NewClock(time.Unix(0, 0)), domain.DefaultConfig(), domain.WithManager(mgr))
-	for _, name := range []string{"build #2", "my project", "日本語", "a;", "x-1_y"} {
+// Names and ids that are text reach the backend as they are: the domain
+// does not guess at any multiplexer's syntax.
+func TestPlainNamesAndIdsReachTheBackendUnchanged(t *testing.T) {
+	life, mgr := mockBackend(t)
+	ctx := context.Background()
+	for _, name := range []string{"build #2", "my project", "日本語", "a;", "x-1_y", "#(left to the backend)", "-t"} {
 		mgr.EXPECT().CreateWindow(gomock.Any(), "$0", name).Return(ports.Created{Pane: "%1"}, nil)
-		if _, err := svc.CreateWindow(context.Background(), domain.CreateWindowRequest{Session: "$0", Name: name}); err != nil {
+		if _, err := life.CreateWindow(ctx, lifecycle.CreateWindowRequest{Session: "$0", Name: name}); err != nil {
 			t.Errorf("CreateWindow(%q): %v", name, err)
 		}
 	}
+	// An id of another backend's form is the backend's to judge.
+	mgr.EXPECT().ListPanes(gomock.Any(), ports.PaneFilter{Pane: "window-3/pane-1"}).Return(nil, fmt.Errorf("pane window-3/pane-1: %w", ports.ErrPaneNotFound))
+	if _, err := life.GetPaneInfo(ctx, lifecycle.PaneRequest{PaneID: "window-3/pane-1"}); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("get_pane_info of an id the backend does not know: err = %v, want the backend's ErrPaneNotFound", err)
+	}
 }
 
-func TestMalformedIdsAreRefused(t *testing.T) {
-	ctrl := gomock.NewController(t)
-	mgr := mocks.NewMockManager(ctrl) // no call expected
-	svc := domain.NewService(fake.New(), fake.NewClock(time.Unix(0, 0)), domain.DefaultConfig(), domain.WithManager(mgr))
+// A backend may offer only some capabilities: the tools of the others are
+// unsupported, and the rest work.
+func TestToolsOfAMissingCapabilityAreUnsupported(t *testing.T) {
+	term := fake.New()
+	mgr := fake.NewManager(term)
+	life := lifecycle.New(lifecycle.Backend{Lister: mgr}, term, writers.NewPool(nil), nil)
 	ctx := context.Background()
-	for _, id := range []ports.PaneID{"", "%", "%x", "main:0.0", "3", "%1;kill-server", "@1", "$1"} {
-		if _, err := svc.KillPane(ctx, domain.KillPaneRequest{PaneID: id}); !errors.Is(err, domain.ErrInvalidArgument) {
-			t.Errorf("kill_pane %q: err = %v, want an argument error", id, err)
-		}
-		if _, err := svc.GetPaneInfo(ctx, domain.PaneRequest{PaneID: id}); !errors.Is(err, domain.ErrInvalidArgument) {
-			t.Errorf("get_pane_info %q: err = %v, want an argument error", id, err)
-		}
+	if _, err := life.ListSessions(ctx); err != nil {
+		t.Errorf("ListSessions with a Lister: %v", err)
 	}
-	for _, id := range []string{"", "@", "@x", "work:1", "%1", "1"} {
-		if _, err := svc.KillWindow(ctx, domain.KillWindowRequest{WindowID: id}); !errors.Is(err, domain.ErrInvalidArgument) {
-			t.Errorf("kill_window %q: err = %v, want an argument error", id, err)
-		}
-		if _, err := svc.SelectWindow(ctx, domain.SelectWindowRequest{WindowID: id}); !errors.Is(err, domain.ErrInvalidArgument) {
-			t.Errorf("select_window %q: err = %v, want an argument error", id, err)
-		}
+	unsupported := map[string]func() error{
+		"create_session": func() error { _, err := life.CreateSession(ctx, lifecycle.CreateSessionRequest{}); return err },
+		"select_window": func() error {
+			_, err := life.SelectWindow(ctx, lifecycle.SelectWindowRequest{WindowID: "@0"})
+			return err
+		},
+		"rename_session": func() error {
+			_, err := life.RenameSession(ctx, lifecycle.RenameSessionRequest{Session: "$0", Name: "x"})
+			return err
+		},
+		"kill_pane": func() error { _, err := life.KillPane(ctx, lifecycle.KillPaneRequest{PaneID: "%0"}); return err },
 	}
-	for _, size := range []int{-1, domain.MaxPaneCells + 1} {
-		if _, err := svc.SplitWindow(ctx, domain.SplitWindowRequest{PaneID: "%1", Size: size}); !errors.Is(err, domain.ErrInvalidArgument) {
-			t.Errorf("split_window size %d: err = %v, want an argument error", size, err)
+	for tool, call := range unsupported {
+		if err := call(); !errors.Is(err, ports.ErrUnsupported) {
+			t.Errorf("%s without its capability: err = %v, want ErrUnsupported", tool, err)
 		}
-	}
-}
-
-func TestWithoutAManagerTheLifecycleToolsAreUnsupported(t *testing.T) {
-	svc := domain.NewService(fake.New(), fake.NewClock(time.Unix(0, 0)), domain.DefaultConfig())
-	if _, err := svc.ListSessions(context.Background()); !errors.Is(err, ports.ErrUnsupported) {
-		t.Errorf("ListSessions: err = %v, want ErrUnsupported", err)
-	}
-	if _, err := svc.KillPane(context.Background(), domain.KillPaneRequest{PaneID: "%0"}); !errors.Is(err, ports.ErrUnsupported) {
-		t.Errorf("KillPane: err = %v, want ErrUnsupported", err)
 	}
 }
 
@@ -458,17 +466,17 @@ func TestWithoutAManagerTheLifecycleToolsAreUnsupported(t *testing.T) {
 func TestKillRefusesProtectedPanesAndKillsNothing(t *testing.T) {
 	type kill struct {
 		name string
-		call func(l *layout, force bool) (domain.KillResult, error)
+		call func(l *layout, force bool) (lifecycle.KillResult, error)
 	}
 	kills := []kill{
-		{"kill_pane", func(l *layout, force bool) (domain.KillResult, error) {
-			return l.svc.KillPane(l.ctx, domain.KillPaneRequest{PaneID: l.bottom, Force: force})
+		{"kill_pane", func(l *layout, force bool) (lifecycle.KillResult, error) {
+			return l.life.KillPane(l.ctx, lifecycle.KillPaneRequest{PaneID: l.bottom, Force: force})
 		}},
-		{"kill_window", func(l *layout, force bool) (domain.KillResult, error) {
-			return l.svc.KillWindow(l.ctx, domain.KillWindowRequest{WindowID: "@0", Force: force})
+		{"kill_window", func(l *layout, force bool) (lifecycle.KillResult, error) {
+			return l.life.KillWindow(l.ctx, lifecycle.KillWindowRequest{WindowID: "@0", Force: force})
 		}},
-		{"kill_session", func(l *layout, force bool) (domain.KillResult, error) {
-			return l.svc.KillSession(l.ctx, domain.KillSessionRequest{Session: "work", Force: force})
+		{"kill_session", func(l *layout, force bool) (lifecycle.KillResult, error) {
+			return l.life.KillSession(l.ctx, lifecycle.KillSessionRequest{Session: "work", Force: force})
 		}},
 	}
 	protections := []struct {
@@ -478,11 +486,11 @@ func TestKillRefusesProtectedPanesAndKillsNothing(t *testing.T) {
 		want    error
 		says    string
 	}{
-		{"watched", func(l *layout) { l.term.Attach(l.bottom, "/dev/pts/4") }, false, domain.ErrRefused, "/dev/pts/4"},
-		{"watched, with force", func(l *layout) { l.term.Attach(l.bottom, "/dev/pts/4") }, true, domain.ErrRefused, "force does not override"},
-		{"the server's own", func(l *layout) { l.term.SetSelf(l.bottom) }, false, domain.ErrRefused, "this server itself runs in"},
-		{"watchers unknown", func(l *layout) { l.term.SetUnknown(l.bottom, ports.FactWatched) }, false, domain.ErrRefused, "cannot tell"},
-		{"reserved by a running command", func(l *layout) { l.hang(l.bottom, "make test") }, true, domain.ErrBusy, "make test"},
+		{"watched", func(l *layout) { l.term.Attach(l.bottom, "/dev/pts/4") }, false, fault.ErrRefused, "/dev/pts/4"},
+		{"watched, with force", func(l *layout) { l.term.Attach(l.bottom, "/dev/pts/4") }, true, fault.ErrRefused, "/dev/pts/4"},
+		{"the server's own", func(l *layout) { l.term.SetSelf(l.bottom) }, false, fault.ErrRefused, "this server itself runs in"},
+		{"watchers unknown", func(l *layout) { l.term.SetUnknown(l.bottom, ports.FactWatched) }, false, fault.ErrRefused, "cannot tell"},
+		{"reserved by a running command", func(l *layout) { l.hang(l.bottom, "make test") }, true, fault.ErrBusy, "make test"},
 	}
 	for _, k := range kills {
 		for _, p := range protections {
@@ -493,6 +501,10 @@ func TestKillRefusesProtectedPanesAndKillsNothing(t *testing.T) {
 				_, err := k.call(l, p.force)
 				if !errors.Is(err, p.want) || !strings.Contains(err.Error(), string(l.bottom)) || !strings.Contains(err.Error(), p.says) {
 					t.Fatalf("err = %v, want %v naming %s and saying %q", err, p.want, l.bottom, p.says)
+				}
+				var refusal *fault.RefusalError
+				if errors.As(err, &refusal) && (!refusal.Ending || !strings.Contains(refusal.Reason, k.name)) {
+					t.Errorf("refusal %+v, want an ending refusal that says %s would end the pane", refusal, k.name)
 				}
 				if after := l.paneIDs(); !slices.Equal(after, before) {
 					t.Errorf("panes %v after a refused kill, want %v: nothing killed", after, before)
@@ -506,12 +518,12 @@ func TestKillEndsWhatItNames(t *testing.T) {
 	cases := []struct {
 		name   string
 		setup  func(l *layout) // optional
-		call   func(l *layout) (domain.KillResult, error)
+		call   func(l *layout) (lifecycle.KillResult, error)
 		killed func(l *layout) []ports.PaneID
 	}{
 		{"kill_pane", nil,
-			func(l *layout) (domain.KillResult, error) {
-				return l.svc.KillPane(l.ctx, domain.KillPaneRequest{PaneID: l.bottom})
+			func(l *layout) (lifecycle.KillResult, error) {
+				return l.life.KillPane(l.ctx, lifecycle.KillPaneRequest{PaneID: l.bottom})
 			},
 			func(l *layout) []ports.PaneID { return []ports.PaneID{l.bottom} }},
 		{"kill_pane of a dead pane in copy mode with synchronized input", func(l *layout) {
@@ -519,23 +531,23 @@ func TestKillEndsWhatItNames(t *testing.T) {
 			l.term.SetMode(l.bottom, "copy-mode")
 			l.term.KillPane(l.bottom)
 		},
-			func(l *layout) (domain.KillResult, error) {
-				return l.svc.KillPane(l.ctx, domain.KillPaneRequest{PaneID: l.bottom})
+			func(l *layout) (lifecycle.KillResult, error) {
+				return l.life.KillPane(l.ctx, lifecycle.KillPaneRequest{PaneID: l.bottom})
 			},
 			func(l *layout) []ports.PaneID { return []ports.PaneID{l.bottom} }},
 		{"kill_pane of the server's own pane with force", func(l *layout) { l.term.SetSelf(l.bottom) },
-			func(l *layout) (domain.KillResult, error) {
-				return l.svc.KillPane(l.ctx, domain.KillPaneRequest{PaneID: l.bottom, Force: true})
+			func(l *layout) (lifecycle.KillResult, error) {
+				return l.life.KillPane(l.ctx, lifecycle.KillPaneRequest{PaneID: l.bottom, Force: true})
 			},
 			func(l *layout) []ports.PaneID { return []ports.PaneID{l.bottom} }},
 		{"kill_window", func(l *layout) { l.term.Attach(l.logs, "/dev/pts/1") }, // another window's watcher is no matter
-			func(l *layout) (domain.KillResult, error) {
-				return l.svc.KillWindow(l.ctx, domain.KillWindowRequest{WindowID: "@0"})
+			func(l *layout) (lifecycle.KillResult, error) {
+				return l.life.KillWindow(l.ctx, lifecycle.KillWindowRequest{WindowID: "@0"})
 			},
 			func(l *layout) []ports.PaneID { return []ports.PaneID{l.top, l.bottom} }},
 		{"kill_session", nil,
-			func(l *layout) (domain.KillResult, error) {
-				return l.svc.KillSession(l.ctx, domain.KillSessionRequest{Session: "$0"})
+			func(l *layout) (lifecycle.KillResult, error) {
+				return l.life.KillSession(l.ctx, lifecycle.KillSessionRequest{Session: "$0"})
 			},
 			func(l *layout) []ports.PaneID { return []ports.PaneID{l.top, l.bottom, l.logs} }},
 	}
@@ -564,19 +576,19 @@ func TestKillEndsWhatItNames(t *testing.T) {
 
 func TestKillSessionReportsTheSessionAndFreesThePanesForOthers(t *testing.T) {
 	l := newLayout(t)
-	res, err := l.svc.KillSession(l.ctx, domain.KillSessionRequest{Session: "work"})
+	res, err := l.life.KillSession(l.ctx, lifecycle.KillSessionRequest{Session: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Session != (ports.SessionRef{ID: "$0", Name: "work"}) {
 		t.Errorf("Session = %+v, want $0 work", res.Session)
 	}
-	if _, err := l.svc.KillSession(l.ctx, domain.KillSessionRequest{Session: "work"}); !errors.Is(err, ports.ErrNotFound) {
+	if _, err := l.life.KillSession(l.ctx, lifecycle.KillSessionRequest{Session: "work"}); !errors.Is(err, ports.ErrNotFound) {
 		t.Errorf("killing it again: err = %v, want ErrNotFound", err)
 	}
 	// The kill's reservations are gone with it: a new pane with a reused
 	// name is writable.
-	c, err := l.svc.CreateSession(l.ctx, domain.CreateSessionRequest{Name: "work"})
+	c, err := l.life.CreateSession(l.ctx, lifecycle.CreateSessionRequest{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -588,7 +600,7 @@ func TestKillSessionReportsTheSessionAndFreesThePanesForOthers(t *testing.T) {
 func TestClearPaneScrollbackIsAWrite(t *testing.T) {
 	l := newLayout(t)
 	l.term.Inject(l.top, []byte(strings.Repeat("old\r\n", 50)))
-	res, err := l.svc.ClearPaneScrollback(l.ctx, domain.ClearScrollbackRequest{PaneID: l.top})
+	res, err := l.life.ClearPaneScrollback(l.ctx, lifecycle.ClearScrollbackRequest{PaneID: l.top})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -603,11 +615,11 @@ func TestClearPaneScrollbackIsAWrite(t *testing.T) {
 
 	l.term.Inject(l.top, []byte(strings.Repeat("new\r\n", 50)))
 	l.term.Attach(l.top, "/dev/pts/9")
-	if _, err := l.svc.ClearPaneScrollback(l.ctx, domain.ClearScrollbackRequest{PaneID: l.top, Force: true}); !errors.Is(err, domain.ErrRefused) {
+	if _, err := l.life.ClearPaneScrollback(l.ctx, lifecycle.ClearScrollbackRequest{PaneID: l.top, Force: true}); !errors.Is(err, fault.ErrRefused) {
 		t.Errorf("clearing a watched pane: err = %v, want a refusal", err)
 	}
 	l.hang(l.logs, "tail -f log")
-	if _, err := l.svc.ClearPaneScrollback(l.ctx, domain.ClearScrollbackRequest{PaneID: l.logs}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := l.life.ClearPaneScrollback(l.ctx, lifecycle.ClearScrollbackRequest{PaneID: l.logs}); !errors.Is(err, fault.ErrBusy) {
 		t.Errorf("clearing a busy pane: err = %v, want busy", err)
 	}
 	if info, _ := l.term.Pane(l.ctx, l.top); info.HistorySize == 0 {
@@ -619,57 +631,57 @@ func TestEveryLifecycleToolReportsAnUnreachableMultiplexer(t *testing.T) {
 	l := newLayout(t)
 	l.term.SetUnavailable(true)
 	calls := map[string]func() error{
-		"list_sessions": func() error { _, err := l.svc.ListSessions(l.ctx); return err },
+		"list_sessions": func() error { _, err := l.life.ListSessions(l.ctx); return err },
 		"list_windows": func() error {
-			_, err := l.svc.ListWindows(l.ctx, domain.ListWindowsRequest{Session: "work"})
+			_, err := l.life.ListWindows(l.ctx, lifecycle.ListWindowsRequest{Session: "work"})
 			return err
 		},
-		"list_panes":    func() error { _, err := l.svc.ListPanes(l.ctx, domain.ListPanesRequest{}); return err },
-		"get_pane_info": func() error { _, err := l.svc.GetPaneInfo(l.ctx, domain.PaneRequest{PaneID: l.top}); return err },
+		"list_panes":    func() error { _, err := l.life.ListPanes(l.ctx, lifecycle.ListPanesRequest{}); return err },
+		"get_pane_info": func() error { _, err := l.life.GetPaneInfo(l.ctx, lifecycle.PaneRequest{PaneID: l.top}); return err },
 		"get_server_info": func() error {
-			_, err := l.svc.GetServerInfo(l.ctx)
+			_, err := l.life.GetServerInfo(l.ctx)
 			return err
 		},
 		"create_session": func() error {
-			_, err := l.svc.CreateSession(l.ctx, domain.CreateSessionRequest{Name: "x", Command: "top"})
+			_, err := l.life.CreateSession(l.ctx, lifecycle.CreateSessionRequest{Name: "x", Command: "top"})
 			return err
 		},
 		"create_window": func() error {
-			_, err := l.svc.CreateWindow(l.ctx, domain.CreateWindowRequest{Session: "work"})
+			_, err := l.life.CreateWindow(l.ctx, lifecycle.CreateWindowRequest{Session: "work"})
 			return err
 		},
 		"split_window": func() error {
-			_, err := l.svc.SplitWindow(l.ctx, domain.SplitWindowRequest{PaneID: l.top})
+			_, err := l.life.SplitWindow(l.ctx, lifecycle.SplitWindowRequest{PaneID: l.top})
 			return err
 		},
-		"select_pane": func() error { _, err := l.svc.SelectPane(l.ctx, domain.PaneRequest{PaneID: l.top}); return err },
+		"select_pane": func() error { _, err := l.life.SelectPane(l.ctx, lifecycle.PaneRequest{PaneID: l.top}); return err },
 		"select_window": func() error {
-			_, err := l.svc.SelectWindow(l.ctx, domain.SelectWindowRequest{WindowID: "@0"})
+			_, err := l.life.SelectWindow(l.ctx, lifecycle.SelectWindowRequest{WindowID: "@0"})
 			return err
 		},
 		"resize_pane": func() error {
-			_, err := l.svc.ResizePane(l.ctx, domain.ResizePaneRequest{PaneID: l.top, Width: 10})
+			_, err := l.life.ResizePane(l.ctx, lifecycle.ResizePaneRequest{PaneID: l.top, Width: 10})
 			return err
 		},
 		"rename_session": func() error {
-			_, err := l.svc.RenameSession(l.ctx, domain.RenameSessionRequest{Session: "work", Name: "x"})
+			_, err := l.life.RenameSession(l.ctx, lifecycle.RenameSessionRequest{Session: "work", Name: "x"})
 			return err
 		},
 		"rename_window": func() error {
-			_, err := l.svc.RenameWindow(l.ctx, domain.RenameWindowRequest{WindowID: "@0", Name: "x"})
+			_, err := l.life.RenameWindow(l.ctx, lifecycle.RenameWindowRequest{WindowID: "@0", Name: "x"})
 			return err
 		},
 		"clear_pane_scrollback": func() error {
-			_, err := l.svc.ClearPaneScrollback(l.ctx, domain.ClearScrollbackRequest{PaneID: l.top})
+			_, err := l.life.ClearPaneScrollback(l.ctx, lifecycle.ClearScrollbackRequest{PaneID: l.top})
 			return err
 		},
-		"kill_pane": func() error { _, err := l.svc.KillPane(l.ctx, domain.KillPaneRequest{PaneID: l.top}); return err },
+		"kill_pane": func() error { _, err := l.life.KillPane(l.ctx, lifecycle.KillPaneRequest{PaneID: l.top}); return err },
 		"kill_window": func() error {
-			_, err := l.svc.KillWindow(l.ctx, domain.KillWindowRequest{WindowID: "@0"})
+			_, err := l.life.KillWindow(l.ctx, lifecycle.KillWindowRequest{WindowID: "@0"})
 			return err
 		},
 		"kill_session": func() error {
-			_, err := l.svc.KillSession(l.ctx, domain.KillSessionRequest{Session: "work"})
+			_, err := l.life.KillSession(l.ctx, lifecycle.KillSessionRequest{Session: "work"})
 			return err
 		},
 	}

@@ -1,14 +1,15 @@
-package domain
+package writers
 
 import (
 	"sync"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
 // Reservations enforce one writer per pane within this process. A writer
 // takes a pane with Acquire and gives it back with Release; a second writer
-// is refused at once with a *BusyError naming what holds the pane. Nothing
+// is refused at once with a *fault.BusyError naming what holds the pane. Nothing
 // waits in a queue: an agent that finds a pane busy should be told so, not
 // left hanging behind a command that may run for an hour.
 //
@@ -44,13 +45,13 @@ type Reservation struct {
 }
 
 // Acquire reserves pane for the writer described by holder (for example
-// `run_shell_command "make test"`). It returns a *BusyError if another
-// writer holds the pane.
+// `run_shell_command "make test"`). It returns a *fault.BusyError if
+// another writer holds the pane.
 func (r *Reservations) Acquire(pane ports.PaneID, holder string) (*Reservation, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if cur, ok := r.held[pane]; ok {
-		return nil, &BusyError{Pane: pane, Holder: cur.Holder()}
+		return nil, &fault.BusyError{Pane: pane, Holder: cur.Holder()}
 	}
 	rv := &Reservation{set: r, pane: pane, holder: holder, done: make(chan struct{})}
 	r.held[pane] = rv

@@ -1,9 +1,11 @@
-package domain
+package policy
 
 import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 )
 
 // Key names are the contract's vocabulary for send_keys: the names a
@@ -60,19 +62,19 @@ func ParseKey(name string) (canonical string, ok bool) {
 }
 
 // ParseKeys splits a send_keys argument on white space and checks every
-// name. It returns an *ArgumentError naming the first unknown name, before
-// anything could be sent.
+// name. It returns a *fault.ArgumentError naming the first unknown name,
+// before anything could be sent.
 func ParseKeys(keys string) ([]string, error) {
 	fields := strings.Fields(keys)
 	if len(fields) == 0 {
-		return nil, &ArgumentError{Field: "keys", Reason: "names no key"}
+		return nil, &fault.ArgumentError{Field: "keys", Reason: "names no key"}
 	}
 	out := make([]string, len(fields))
 	for i, f := range fields {
 		k, ok := ParseKey(f)
 		if !ok {
-			return nil, &ArgumentError{Field: "keys", Reason: fmt.Sprintf(
-				"%q is not a key name (use names like Enter, Escape, Tab, Up, C-c, M-x, F5, or a single character; to type text, set literal: true or use paste_text)", f)}
+			return nil, &fault.ArgumentError{Field: "keys", Reason: fmt.Sprintf(
+				"%q is not a key name (names are like Enter, Escape, Tab, Up, C-c, M-x, F5, or a single character)", f)}
 		}
 		out[i] = k
 	}

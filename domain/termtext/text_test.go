@@ -1,4 +1,4 @@
-package domain
+package termtext
 
 import (
 	"bytes"
@@ -90,7 +90,7 @@ var normalizerCases = []struct {
 func normalizeChunks(t testing.TB, chunks ...[]byte) string {
 	t.Helper()
 	var out bytes.Buffer
-	n := NewTextNormalizer(&out)
+	n := NewNormalizer(&out)
 	for _, c := range chunks {
 		if w, err := n.Write(c); w != len(c) || err != nil {
 			t.Fatalf("Write(%q) = %d, %v; want %d, nil", c, w, err, len(c))
@@ -108,8 +108,8 @@ func TestTextNormalizerShowsWhatATerminalShows(t *testing.T) {
 			if got := normalizeChunks(t, []byte(c.raw)); got != c.want {
 				t.Errorf("normalize(%q) = %q, want %q", c.raw, got, c.want)
 			}
-			if got := NormalizeTerminalText([]byte(c.raw)); got != c.want {
-				t.Errorf("NormalizeTerminalText(%q) = %q, want %q", c.raw, got, c.want)
+			if got := Normalize([]byte(c.raw)); got != c.want {
+				t.Errorf("Normalize(%q) = %q, want %q", c.raw, got, c.want)
 			}
 		})
 	}
@@ -145,7 +145,7 @@ func (s *sinkLog) Write(p []byte) (int, error) {
 
 func TestTextNormalizerPassesOnEachLineWhenItsNewlineArrives(t *testing.T) {
 	var sink sinkLog
-	n := NewTextNormalizer(&sink)
+	n := NewNormalizer(&sink)
 	steps := []struct {
 		write string
 		sent  string // everything the sink has had so far
@@ -176,7 +176,7 @@ func TestTextNormalizerPassesOnEachLineWhenItsNewlineArrives(t *testing.T) {
 
 func TestTextNormalizerFlushStartsAfresh(t *testing.T) {
 	var out bytes.Buffer
-	n := NewTextNormalizer(&out)
+	n := NewNormalizer(&out)
 	n.Write([]byte("abc\x1b]0;unfinished title"))
 	n.Flush()
 	n.Write([]byte("\rx\n"))
@@ -190,7 +190,7 @@ func TestTextNormalizerFlushStartsAfresh(t *testing.T) {
 
 func TestTextNormalizerWritesLargeInputInBoundedPieces(t *testing.T) {
 	var sink sinkLog
-	n := NewTextNormalizer(&sink)
+	n := NewNormalizer(&sink)
 	line := strings.Repeat("x", 99) + "\n"
 	n.Write([]byte(strings.Repeat(line, 10000))) // 1 MB in one Write
 	n.Flush()
@@ -212,7 +212,7 @@ func (f failingSink) Write(p []byte) (int, error) { return 0, f.err }
 
 func TestTextNormalizerReportsTheSinksError(t *testing.T) {
 	sinkErr := errors.New("disk full")
-	n := NewTextNormalizer(failingSink{sinkErr})
+	n := NewNormalizer(failingSink{sinkErr})
 	if _, err := n.Write([]byte("no line yet")); err != nil {
 		t.Fatalf("Write before any line = %v, want nil", err)
 	}
@@ -229,7 +229,7 @@ func FuzzTextNormalizer(f *testing.F) {
 		f.Add([]byte(c.raw), []byte{2, 7})
 	}
 	f.Fuzz(func(t *testing.T, raw, cuts []byte) {
-		whole := NormalizeTerminalText(raw)
+		whole := Normalize(raw)
 		if !utf8.ValidString(whole) {
 			t.Fatalf("output %q of %q is not valid UTF-8", whole, raw)
 		}
