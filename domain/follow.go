@@ -34,12 +34,12 @@ type follower struct {
 
 // ended reports whether the follower's stream ended because its pane went
 // away (its last words stay readable), and whether it ended at all.
-func (fl *follower) ended() (paneGone, ended bool) {
+func (fl *follower) ended() (gone, ended bool) {
 	if fl.err != nil {
 		return false, true
 	}
 	e := fl.stream.ReadFrom(fl.stream.End()).Ended
-	return errors.Is(e, ports.ErrPaneDead) || errors.Is(e, ports.ErrPaneNotFound), e != nil
+	return paneGone(e), e != nil
 }
 
 // follow returns the open stream of the pane described by info, opening it
@@ -76,7 +76,7 @@ func (s *Service) follow(ctx context.Context, info ports.PaneInfo) (ports.Output
 		// last words, which cursors into it must be able to read; only a
 		// new process, or a stream that broke for another reason, calls
 		// for a new one.
-		if paneGone, ended := cur.ended(); cur.generation == info.Generation && (!ended || paneGone) {
+		if gone, ended := cur.ended(); cur.generation == info.Generation && (!ended || gone) {
 			return cur.stream, nil
 		}
 		f.drop(info.ID, cur)

@@ -153,3 +153,40 @@ func TestFollowersOfGonePanesAreDroppedPastTheBound(t *testing.T) {
 type testIDs struct{}
 
 func (testIDs) NewID() string { return "testid01" }
+
+// chunkStream answers every ReadFrom with its chunk, whatever the offset.
+type chunkStream struct {
+	stubStream
+	chunk ports.OutputChunk
+}
+
+func (s chunkStream) ReadFrom(int64) ports.OutputChunk { return s.chunk }
+
+func TestStreamReaderMovesPastWhatItReadAndSaysHowTheStreamEnded(t *testing.T) {
+	broken := errors.New("control client exited")
+	cases := []struct {
+		name       string
+		chunk      ports.OutputChunk
+		wantOffset int64
+		gone       bool
+		broken     bool
+	}{
+		{"new bytes", ports.OutputChunk{Offset: 10, Data: []byte("abc")}, 13, false, false},
+		{"nothing new", ports.OutputChunk{Offset: 10}, 10, false, false},
+		{"a gap and nothing after it", ports.OutputChunk{Offset: 25, Missed: 15}, 25, false, false},
+		{"a gap, then bytes", ports.OutputChunk{Offset: 25, Missed: 15, Data: []byte("xy")}, 27, false, false},
+		{"the pane died", ports.OutputChunk{Offset: 10, Data: []byte("bye"), Ended: ports.ErrPaneDead}, 13, true, false},
+		{"the pane vanished", ports.OutputChunk{Offset: 10, Ended: fmt.Errorf("pane %%3: %w", ports.ErrPaneNotFound)}, 10, true, false},
+		{"the stream broke", ports.OutputChunk{Offset: 10, Ended: broken}, 10, false, true},
+	}
+	for _, c := range cases {
+		r := streamReader{stream: chunkStream{chunk: c.chunk}, offset: 10}
+		got := r.read()
+		if r.offset != c.wantOffset || string(got.Data) != string(c.chunk.Data) || got.Missed != c.chunk.Missed {
+			t.Errorf("%s: offset %d, read %+v; want offset %d", c.name, r.offset, got, c.wantOffset)
+		}
+		if (got.Gone != nil) != c.gone || (got.Broken != nil) != c.broken || got.Ended() != (c.gone || c.broken) {
+			t.Errorf("%s: gone %v, broken %v; want gone %v, broken %v", c.name, got.Gone, got.Broken, c.gone, c.broken)
+		}
+	}
+}

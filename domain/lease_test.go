@@ -32,6 +32,7 @@ type twoServers struct {
 	a, b   *server
 	pane   ports.PaneID
 	ctx    context.Context
+	calls  calls
 }
 
 func newTwoServers(t *testing.T) *twoServers {
@@ -75,11 +76,7 @@ func newServer(t *testing.T, term *fake.Terminal, mgr ports.Manager, clock ports
 
 func (s *twoServers) waitTimers(n int) {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
-	defer cancel()
-	if err := s.clock.WaitForTimers(ctx, n); err != nil {
-		s.t.Fatalf("never %d timers pending: %v", n, err)
-	}
+	s.calls.waitTimers(s.t, s.clock, n)
 }
 
 // startHanging has server a run a command in the pane that runs until
@@ -87,10 +84,11 @@ func (s *twoServers) waitTimers(n int) {
 func (s *twoServers) startHanging() <-chan runReply {
 	s.term.Expect(s.pane, fake.Run{Hang: true})
 	reply := make(chan runReply, 1)
-	go func() {
+	s.calls.start("a's run_shell_command", func() (any, error) {
 		res, err := s.a.RunShellCommand(s.ctx, domain.RunRequest{PaneID: s.pane, Command: "make test", TimeoutMs: 300_000})
 		reply <- runReply{res, err}
-	}()
+		return res, err
+	})
 	s.waitTimers(3) // deadline, liveness, lease renewal
 	return reply
 }
@@ -258,17 +256,15 @@ func TestRenewalRetriesAnUnreachableLeaserAndStopsOnceTheLeaseIsLost(t *testing.
 	)
 	term.Expect(pane, fake.Run{Hang: true})
 	reply := make(chan runReply, 1)
-	go func() {
+	var running calls
+	running.start("run_shell_command", func() (any, error) {
 		res, err := svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: pane, Command: "sleep 99", TimeoutMs: 300_000})
 		reply <- runReply{res, err}
-	}()
+		return res, err
+	})
 	wait := func(n int) {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := clock.WaitForTimers(ctx, n); err != nil {
-			t.Fatalf("never %d timers: %v", n, err)
-		}
+		running.waitTimers(t, clock, n)
 	}
 	wait(3)
 	clock.Advance(leaseTTL / 3) // unreachable: tried again at the next tick

@@ -152,10 +152,9 @@ type commandRun struct {
 	s      *Service
 	hold   *writers.Hold // the pane, for this run
 	pane   ports.PaneID
-	gen    string      // the pane's process generation when the line was typed
-	files  frame.Files // the staged files; none once removed
-	stream ports.OutputStream
-	offset int64
+	gen    string       // the pane's process generation when the line was typed
+	files  frame.Files  // the staged files; none once removed
+	in     streamReader // the pane's output, from just before the line was typed
 	missed int64
 
 	scanner *frame.Scanner
@@ -206,7 +205,7 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 	if err != nil {
 		return nil, "", err
 	}
-	r := &commandRun{s: s, hold: hold, pane: req.PaneID, gen: info.Generation, stream: stream, offset: stream.End(),
+	r := &commandRun{s: s, hold: hold, pane: req.PaneID, gen: info.Generation, in: streamReader{stream: stream, offset: stream.End()},
 		poked: make(chan struct{}, 1), command: quoteCommand(req.Command)}
 	ids := s.frameIDs()
 	// Output is held until the pane's process is confirmed (heldOutput),
@@ -291,7 +290,7 @@ func (r *commandRun) wait(ctx context.Context, w *waiter) Outcome {
 			live = r.s.clock.NewTimer(r.s.cfg.LivenessInterval)
 		}
 		select {
-		case <-r.stream.Changed():
+		case <-r.in.changed():
 		case <-w.ticks():
 			w.report()
 		case <-live.C():
@@ -327,9 +326,9 @@ func (r *commandRun) pump() (Outcome, bool) {
 		}
 	}
 	if r.gone == nil {
-		chunk := r.stream.ReadFrom(r.offset)
-		if chunk.Missed > 0 {
-			r.missed += chunk.Missed
+		got := r.in.read()
+		if got.Missed > 0 {
+			r.missed += got.Missed
 			r.gap = true
 			if !r.scanner.Started() {
 				// The start marker may have been among the lost bytes:
@@ -337,11 +336,8 @@ func (r *commandRun) pump() (Outcome, bool) {
 				r.scanner.Resume()
 			}
 		}
-		if len(chunk.Data) > 0 {
-			r.scanner.Write(chunk.Data)
-			r.offset = chunk.Offset + int64(len(chunk.Data))
-		} else if chunk.Offset > r.offset {
-			r.offset = chunk.Offset
+		if len(got.Data) > 0 {
+			r.scanner.Write(got.Data)
 		}
 		if r.scanner.Unread() {
 			return outcomeUnread, true
@@ -358,14 +354,14 @@ func (r *commandRun) pump() (Outcome, bool) {
 		if r.held.size() > heldMax {
 			r.checkAlive()
 		}
-		if chunk.Ended != nil && r.gone == nil {
-			if errors.Is(chunk.Ended, ports.ErrPaneDead) || errors.Is(chunk.Ended, ports.ErrPaneNotFound) {
-				r.gone = chunk.Ended
-			} else {
-				// The stream broke but the pane may well live on, and its
-				// command with it: listen again rather than call it dead.
-				r.reopen()
-			}
+		switch {
+		case r.gone != nil:
+		case got.Gone != nil:
+			r.gone = got.Gone
+		case got.Broken != nil:
+			// The stream broke but the pane may well live on, and its
+			// command with it: listen again rather than call it dead.
+			r.reopen()
 		}
 	}
 	if r.gone != nil {
@@ -396,7 +392,7 @@ func (r *commandRun) confirm() bool {
 	defer cancel()
 	idle, err := r.shellIdle(ctx)
 	switch {
-	case errors.Is(err, ports.ErrPaneNotFound) || errors.Is(err, ports.ErrPaneDead):
+	case paneGone(err):
 		r.gone = err
 		return false
 	case err == nil && idle && !r.rejected:
@@ -544,7 +540,7 @@ func (r *commandRun) timeUp(o Outcome) Outcome {
 			return o
 		}
 		select {
-		case <-r.stream.Changed():
+		case <-r.in.changed():
 		case <-t.C():
 			r.pump()
 			if r.scanner.Started() {
@@ -570,11 +566,11 @@ func (r *commandRun) reopen() {
 	defer cancel()
 	stream, err := r.s.term.OpenOutput(ctx, r.pane)
 	switch {
-	case errors.Is(err, ports.ErrPaneDead) || errors.Is(err, ports.ErrPaneNotFound):
+	case paneGone(err):
 		r.gone = err
 	case err == nil:
-		r.stream.Close()
-		r.stream = stream
+		r.in.stream.Close()
+		r.in.stream = stream
 		r.broken = false
 		// What was written while nobody listened may have held the end.
 		r.gap = true
@@ -722,7 +718,7 @@ func (r *commandRun) finish() {
 			live = r.s.clock.NewTimer(r.s.cfg.LivenessInterval)
 		}
 		select {
-		case <-r.stream.Changed():
+		case <-r.in.changed():
 		case <-live.C():
 			r.checkAlive()
 			live = nil
@@ -762,7 +758,7 @@ func (r *commandRun) poke() {
 func (r *commandRun) close() {
 	r.unstage()
 	r.hold.Release()
-	r.stream.Close()
+	r.in.stream.Close()
 }
 
 // frameIDs returns fresh ids for one frame: the secret is two ids long.

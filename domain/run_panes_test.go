@@ -368,13 +368,13 @@ func TestPanesTheServiceCreatesAreWaitedFor(t *testing.T) {
 	}
 	term.SetStarting(created.Pane, true)
 	done := make(chan error, 1)
-	go func() {
-		_, err := svc.PasteText(context.Background(), domain.PasteRequest{PaneID: created.Pane, Text: "typed"})
+	var running calls
+	running.start("paste_text", func() (any, error) {
+		res, err := svc.PasteText(context.Background(), domain.PasteRequest{PaneID: created.Pane, Text: "typed"})
 		done <- err
-	}()
-	if err := clock.WaitForTimer(context.Background(), domain.StartingPoll); err != nil {
-		t.Fatal(err)
-	}
+		return res, err
+	})
+	running.waitTimer(t, clock, domain.StartingPoll)
 	if sent := term.Sent(created.Pane); len(sent) != 0 {
 		t.Fatalf("pasted %+v into a starting shell", sent)
 	}

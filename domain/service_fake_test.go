@@ -27,6 +27,7 @@ type rig struct {
 	ids   *fake.IDs
 	svc   *domain.Service
 	pane  ports.PaneID
+	calls calls // run in the background
 }
 
 // newRig returns a Service on one fake pane. Its ids count (fake.IDs), so
@@ -41,24 +42,17 @@ func newRig(t *testing.T, cfg domain.Config, opts ...domain.Option) *rig {
 	return r
 }
 
-// waitTimers returns once the code under test has n timers pending.
+// waitTimers returns once the code under test has n timers pending; a
+// call of the rig's that returns first fails the test at once.
 func (r *rig) waitTimers(n int) {
 	r.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := r.clock.WaitForTimers(ctx, n); err != nil {
-		r.t.Fatalf("the service never waited on %d timers: %v", n, err)
-	}
+	r.calls.waitTimers(r.t, r.clock, n)
 }
 
 // waitTimer returns once the code under test has a timer due d from now.
 func (r *rig) waitTimer(d time.Duration) {
 	r.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := r.clock.WaitForTimer(ctx, d); err != nil {
-		r.t.Fatalf("the service never waited %v: %v", d, err)
-	}
+	r.calls.waitTimer(r.t, r.clock, d)
 }
 
 type runReply struct {
@@ -71,10 +65,11 @@ func (r *rig) runAsync(ctx context.Context, req domain.RunRequest) <-chan runRep
 		req.PaneID = r.pane
 	}
 	ch := make(chan runReply, 1)
-	go func() {
+	r.calls.start("run_shell_command "+req.Command, func() (any, error) {
 		res, err := r.svc.RunShellCommand(ctx, req)
 		ch <- runReply{res, err}
-	}()
+		return res, err
+	})
 	return ch
 }
 

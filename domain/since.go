@@ -120,13 +120,13 @@ func (s *Service) seed(ctx context.Context, info ports.PaneInfo, req CaptureSinc
 func (s *Service) waitForOutput(ctx context.Context, stream ports.OutputStream, offset int64, wait time.Duration, progress ProgressFunc) {
 	w := s.newWaiter(wait, progress)
 	defer w.stop()
+	in := streamReader{stream: stream, offset: offset}
 	for {
-		chunk := stream.ReadFrom(offset)
-		if len(chunk.Data) > 0 || chunk.Missed > 0 || chunk.Ended != nil {
+		if got := in.read(); len(got.Data) > 0 || got.Missed > 0 || got.Ended() {
 			return
 		}
 		select {
-		case <-stream.Changed():
+		case <-in.changed():
 		case <-w.ticks():
 			w.report()
 		case <-w.done():

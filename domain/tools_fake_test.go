@@ -158,7 +158,7 @@ func TestCaptureSinceWaitsForOutput(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	c := *since(t, r, "", 0).Cursor
 	done := make(chan domain.CaptureSinceResult, 1)
-	go func() { done <- since(t, r, c, 5000) }()
+	r.calls.start("capture_since", func() (any, error) { res := since(t, r, c, 5000); done <- res; return res, nil })
 	r.waitTimers(1)
 	r.term.Inject(r.pane, []byte("arrived\r\n"))
 	res := <-done
@@ -166,7 +166,7 @@ func TestCaptureSinceWaitsForOutput(t *testing.T) {
 		t.Fatalf("got %+v", res)
 	}
 	// With nothing new it returns when the wait is over.
-	go func() { done <- since(t, r, *res.Cursor, 2000) }()
+	r.calls.start("capture_since", func() (any, error) { res := since(t, r, *res.Cursor, 2000); done <- res; return res, nil })
 	r.waitTimers(1)
 	r.clock.Advance(2 * time.Second)
 	if res := <-done; res.Text != "" {
@@ -241,13 +241,14 @@ func TestCaptureSinceRejectsTamperedCursorsAndNegativeWaits(t *testing.T) {
 func waitText(r *rig, ctx context.Context, req domain.WaitForTextRequest) <-chan domain.WaitForTextResult {
 	req.PaneID = r.pane
 	ch := make(chan domain.WaitForTextResult, 1)
-	go func() {
+	r.calls.start("wait_for_text", func() (any, error) {
 		res, err := r.svc.WaitForText(ctx, req)
 		if err != nil {
 			r.t.Errorf("WaitForText: %v", err)
 		}
 		ch <- res
-	}()
+		return res, err
+	})
 	return ch
 }
 

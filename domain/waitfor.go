@@ -3,14 +3,12 @@ package domain
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/termtext"
-	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
 // regexSpan is how far back in the text a regular expression's match may
@@ -121,36 +119,35 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 	matcher := newTextMatcher(match, req.Patterns, req.Regex)
 	w := s.newWaiter(timeout, req.Progress)
 	defer w.stop()
+	in := streamReader{stream: stream, offset: c.Offset}
 	for res.Outcome == "" {
-		chunk := stream.ReadFrom(c.Offset)
-		res.MissedBytes += chunk.Missed
-		if len(chunk.Data) > 0 {
-			out.Write(chunk.Data)
-			c.Offset = chunk.Offset + int64(len(chunk.Data))
-			if p, ok := matcher.feed(chunk.Data); ok {
+		got := in.read()
+		c.Offset = in.offset
+		res.MissedBytes += got.Missed
+		if len(got.Data) > 0 {
+			out.Write(got.Data)
+			if p, ok := matcher.feed(got.Data); ok {
 				res.Outcome = WaitMatched
 				if len(req.Patterns) > 0 {
 					res.Matched = &p
 				}
 				break
 			}
-		} else if chunk.Offset > c.Offset {
-			c.Offset = chunk.Offset
 		}
 		switch {
-		case chunk.Missed > 0:
+		case got.Missed > 0:
 			res.Outcome = WaitOutputLost
-		case chunk.Ended != nil && (errors.Is(chunk.Ended, ports.ErrPaneDead) || errors.Is(chunk.Ended, ports.ErrPaneNotFound)):
+		case got.Gone != nil:
 			res.Outcome = WaitPaneDied
-		case chunk.Ended != nil:
-			why := chunk.Ended.Error()
+		case got.Broken != nil:
+			why := got.Broken.Error()
 			res.Outcome, res.StreamFailure = WaitOutputLost, &why
 		}
 		if res.Outcome != "" {
 			break
 		}
 		select {
-		case <-stream.Changed():
+		case <-in.changed():
 		case <-w.ticks():
 			w.report()
 		case <-w.done():

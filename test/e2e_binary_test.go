@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // The end-to-end tests of the built binary: cmd/tmux-mcp built once,
@@ -54,9 +55,7 @@ var (
 // returns its path.
 func serverBinary(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("built-binary test: skipped under -short")
-	}
+	gate.Real(t, "the built binary")
 	bin := filepath.Join(binDir, "tmux-mcp")
 	buildOnce.Do(func() {
 		out, err := exec.Command("go", "build", "-o", bin, "github.com/tmux-mcp/tmux-mcp/cmd/tmux-mcp").CombinedOutput()

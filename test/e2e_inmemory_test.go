@@ -3,8 +3,10 @@ package test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,6 +36,13 @@ type inmem struct {
 	// responses receives every JSON-RPC response the client reads, even
 	// one to a call the client has given up on (a cancelled one).
 	responses chan *jsonrpc.Response
+
+	// running are the calls made in the background (start), each closed
+	// when its call returns, so that awaitWaiting fails at once when one
+	// returns instead of waiting.
+	mu      sync.Mutex
+	running map[string]chan struct{}
+	started int
 }
 
 // newInmem starts a server with one shell pane, %0.
@@ -94,7 +103,9 @@ func (e *inmem) call(tool string, args map[string]any) *mcp.CallToolResult {
 // start calls a tool in the background; the result arrives on the channel.
 func (e *inmem) start(tool string, args map[string]any) <-chan *mcp.CallToolResult {
 	out := make(chan *mcp.CallToolResult, 1)
+	returned := e.track(tool)
 	go func() {
+		defer close(returned)
 		res, err := e.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 		if err != nil {
 			e.t.Errorf("%s: protocol error %v", tool, err)
@@ -111,9 +122,54 @@ func (e *inmem) awaitWaiting(n int) {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := e.clock.WaitForTimers(ctx, n); err != nil {
-		e.t.Fatalf("the server never waited on the clock (%d timers pending): %v", e.clock.PendingTimers(), err)
+	early := make(chan string, 1)
+	e.mu.Lock()
+	for name, returned := range e.running {
+		select {
+		case <-returned:
+			delete(e.running, name) // returned before: the test has seen to it
+			continue
+		default:
+		}
+		go func() {
+			select {
+			case <-returned:
+				select {
+				case early <- name:
+				default:
+				}
+			case <-ctx.Done():
+			}
+		}()
 	}
+	e.mu.Unlock()
+	waited := make(chan error, 1)
+	go func() { waited <- e.clock.WaitForTimers(ctx, n) }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			e.t.Fatalf("the server never waited on the clock (%d timers pending): %v", e.clock.PendingTimers(), err)
+		}
+	case name := <-early:
+		cancel()
+		if err := <-waited; err != nil {
+			e.t.Fatalf("%s returned while the test waited for the server to wait on %d timers", name, n)
+		}
+	}
+}
+
+// track records a call made in the background; close the channel when
+// it returns.
+func (e *inmem) track(tool string) chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.running == nil {
+		e.running = map[string]chan struct{}{}
+	}
+	returned := make(chan struct{})
+	e.started++
+	e.running[fmt.Sprintf("%s (call %d)", tool, e.started)] = returned
+	return returned
 }
 
 // cancelled calls tool, cancels the call once the server holds timers
@@ -134,7 +190,9 @@ func (e *inmem) cancelled(tool string, args map[string]any, timers int) *mcp.Cal
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	clientErr := make(chan error, 1)
+	returned := e.track(tool)
 	go func() {
+		defer close(returned)
 		_, err := e.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		clientErr <- err
 	}()

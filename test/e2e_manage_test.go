@@ -27,6 +27,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // The end-to-end tests of the inspect and lifecycle tools: a real MCP
@@ -492,9 +493,7 @@ func TestManageNoToolRunsAClientsFormatOrCommandOnTheFake(t *testing.T) {
 // without tmux.
 func manageOnTmux(t *testing.T) (cs *mcp.ClientSession, term *tmux.Terminal, socket string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("runs tmux")
-	}
+	gate.Real(t, "tmux")
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/ports"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // The real-tmux environment of tmux_test.go and e2e_binary_test.go: every
@@ -67,9 +68,7 @@ var bash = shells[0]
 // returns the tmux binary.
 func needTmux(t testing.TB) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("real-tmux test: skipped under -short")
-	}
+	gate.Real(t, "tmux")
 	bin, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("real-tmux test: tmux is not on PATH (install tmux 3.2 or newer to run it)")

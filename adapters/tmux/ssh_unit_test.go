@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // Pure parts of the ssh transport: quoting for the remote shell, the ssh
@@ -277,9 +278,7 @@ func TestLauncherFailures(t *testing.T) {
 // The quoting holds in the shells that sshd may run the commands with:
 // each reads a quoted word back byte for byte. This test runs the shells.
 func TestShellQuoteSurvivesRealShells(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs shells: skipped under -short")
-	}
+	gate.Real(t, "shells")
 	ran := 0
 	for _, sh := range []string{"sh", "dash", "bash", "zsh", "mksh", "ksh"} {
 		path, err := exec.LookPath(sh)

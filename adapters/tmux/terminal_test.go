@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 func TestNewRefusesAMissingTmux(t *testing.T) {
@@ -19,6 +20,7 @@ func TestNewRefusesAMissingTmux(t *testing.T) {
 }
 
 func TestNewRefusesATmuxOlderThan32(t *testing.T) {
+	gate.Real(t, "a script that poses as tmux")
 	bin := filepath.Join(t.TempDir(), "tmux")
 	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho 'tmux 3.1c'\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -57,9 +59,7 @@ func TestEveryCallIsUnavailableWithoutAServer(t *testing.T) {
 }
 
 func TestStartPrivateRunsAServerUntilStopped(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a tmux server with the default shell")
-	}
+	gate.Real(t, "a tmux server with the default shell")
 	server := newTestServer(t) // skips without tmux
 	// The private server runs $SHELL; a login shell's start-up files
 	// may wait on a lock that a killed test shell left behind.

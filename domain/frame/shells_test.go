@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // These tests run frames in real shells: the typed line (less the Kill
@@ -114,9 +116,7 @@ func readRun(t *testing.T, raw []byte, script string) framedRun {
 
 func lookShell(t *testing.T, sh shellUnderTest) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("runs real shells; not in -short")
-	}
+	gate.Real(t, "real shells")
 	path, err := exec.LookPath(sh.program)
 	if err != nil {
 		t.Skipf("%s is not installed", sh.program)

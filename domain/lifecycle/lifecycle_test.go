@@ -98,8 +98,15 @@ func (l *layout) hang(pane ports.PaneID, command string) {
 	}()
 	ctx, cancel := context.WithTimeout(l.ctx, 10*time.Second)
 	defer cancel()
-	if err := l.clock.WaitForTimers(ctx, 2); err != nil {
-		l.t.Fatalf("run_shell_command never waited: %v", err)
+	waited := make(chan error, 1)
+	go func() { waited <- l.clock.WaitForTimers(ctx, 2) }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			l.t.Fatalf("run_shell_command never waited: %v", err)
+		}
+	case err := <-done: // returned instead of waiting: fail now, not at the deadline
+		l.t.Fatalf("run_shell_command %q returned before it waited: %v", command, err)
 	}
 	l.clock.Advance(time.Second)
 	if err := <-done; err != nil {

@@ -38,6 +38,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // ErrMissing is returned by Start when this machine cannot run a private
@@ -81,9 +83,7 @@ type Server struct {
 // test ends.
 func New(t testing.TB, opts Options) *Server {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("ssh test: skipped under -short")
-	}
+	gate.Real(t, "sshd")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := Start(ctx, opts)
