@@ -44,10 +44,13 @@ type Config struct {
 	SocketName string // tmux -L; empty for none
 	SocketPath string // tmux -S; empty for none
 	TmuxBin    string // the tmux binary; empty for "tmux" on PATH (the remote PATH with SSH)
-	Safety     Safety
-	Transport  string // TransportStdio or TransportHTTP
-	Listen     string // the address for TransportHTTP
-	Backend    string // BackendTmux, BackendFake or BackendScreen
+	// Shell is the shell of the private tmux server's panes; empty for
+	// the login shell.
+	Shell     string
+	Safety    Safety
+	Transport string // TransportStdio or TransportHTTP
+	Listen    string // the address for TransportHTTP
+	Backend   string // BackendTmux, BackendFake or BackendScreen
 
 	// SSH is the ssh destination whose tmux server the tmux backend
 	// drives; empty for this host. SSHConfig is the ssh client
@@ -123,6 +126,7 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&cfg.SocketName, "socket-name", "", "tmux socket name, as tmux -L (env "+EnvSocketName+")")
 	fs.StringVar(&cfg.SocketPath, "socket-path", "", "tmux socket path, as tmux -S (env "+EnvSocketPath+")")
+	fs.StringVar(&cfg.Shell, "shell", "", "the shell the private tmux server runs in its panes: bash, zsh, dash, ksh, fish, sh or a path (default: your login shell; a server you name with -socket-name or -socket-path runs what its default-shell and default-command say)")
 	fs.StringVar(&cfg.TmuxBin, "tmux-bin", "", "tmux binary (env "+EnvTmuxBin+"; default: tmux on PATH, the remote one with -ssh)")
 	fs.StringVar(&cfg.SSH, "ssh", "", "drive the tmux server on this ssh destination (host, user@host or a Host of the ssh configuration) through the system ssh (env "+EnvSSH+"); without a socket setting, the remote default server")
 	fs.StringVar(&cfg.SSHConfig, "ssh-config", "", "ssh client configuration file for -ssh, as ssh -F (env "+EnvSSHConfig+"; default: ~/.ssh/config)")
@@ -195,6 +199,9 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 		}
 	} else if cfg.SSHConfig != "" {
 		return Config{}, fmt.Errorf("%w: -ssh-config is for -ssh; name the destination too", ErrInvalidSetting)
+	}
+	if cfg.Shell != "" && (cfg.SocketName != "" || cfg.SocketPath != "" || cfg.SSH != "" || cfg.Backend != BackendTmux) {
+		return Config{}, fmt.Errorf("%w: -shell chooses the shell of the server's private tmux server; a server you name runs what its own default-shell and default-command options say", ErrInvalidSetting)
 	}
 	if set["screen-no-copy-mode"] && !set["screen-session"] {
 		return Config{}, fmt.Errorf("%w: -screen-no-copy-mode vouches for a -screen-session; the server's private session needs no vouching", ErrInvalidSetting)

@@ -78,6 +78,11 @@ func TestParseConfig(t *testing.T) {
 			edit: func(c *app.Config) { c.Backend, c.ScreenSession, c.ScreenNoCopyMode = "screen", "work", true },
 		},
 		{
+			name: "the private server's shell",
+			args: []string{"-shell", "zsh"},
+			edit: func(c *app.Config) { c.Shell = "zsh" },
+		},
+		{
 			name: "the token from the environment",
 			env:  map[string]string{"TMUX_MCP_TOKEN": "s3cr3t"},
 			edit: func(c *app.Config) { c.Token = "s3cr3t" },
@@ -141,6 +146,10 @@ func TestParseConfigRefusesToStartOnABadSetting(t *testing.T) {
 		{"screen session for another backend", []string{"-screen-session", "work"}, nil, "-screen-session is for -backend screen"},
 		{"vouching without a screen session", []string{"-backend", "screen", "-screen-no-copy-mode"}, nil, "-screen-no-copy-mode vouches for a -screen-session"},
 		{"empty token file", []string{"-token-file", ""}, nil, "-token-file is empty"},
+		{"a shell for a server named by socket", []string{"-shell", "zsh", "-socket-name", "work"}, nil, "-shell chooses the shell of the server's private tmux server"},
+		{"a shell for a server named by a variable", []string{"-shell", "zsh"}, map[string]string{"LIBTMUX_SOCKET": "work"}, "-shell chooses"},
+		{"a shell for a remote server", []string{"-shell", "zsh", "-ssh", "box"}, nil, "-shell chooses"},
+		{"a shell for screen", []string{"-shell", "zsh", "-backend", "screen"}, nil, "-shell chooses"},
 		{"ssh with another backend", []string{"-ssh", "box", "-backend", "screen"}, nil, "-ssh drives a remote tmux server"},
 		{"ssh destination that is an option", []string{"-ssh", "-oProxyCommand=sh"}, nil, `-ssh "-oProxyCommand=sh"`},
 		{"ssh destination with a space", nil, map[string]string{"TMUX_MCP_SSH": "box other"}, "space"},

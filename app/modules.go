@@ -367,7 +367,7 @@ func NewTmuxBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo) (
 	}
 	stopPrivate := func() error { return nil }
 	if cfg.SocketName == "" && cfg.SocketPath == "" {
-		name, session, stop, err := tmux.StartPrivate(tmux.Options{Bin: cfg.TmuxBin, Logger: log})
+		name, session, stop, err := tmux.StartPrivate(tmux.Options{Bin: cfg.TmuxBin, Shell: cfg.Shell, Logger: log})
 		if err != nil {
 			return nil, err
 		}

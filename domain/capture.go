@@ -19,7 +19,7 @@ const MaxCaptureRows = 100_000
 // effective range says what was read); a range longer than MaxCaptureRows
 // keeps its newest rows; then maxLines and the byte ceiling trim the front.
 //
-// Errors: *ArgumentError for a bad request; wrapped ports errors from the
+// Errors: *fault.ArgumentError for a bad request; wrapped ports errors from the
 // terminal. Reading is never refused for a busy or watched pane.
 func (s *Service) CapturePane(ctx context.Context, req CaptureRequest) (CaptureResult, error) {
 	if req.MaxLines < 0 {

@@ -16,7 +16,7 @@ const startingPasteWait = 10 * time.Second
 // PasteText delivers req.Text to the pane through a paste buffer, exactly
 // as given, and presses Enter afterwards if req.Enter.
 //
-// Errors: *BusyError when another writer holds the pane; *RefusalError when
+// Errors: *fault.BusyError when another writer holds the pane; *fault.RefusalError when
 // the policy forbids writing to it; wrapped ports errors from the terminal.
 func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult, error) {
 	hold, err := s.writers.Hold(ctx, req.PaneID, "paste_text")

@@ -45,10 +45,10 @@ import (
 //     read since the pane's process was last seen to be the same one are
 //     dropped, and the output is then not complete.
 //
-// Errors: *ArgumentError for a bad request; *BusyError when another writer
-// holds the pane; *RefusalError when the policy forbids writing to the
-// pane; an error wrapping fault.ErrNotRun when the pane's shell could not read
-// the script; wrapped ports errors (ErrPaneNotFound, ErrUnavailable) from
+// Errors: *fault.ArgumentError for a bad request; *fault.BusyError when
+// another writer holds the pane; *fault.RefusalError when the policy
+// forbids writing to the pane; an error wrapping fault.ErrNotRun when the
+// pane's shell could not read the script; wrapped ports errors (ErrPaneNotFound, ErrUnavailable) from
 // the terminal. When an error returns, no command has run.
 func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResult, error) {
 	if req.TimeoutMs < 0 {
@@ -101,8 +101,6 @@ func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResul
 	}
 	return res, nil
 }
-
-// fault.ErrNotRun says that a command was typed but did not run, and never will.
 
 // outcomeUnread ends a wait whose script the shell could not read; it
 // never reaches a result.
@@ -234,7 +232,7 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 	typeCtx, cancel := s.clock.WithTimeout(context.WithoutCancel(ctx), typeTimeout)
 	defer cancel()
 	if err := s.term.SendText(typeCtx, req.PaneID, cmd.Line(r.files)); err != nil {
-		if !errors.Is(err, ports.ErrPaneDead) && !errors.Is(err, ports.ErrPaneNotFound) {
+		if !paneGone(err) {
 			_ = s.term.SendKeys(typeCtx, req.PaneID, []string{"C-c"})
 		}
 		r.close()

@@ -19,8 +19,8 @@ import (
 // are sent — without the Enter — so that a stuck command can be stopped.
 // The reservation itself stays until the command ends.
 //
-// Errors: *ArgumentError for an unknown key name (nothing is sent);
-// *BusyError; *RefusalError when the policy forbids writing to the pane;
+// Errors: *fault.ArgumentError for an unknown key name (nothing is sent);
+// *fault.BusyError; *fault.RefusalError when the policy forbids writing to the pane;
 // wrapped ports errors from the terminal.
 func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysResult, error) {
 	var keys []string

@@ -23,7 +23,7 @@ const maxSinceRead = 8 << 20
 // (Seeded) and a first cursor. With one and nothing new yet, it waits up to
 // req.WaitMs (clamped to the ceiling) for output.
 //
-// Errors: *ArgumentError for a bad request or a cursor of another pane, of
+// Errors: *fault.ArgumentError for a bad request or a cursor of another pane, of
 // an earlier process of the pane, of an earlier server run, or past the
 // end of the output; wrapped ports errors from the terminal. Reading is
 // never refused for a busy or watched pane.

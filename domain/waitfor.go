@@ -70,7 +70,7 @@ func (m *textMatcher) feed(p []byte) (string, bool) {
 // the terminal lost output that a match could have been in, or the stream
 // failed (StreamFailure says why).
 //
-// Errors: *ArgumentError for a bad request (no pattern, an invalid regular
+// Errors: *fault.ArgumentError for a bad request (no pattern, an invalid regular
 // expression, a bad cursor); wrapped ports errors from the terminal.
 func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (WaitForTextResult, error) {
 	if req.TimeoutMs < 0 {

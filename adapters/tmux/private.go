@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -24,9 +25,10 @@ const PrivateSession = "tmux-mcp"
 
 // StartPrivate starts a tmux server of its own, without reading any tmux
 // configuration, with one detached session (named PrivateSession, 200x50)
-// running tmux's default shell. The server listens on opts.SocketName, or
-// on a fresh socket name when that is empty; opts.Bin selects the binary
-// and the other options are ignored. Pass the returned socket name to New.
+// running opts.Shell, or tmux's default shell (the login shell) when that
+// is empty; every pane made later runs the same shell. The server listens
+// on opts.SocketName, or on a fresh socket name when that is empty;
+// opts.Bin selects the binary and the other options are ignored. Pass the returned socket name to New.
 // The server is local: opts.SSH is refused, since a server of this
 // process's own on another host would outlive a crash of this process
 // with nothing to clean it up there.
@@ -49,6 +51,18 @@ func StartPrivate(opts Options) (socketName, session string, stop func() error, 
 	if _, err := checkVersion(l); err != nil {
 		return "", "", nil, fmt.Errorf("start private tmux server: %w", err)
 	}
+	var shell []string // the commands that make opts.Shell the server's
+	if opts.Shell != "" {
+		path, err := exec.LookPath(opts.Shell)
+		if err == nil {
+			path, err = filepath.Abs(path)
+		}
+		if err != nil {
+			return "", "", nil, fmt.Errorf("start private tmux server: shell %q: %w", opts.Shell, err)
+		}
+		// tmux takes the default shell only as an absolute path.
+		shell = []string{"set-option", "-g", "default-shell", path, ";"}
+	}
 	socketName = opts.SocketName
 	if socketName == "" {
 		b := make([]byte, 6)
@@ -68,7 +82,8 @@ func StartPrivate(opts Options) (socketName, session string, stop func() error, 
 		}
 		return strings.TrimSpace(string(out)), nil
 	}
-	socketPath, err := tmux("new-session", "-d", "-s", PrivateSession, "-x", "200", "-y", "50", "-P", "-F", "#{socket_path}")
+	// One command list, so that the first pane already runs the shell.
+	socketPath, err := tmux(append(shell, "new-session", "-d", "-s", PrivateSession, "-x", "200", "-y", "50", "-P", "-F", "#{socket_path}")...)
 	if err != nil {
 		return "", "", nil, fmt.Errorf("start private tmux server %s: %w", socketName, err)
 	}

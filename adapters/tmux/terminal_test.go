@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,6 +98,41 @@ func TestStartPrivateRunsAServerUntilStopped(t *testing.T) {
 	}
 	if err := stop(); err != nil {
 		t.Errorf("second stop: %v", err)
+	}
+}
+
+// The shell a private server runs is the one asked for, in its first pane
+// and in every pane made later.
+func TestStartPrivateRunsTheShellAskedFor(t *testing.T) {
+	server := newTestServer(t) // skips without tmux
+	if _, err := exec.LookPath("dash"); err != nil {
+		t.Skip("dash is not installed")
+	}
+	t.Setenv("SHELL", "/bin/sh")
+	sock, _, stop, err := StartPrivate(Options{Shell: "dash"})
+	if err != nil {
+		t.Fatalf("StartPrivate: %v", err)
+	}
+	t.Cleanup(func() { stop() })
+	term, err := New(Options{SocketName: sock, Env: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer term.Close()
+	ctx := testContext(t)
+	created, err := term.CreateWindow(ctx, PrivateSession, "later")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &testServer{t: t, bin: server.bin, sock: sock}
+	for _, pane := range []ports.PaneID{"%0", created.Pane} {
+		if cmd := strings.TrimSpace(s.tmux("display-message", "-p", "-t", string(pane), "#{pane_start_command}|#{pane_current_command}")); !strings.HasSuffix(cmd, "|dash") {
+			t.Errorf("pane %s runs %q, want dash", pane, cmd)
+		}
+	}
+
+	if _, _, _, err := StartPrivate(Options{Shell: "no-such-shell-here"}); err == nil || !strings.Contains(err.Error(), "no-such-shell-here") {
+		t.Errorf("StartPrivate with a shell that is not there: %v, want an error naming it", err)
 	}
 }
 

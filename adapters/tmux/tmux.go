@@ -45,6 +45,12 @@ type Options struct {
 	// on the PATH of a command run there by ssh.
 	Bin string
 
+	// Shell is the shell a private server (StartPrivate) runs in its
+	// panes, its first pane and every pane made later: a name looked up
+	// on PATH or a path. Empty: tmux's default, the login shell ($SHELL,
+	// else the user's shell in the password database). New ignores it.
+	Shell string
+
 	// SocketName selects a server by socket name (tmux -L); SocketPath by
 	// socket path (tmux -S). Set at most one. With neither, the server is
 	// the one this process runs inside (from TMUX) or else tmux's default;
