@@ -43,7 +43,7 @@ func (b *bench) sshRow() error {
 		med := percentile(local.samples, 50)
 		r.target = &target{
 			desc: "≤ 2× local",
-			met:  func(m, _ time.Duration) bool { return m <= 2*med },
+			met:  func(m time.Duration, _ floorMedians) bool { return m <= 2*med },
 		}
 		r.info = "local median " + ms(med)
 	}

@@ -21,6 +21,7 @@ import (
 type bench struct {
 	ctx      context.Context
 	tmux     *tmuxServer
+	ctl      *controlClient // the benchmark's own control-mode client (control.go)
 	srv      *Server
 	tools    map[string]bool
 	n        int            // iterations of a light call
@@ -34,8 +35,10 @@ type bench struct {
 	dir         string                                               // the run's temporary directory
 	startServer func(args []string, logPath string) (*Server, error) // another server on the same tmux
 
-	floors []time.Duration // every floor sample of the run
-	calls  atomic.Int64    // tool calls made
+	floors    []time.Duration // every process floor sample of the run
+	ctlFloors []time.Duration // every typed control-mode floor sample
+	keyFloors []time.Duration // every send-keys floor sample
+	calls     atomic.Int64    // tool calls made
 
 	panes struct {
 		main, hist, paste, since, wait string
@@ -98,14 +101,16 @@ func (b *bench) timed(tool string, args map[string]any) (map[string]any, time.Du
 	return m, time.Since(start), err
 }
 
-// floorSamples is how many floor samples are taken before and after each
-// row.
+// floorSamples is how many samples of each floor are taken before and
+// after each row.
 const floorSamples = 10
 
-// sampleFloor measures the floor k times, after a pause that lets the
-// work of the previous call (a shell redrawing its prompt, tmux passing
-// output on) finish, and keeps the samples both for the run and for the
-// row being measured.
+// sampleFloor measures the floors k times each, after a pause that lets
+// the work of the previous call (a shell redrawing its prompt, tmux
+// passing output on) finish, and keeps the samples both for the run and
+// for the row being measured. The three floors take turns, so that each
+// sees the same load: the process floor, the typed control-mode floor and
+// the send-keys floor (control.go).
 func (b *bench) sampleFloor(r *row, k int) error {
 	select {
 	case <-b.ctx.Done():
@@ -119,6 +124,16 @@ func (b *bench) sampleFloor(r *row, k int) error {
 		}
 		b.floors = append(b.floors, d)
 		r.floors = append(r.floors, d)
+		if d, err = b.ctl.typed(b.ctx); err != nil {
+			return fmt.Errorf("control-mode floor: %w", err)
+		}
+		b.ctlFloors = append(b.ctlFloors, d)
+		r.ctlFloors = append(r.ctlFloors, d)
+		if d, err = b.ctl.sendKeys(b.ctx); err != nil {
+			return fmt.Errorf("send-keys floor: %w", err)
+		}
+		b.keyFloors = append(b.keyFloors, d)
+		r.keyFloors = append(r.keyFloors, d)
 	}
 	return nil
 }
@@ -220,7 +235,7 @@ func countRuns(lines []string, iterations int) string {
 func (b *bench) setup() error {
 	ctx := b.ctx
 	var err error
-	if b.panes.main, err = b.tmux.firstPane(ctx); err != nil {
+	if b.panes.main, err = b.tmux.firstPane(ctx, benchSession); err != nil {
 		return err
 	}
 	for _, p := range []*string{&b.panes.hist, &b.panes.paste, &b.panes.since, &b.panes.wait} {
@@ -258,6 +273,18 @@ func (b *bench) setup() error {
 	if err := b.tmux.waitFor(ctx, b.panes.paste, "#{pane_current_command}", func(v string) bool { return v == "cat" }, 10*time.Second); err != nil {
 		return fmt.Errorf("start cat in the paste pane: %w", err)
 	}
+	if err := b.ctl.setPrompt(ctx); err != nil {
+		return fmt.Errorf("control-mode floor: %w", err)
+	}
+	// The floors' first samples pay for what a shell does once.
+	for range 3 {
+		if _, err := b.ctl.typed(ctx); err != nil {
+			return fmt.Errorf("control-mode floor: %w", err)
+		}
+		if _, err := b.ctl.sendKeys(ctx); err != nil {
+			return fmt.Errorf("send-keys floor: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -282,7 +309,7 @@ func (b *bench) latencies() error {
 			})
 		},
 		func() error {
-			return b.measure(row{name: "run_shell_command `true`", target: ratioTarget(3)}, 3, b.n, func(int) (time.Duration, error) {
+			return b.measure(row{name: "run_shell_command `true`", target: ctlTarget(3)}, 3, b.n, func(int) (time.Duration, error) {
 				m, d, err := b.timed("run_shell_command", map[string]any{"paneId": p.main, "command": "true"})
 				if err == nil {
 					err = checkCompleted(m)
@@ -291,7 +318,7 @@ func (b *bench) latencies() error {
 			})
 		},
 		func() error {
-			return b.measure(row{name: "capture_pane visible screen", target: ratioTarget(1.5)}, 3, b.n, func(int) (time.Duration, error) {
+			return b.measure(row{name: "capture_pane visible screen", target: ctlTarget(4)}, 3, b.n, func(int) (time.Duration, error) {
 				m, d, err := b.timed("capture_pane", map[string]any{"paneId": p.main})
 				if n, _ := m["totalLines"].(float64); err == nil && n <= 0 {
 					err = fmt.Errorf("totalLines %v, want the screen's rows", m["totalLines"])
