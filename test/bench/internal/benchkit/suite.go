@@ -41,8 +41,8 @@ type bench struct {
 	calls     atomic.Int64    // tool calls made
 
 	panes struct {
-		main, hist, paste, since, wait string
-		conc                           []string
+		main, hist, paste, since, wait, keys string
+		conc                                 []string
 	}
 	rows   []row
 	memory memoryReport
@@ -54,10 +54,11 @@ var concurrencyLevels = []int{1, 4, 16}
 
 // Sizes of the heavy calls.
 const (
-	seqCount    = 100_000 // lines printed by the seq command
-	seqMaxLines = 200
-	historyRows = 10_000 // rows of history captured
-	pasteBytes  = 1 << 20
+	seqCount        = 100_000 // lines printed by the seq command
+	seqMaxLines     = 200
+	historyRows     = 10_000 // rows of history captured
+	pasteBytes      = 1 << 20
+	smallPasteBytes = 100
 )
 
 // errNoTool marks a row whose tool the server does not offer.
@@ -238,7 +239,7 @@ func (b *bench) setup() error {
 	if b.panes.main, err = b.tmux.firstPane(ctx, benchSession); err != nil {
 		return err
 	}
-	for _, p := range []*string{&b.panes.hist, &b.panes.paste, &b.panes.since, &b.panes.wait} {
+	for _, p := range []*string{&b.panes.hist, &b.panes.paste, &b.panes.since, &b.panes.wait, &b.panes.keys} {
 		if *p, err = b.tmux.newPane(ctx); err != nil {
 			return err
 		}
@@ -327,7 +328,37 @@ func (b *bench) latencies() error {
 			})
 		},
 		b.captureSinceRow,
-		b.waitForTextRow,
+		func() error {
+			text := strings.Repeat(strings.Repeat("p", 49)+"\n", smallPasteBytes/50)
+			r := row{name: fmt.Sprintf("paste_text %d B", smallPasteBytes), target: ctlTarget(3), info: "into `cat >/dev/null`, echo off"}
+			return b.measure(r, 3, b.n, func(int) (time.Duration, error) {
+				m, d, err := b.timed("paste_text", map[string]any{"paneId": p.paste, "text": text})
+				if err == nil && m["bytes"] != float64(smallPasteBytes) {
+					err = fmt.Errorf("bytes %v, want %d", m["bytes"], smallPasteBytes)
+				}
+				return d, err
+			})
+		},
+		func() error {
+			r := row{name: "send_keys C-c", target: keysTarget(3), info: "idle bash; enter false"}
+			return b.measure(r, 3, b.n, func(int) (time.Duration, error) {
+				m, d, err := b.timed("send_keys", map[string]any{"paneId": p.keys, "keys": "C-c", "enter": false})
+				if sent, _ := m["sent"].([]any); err == nil && (len(sent) != 1 || sent[0] != "C-c") {
+					err = fmt.Errorf("sent %v, want [C-c]", m["sent"])
+				}
+				return d, err
+			})
+		},
+		func() error {
+			return b.waitForTextRow("wait_for_text, write to reply", nil, func(pane, line string) (func() error, error) {
+				return func() error { return nil }, b.tmux.typeLine(b.ctx, pane, line)
+			}, true)
+		},
+		func() error {
+			return b.waitForTextRow("wait_for_text, write to reply, control-mode writer", ctlTarget(1.2), func(pane, line string) (func() error, error) {
+				return func() error { return b.ctl.awaitReply(b.ctx) }, b.ctl.typeInto(pane, line)
+			}, false)
+		},
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -370,17 +401,24 @@ func (b *bench) captureSinceRow() error {
 // measured time that of a wait in progress, not of the call's setup.
 const waitSettle = 40 * time.Millisecond
 
+// A waitWriter types line and Enter into pane for a wait_for_text row. It
+// returns once the write is under way (the process writer: once its tmux
+// process exited), with a function that finishes it after the row's clock
+// stopped.
+type waitWriter func(pane, line string) (finish func() error, err error)
+
 // waitForTextRow measures wait_for_text from the write to the reply. The
-// write is a tmux client the harness runs (send-keys of a printf command
-// and Enter), so the time is: that tmux client's round trip, the shell
-// running printf, tmux passing the output to the server, the server
-// matching it and replying. The clock starts just before the tmux client
-// is started.
-func (b *bench) waitForTextRow() error {
+// write is typed by write: a tmux client the harness runs (send-keys of a
+// printf command and Enter), or the harness's control-mode client. The
+// time is: the write's round trip to tmux, the shell running printf, tmux
+// passing the output to the server, the server matching it and replying.
+// The clock starts just before the write. With exitNote, the row's note
+// gives the time from the writer's exit to the reply too.
+func (b *bench) waitForTextRow(name string, tgt *target, write waitWriter, exitNote bool) error {
 	pane := b.panes.wait
 	var cursor any
 	var afterWrite []time.Duration
-	r := row{name: "wait_for_text, write to reply", target: absTarget(20 * time.Millisecond)}
+	r := row{name: name, target: tgt}
 	err := b.measure(r, 2, b.n, func(i int) (time.Duration, error) {
 		if cursor == nil {
 			m, err := b.call(b.ctx, "capture_since", map[string]any{"paneId": pane})
@@ -411,11 +449,14 @@ func (b *bench) waitForTextRow() error {
 			return 0, fmt.Errorf("wait_for_text returned before the write: %v %v", rep.m["outcome"], rep.err)
 		}
 		start := time.Now()
-		werr := b.tmux.typeLine(b.ctx, pane, fmt.Sprintf("printf '<%%s-%%d>\\n' MARK %d", i))
+		finish, werr := write(pane, fmt.Sprintf("printf '<%%s-%%d>\\n' MARK %d", i))
 		written := time.Now()
 		rep := <-done
 		if werr != nil {
 			return 0, werr
+		}
+		if err := finish(); err != nil {
+			return 0, err
 		}
 		if rep.err != nil {
 			return 0, rep.err
@@ -429,7 +470,7 @@ func (b *bench) waitForTextRow() error {
 		}
 		return rep.at.Sub(start), nil
 	})
-	if err == nil && len(afterWrite) > 0 {
+	if exitNote && err == nil && len(afterWrite) > 0 && len(b.rows) > 0 && b.rows[len(b.rows)-1].name == name {
 		last := &b.rows[len(b.rows)-1]
 		last.info = fmt.Sprintf("from the writer's exit: median %s", ms(percentile(afterWrite, 50)))
 	}
@@ -484,11 +525,12 @@ func (b *bench) heavyRows() error {
 	})
 }
 
-// memoryReport is the server's resident memory at three moments.
+// memoryReport is the server's resident memory at four moments.
 type memoryReport struct {
-	idle, after, end, peak int64
-	calls                  int64 // tool calls between idle and after
-	err                    error
+	idle, after, again, end, peak int64
+	calls                         int64 // tool calls between idle and after
+	callsAgain                    int64 // tool calls between after and again
+	err                           error
 }
 
 // readMemory reads the server's RSS, or reports why it cannot.
@@ -505,7 +547,9 @@ func (b *bench) memoryIdle() {
 }
 
 // memoryAfterCalls makes light calls until b.memCalls tool calls have
-// been made since the idle reading, then records the RSS.
+// been made since the idle reading, then records the RSS; then as many
+// again, and records it again: growth over the first calls may be a
+// working set being made, growth over the second is not.
 func (b *bench) memoryAfterCalls() error {
 	if b.memory.err != nil {
 		return nil
@@ -531,17 +575,31 @@ func (b *bench) memoryAfterCalls() error {
 		})
 	}
 	b.log("memory: %d calls so far, topping up to %d", b.calls.Load(), b.memCalls)
-	for i := 0; b.calls.Load() < b.memCalls; i++ {
-		if err := mix[i%len(mix)](); err != nil {
-			if b.ctx.Err() != nil {
-				return b.ctx.Err()
+	callsUntil := func(n int64) error {
+		for i := 0; b.calls.Load() < n; i++ {
+			if err := mix[i%len(mix)](); err != nil {
+				if b.ctx.Err() != nil {
+					return b.ctx.Err()
+				}
+				b.memory.err = fmt.Errorf("during the %d calls: %w", b.memCalls, err)
+				return nil
 			}
-			b.memory.err = fmt.Errorf("during the %d calls: %w", b.memCalls, err)
-			return nil
 		}
+		return nil
+	}
+	if err := callsUntil(b.memCalls); err != nil || b.memory.err != nil {
+		return err
 	}
 	b.memory.calls = b.calls.Load()
-	b.memory.after, _, b.memory.err = b.readMemory()
+	if b.memory.after, _, b.memory.err = b.readMemory(); b.memory.err != nil {
+		return nil
+	}
+	b.log("memory: %d more calls", b.memCalls)
+	if err := callsUntil(b.memory.calls + b.memCalls); err != nil || b.memory.err != nil {
+		return err
+	}
+	b.memory.callsAgain = b.calls.Load() - b.memory.calls
+	b.memory.again, _, b.memory.err = b.readMemory()
 	return nil
 }
 
