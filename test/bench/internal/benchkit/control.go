@@ -226,7 +226,7 @@ func (c *controlClient) typed(ctx context.Context) (time.Duration, error) {
 	for after < 0 || !replied || !bytes.Contains(seen[after:], []byte(prompt)) {
 		ev, err := c.next(ctx, deadline, "output "+mark+" and the prompt after it")
 		if err != nil {
-			return 0, err
+			return 0, fmt.Errorf("%w (replied %v, the pane printed %q)", err, replied, seen)
 		}
 		if ev.reply {
 			if ev.err != "" {
@@ -243,8 +243,14 @@ func (c *controlClient) typed(ctx context.Context) (time.Duration, error) {
 	return printed.Sub(start), nil
 }
 
+// readlineReady is what bash (5.1 and newer) prints when readline reads a
+// line again: it turns bracketed paste back on. After C-c bash does not
+// always draw the prompt again, but it always prints this.
+const readlineReady = "\x1b[?2004h"
+
 // sendKeys measures one send-keys floor sample: from writing
-// `send-keys -t PANE C-c` to its %end.
+// `send-keys -t PANE C-c` to its %end. It then waits until the shell
+// reads a line again.
 func (c *controlClient) sendKeys(ctx context.Context) (time.Duration, error) {
 	c.drain()
 	start := time.Now()
@@ -254,10 +260,10 @@ func (c *controlClient) sendKeys(ctx context.Context) (time.Duration, error) {
 	deadline := time.After(5 * time.Second)
 	var d time.Duration
 	var seen []byte
-	for d == 0 || !bytes.Contains(seen, []byte(prompt)) {
+	for d == 0 || !bytes.Contains(seen, []byte(prompt)) && !bytes.Contains(seen, []byte(readlineReady)) {
 		ev, err := c.next(ctx, deadline, "the reply to send-keys C-c and the prompt after it")
 		if err != nil {
-			return 0, err
+			return 0, fmt.Errorf("%w (replied %v, the pane printed %q)", err, d != 0, seen)
 		}
 		if ev.reply {
 			if ev.err != "" {
