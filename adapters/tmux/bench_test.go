@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -113,6 +114,53 @@ func BenchmarkPaste(b *testing.B) {
 				if err != nil || out != "0\n" {
 					b.Fatalf("paste as a process: %q, %v", out, err)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkLightCalls times, one by one, the Terminal calls that the light
+// tools make, each over the control client: the lease taken and released
+// (two command lines), Pane, SendKeys of C-c, Paste of 100 bytes and
+// Capture of the screen. send_keys C-c is the lease, Pane and SendKeys;
+// paste_text the lease, Pane and Paste; capture_pane Pane and Capture.
+func BenchmarkLightCalls(b *testing.B) {
+	s := newTestServer(b)
+	p := s.session("main", bashCmd)
+	q := s.split(p, []string{"sh", "-c", "stty -echo; exec cat >/dev/null"})
+	term := s.terminal(Options{})
+	ctx := context.Background()
+	stream, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stream.Close()
+	text := strings.Repeat(strings.Repeat("p", 49)+"\n", 2)
+	calls := []struct {
+		name string
+		call func() error
+	}{
+		{"lease", func() error {
+			if ok, holder, err := term.TryAcquire(ctx, p, "bench", time.Minute); err != nil || !ok {
+				return fmt.Errorf("TryAcquire: %v, held by %q, %v", ok, holder, err)
+			}
+			return term.Release(ctx, p, "bench")
+		}},
+		{"Pane", func() error { _, err := term.Pane(ctx, p); return err }},
+		{"SendKeys", func() error { return term.SendKeys(ctx, p, []string{"C-c"}) }},
+		{"Paste", func() error { return term.Paste(ctx, q, text) }},
+		{"Capture", func() error { _, err := term.Capture(ctx, p, ports.CaptureRange{Start: 0, End: 23}); return err }},
+	}
+	for _, c := range calls {
+		b.Run(c.name, func(b *testing.B) {
+			start := term.processes.Load()
+			for b.Loop() {
+				if err := c.call(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if n := term.processes.Load() - start; n != 0 {
+				b.Fatalf("%s ran %d tmux processes, want none", c.name, n)
 			}
 		})
 	}
