@@ -25,11 +25,15 @@ import (
 //     the printed text, so the pane's echo of the line cannot end a sample.
 //   - send-keys: writing `send-keys -t PANE C-c`, until its %end arrives:
 //     one control-mode command's round trip, what send_keys C-c needs of
-//     tmux.
+//     tmux. PANE is a second pane of the session, whose program reads
+//     bytes in raw mode and discards them: tmux's work for the command
+//     does not depend on the program, and a C-c to the floor shell would
+//     leave it drawing prompts, or (bash 5.2, now and then) reading the
+//     next line with its first key lost.
 //
-// Each sample then waits for the shell's prompt to come back, so that the
-// next one finds the pane idle again. The session is not the one of the
-// measured panes: the client sees no output but the floor pane's.
+// A typed sample then waits for the shell's prompt to come back, so that
+// the next one finds the shell idle again. The session is not the one of
+// the measured panes: the client sees no output but the floor pane's.
 
 // floorSession names the session of the floor pane.
 const floorSession = "floor"
@@ -39,6 +43,7 @@ type controlClient struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	pane   string // the floor pane, e.g. "%1"
+	keys   string // the pane that takes the send-keys floor's C-c
 	events chan controlEvent
 	done   chan struct{} // closed when the client's output ended
 	seq    int           // numbers the typed samples
@@ -53,9 +58,10 @@ type controlEvent struct {
 	at    time.Time
 }
 
-// startControl starts the client on the session holding pane and waits
-// until tmux has answered its attach-session. The caller must call close.
-func (t *tmuxServer) startControl(ctx context.Context, pane string) (*controlClient, error) {
+// startControl starts the client on the floor session, whose panes are
+// pane (a shell) and keys (a raw reader), and waits until tmux has
+// answered its attach-session. The caller must call close.
+func (t *tmuxServer) startControl(ctx context.Context, pane, keys string) (*controlClient, error) {
 	cmd := exec.Command(t.bin, "-L", t.socket, "-C", "attach-session", "-t", floorSession)
 	cmd.Env = t.env
 	stdin, err := cmd.StdinPipe()
@@ -69,7 +75,7 @@ func (t *tmuxServer) startControl(ctx context.Context, pane string) (*controlCli
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the control-mode client: %w", err)
 	}
-	c := &controlClient{cmd: cmd, stdin: stdin, pane: pane, events: make(chan controlEvent, 4096), done: make(chan struct{})}
+	c := &controlClient{cmd: cmd, stdin: stdin, pane: pane, keys: keys, events: make(chan controlEvent, 4096), done: make(chan struct{})}
 	attached := make(chan error, 1)
 	go c.read(stdout, attached)
 	select {
@@ -243,38 +249,19 @@ func (c *controlClient) typed(ctx context.Context) (time.Duration, error) {
 	return printed.Sub(start), nil
 }
 
-// readlineReady is what bash (5.1 and newer) prints when readline reads a
-// line again: it turns bracketed paste back on. After C-c bash does not
-// always draw the prompt again, but it always prints this.
-const readlineReady = "\x1b[?2004h"
-
 // sendKeys measures one send-keys floor sample: from writing
-// `send-keys -t PANE C-c` to its %end. It then waits until the shell
-// reads a line again.
+// `send-keys -t PANE C-c` to its %end.
 func (c *controlClient) sendKeys(ctx context.Context) (time.Duration, error) {
 	c.drain()
 	start := time.Now()
-	if err := c.write("send-keys -t " + c.pane + " C-c"); err != nil {
+	if err := c.write("send-keys -t " + c.keys + " C-c"); err != nil {
 		return 0, err
 	}
-	deadline := time.After(5 * time.Second)
-	var d time.Duration
-	var seen []byte
-	for d == 0 || !bytes.Contains(seen, []byte(prompt)) && !bytes.Contains(seen, []byte(readlineReady)) {
-		ev, err := c.next(ctx, deadline, "the reply to send-keys C-c and the prompt after it")
-		if err != nil {
-			return 0, fmt.Errorf("%w (replied %v, the pane printed %q)", err, d != 0, seen)
-		}
-		if ev.reply {
-			if ev.err != "" {
-				return 0, fmt.Errorf("control-mode send-keys C-c: %s", ev.err)
-			}
-			d = ev.at.Sub(start)
-			continue
-		}
-		seen = append(seen, ev.data...)
+	at, err := c.awaitReply(ctx)
+	if err != nil {
+		return 0, err
 	}
-	return d, nil
+	return at.Sub(start), nil
 }
 
 // typeInto types line and Enter into another pane with one send-keys
@@ -285,20 +272,21 @@ func (c *controlClient) typeInto(pane, line string) error {
 	return c.write(fmt.Sprintf("send-keys -t %s -- %s Enter", pane, tmuxQuote(line)))
 }
 
-// awaitReply waits for the reply to the command typeInto wrote. The
-// floor pane is idle meanwhile, so no output of its comes between.
-func (c *controlClient) awaitReply(ctx context.Context) error {
+// awaitReply waits for the reply to the command last written and returns
+// when the reader saw it. The floor pane is idle meanwhile, so no output
+// of its comes between.
+func (c *controlClient) awaitReply(ctx context.Context) (time.Time, error) {
 	deadline := time.After(5 * time.Second)
 	for {
 		ev, err := c.next(ctx, deadline, "the reply to send-keys")
 		if err != nil {
-			return err
+			return time.Time{}, err
 		}
 		if ev.reply {
 			if ev.err != "" {
-				return fmt.Errorf("control-mode send-keys: %s", ev.err)
+				return time.Time{}, fmt.Errorf("control-mode send-keys: %s", ev.err)
 			}
-			return nil
+			return ev.at, nil
 		}
 	}
 }

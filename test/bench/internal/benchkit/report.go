@@ -87,7 +87,7 @@ func (b *bench) print(w io.Writer, h header) {
 	fmt.Fprintf(w, "  proc: one `tmux -L %s display -p x` round trip (process start to exit)\n", h.socket)
 	fmt.Fprintf(w, "  ctl:  the benchmark's own control-mode client (`tmux -C attach-session -t %s`) typing `printf '<%%s>\\n' X$((k+1))` and Enter\n", floorSession)
 	fmt.Fprintf(w, "        into an idle shell pane with one send-keys, until the %s carrying <X…> arrives\n", "%output")
-	fmt.Fprintf(w, "  keys: that client's `send-keys -t PANE C-c` round trip, until its %s arrives\n", "%end")
+	fmt.Fprintf(w, "  keys: that client's `send-keys -t PANE C-c` round trip, until its %s arrives (PANE: `cat` on a raw tty)\n", "%end")
 	fmt.Fprintf(w, "iterations: %d per light call, %d per heavy call (flag -n); %v per concurrency level (flag -d)\n\n", h.n, h.heavy, h.dur)
 
 	fmt.Fprintf(w, rowFormat, "call", "n", "median", "p90", "proc", "× proc", "ctl", "× ctl", "target", "", "")

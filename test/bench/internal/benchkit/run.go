@@ -171,7 +171,11 @@ func runBench(ctx context.Context, o options, inProcess StartFunc) (err error) {
 	if err != nil {
 		return err
 	}
-	ctl, err := tm.startControl(ctx, floorPane)
+	keysPane, err := tm.display(ctx, floorSession+":1.0", "#{pane_id}")
+	if err != nil {
+		return err
+	}
+	ctl, err := tm.startControl(ctx, floorPane, keysPane)
 	if err != nil {
 		return err
 	}

@@ -356,7 +356,7 @@ func (b *bench) latencies() error {
 		},
 		func() error {
 			return b.waitForTextRow("wait_for_text, write to reply, control-mode writer", ctlTarget(1.2), func(pane, line string) (func() error, error) {
-				return func() error { return b.ctl.awaitReply(b.ctx) }, b.ctl.typeInto(pane, line)
+				return func() error { _, err := b.ctl.awaitReply(b.ctx); return err }, b.ctl.typeInto(pane, line)
 			}, false)
 		},
 	}

@@ -46,7 +46,8 @@ func startTmux(ctx context.Context, bin, shell string, historyLimit int) (*tmuxS
 		"set-option", "-g", "default-command", shell, ";",
 		"set-environment", "-g", "PS1", "$ ", ";",
 		"new-session", "-d", "-s", benchSession, "-x", "200", "-y", "50", ";",
-		"new-session", "-d", "-s", floorSession, "-x", "200", "-y", "50")
+		"new-session", "-d", "-s", floorSession, "-x", "200", "-y", "50", ";",
+		"new-window", "-d", "-t", floorSession+":1", "stty raw -echo; exec cat >/dev/null")
 	if err != nil {
 		t.kill()
 		return nil, fmt.Errorf("start tmux on socket %s: %w", t.socket, err)
