@@ -21,8 +21,9 @@ type row struct {
 	floors, ctlFloors, keyFloors []time.Duration
 	err                          error // why the row has fewer samples than asked for
 	// tmuxRuns sums up the tmux processes the server ran per iteration,
-	// in a traced run.
-	tmuxRuns string
+	// in a traced run; untraced, when set, says why the row's server is
+	// not traced instead.
+	tmuxRuns, untraced string
 }
 
 // floorMedians are the medians of a row's floor samples.

@@ -175,6 +175,9 @@ func (b *bench) measure(r row, warmup, n int, fn func(i int) (time.Duration, err
 	}
 	if b.trace != nil {
 		r.tmuxRuns = countRuns(b.trace.lines()[traced:], iterations)
+		if r.untraced != "" {
+			r.tmuxRuns = r.untraced
+		}
 	}
 	if err := b.sampleFloor(&r, floorSamples); err != nil {
 		return err
