@@ -103,10 +103,11 @@ const deadMark = "tmux-mcp:pane-dead"
 // (set-buffer); a longer one is loaded from standard input by a tmux
 // process (load-buffer -). tmux reads a control client's command line a
 // byte at a time, and each byte of the text may take four there
-// (quoteArg): about 0.1 ms per KiB, against about 2-3 ms for a process
-// whatever the size. BenchmarkPaste puts the crossing at 16-32 KiB, lower
-// for text that is mostly punctuation; under it the control client wins,
-// by ten times for a short text (BENCHMARKS.md).
+// (quoteArg): about 0.07 ms per KiB of plain text and 0.1 ms per KiB of
+// shell code, against 2-2.5 ms for a process whatever the size.
+// BenchmarkPaste puts the crossing near 28 KiB for shell code and 45 KiB
+// for plain text; at 16 KiB the control client still saves about 1 ms,
+// and 14× that for a 100-byte text (BENCHMARKS.md).
 const maxControlPaste = 16 << 10
 
 // pasteChunk bounds the text of one set-buffer command of a paste over a
