@@ -18,10 +18,12 @@
 //     tty both take as the end of a line.
 //   - SendKeys: send-keys with names checked beforehand against tmux's key
 //     vocabulary, because tmux types an unknown name as text.
-//   - Paste: load-buffer from standard input into a buffer private to the
-//     call, then paste-buffer -d -p, guarded by if-shell so that it never
-//     targets a dead pane (which crashes tmux 3.3a). Line feeds become
-//     carriage returns, as when text is pasted into a terminal emulator.
+//   - Paste: set-buffer in chunks of at most 8 KiB (a text of up to
+//     16 KiB without NUL), or else load-buffer from standard input, into a
+//     buffer private to the call, then paste-buffer -d -p, guarded by
+//     if-shell so that it never targets a dead pane (which crashes tmux
+//     3.3a). Line feeds become carriage returns, as when text is pasted
+//     into a terminal emulator.
 //   - Capture: capture-pane with the port's row numbers, which are tmux's
 //     (see below for where its rows go).
 //   - The lease (lease.go) and the listings of the Manager (manage.go).
@@ -41,20 +43,21 @@
 //     starting the process. Outside a UTF-8 locale tmux runs with -u, so
 //     that its output is not made ASCII.
 //
-// Pane, SendText, SendKeys, Capture, the lease and the Manager's listings
-// use a control client when one can be had: the one recording the pane's
-// output, else any the Terminal has attached; with none attached, a call
-// about a pane attaches one to the session holding the pane (as OpenOutput
-// would, with the same flags and under the same care; see Output
-// streams), which then stays for Options.IdleTimeout after its last
-// command or stream. A command whose client goes away before tmux answers
-// is run again as a process, unless it types into a pane (tmux may have
-// run it already; the error then says so). Paste (its text comes on
-// standard input) and the Manager's commands that create, change or
-// remove sessions, windows and panes always run as processes: the latter
-// are not frequent, several make tmux notify every control client (see
-// control.go), and run from an attached client some would take that
-// client's session for their default.
+// Pane, SendText, SendKeys, Capture, Paste of a short text, the lease and
+// the Manager's listings use a control client when one can be had: the one
+// recording the pane's output, else any the Terminal has attached; with
+// none attached, a call about a pane attaches one to the session holding
+// the pane (as OpenOutput would, with the same flags and under the same
+// care; see Output streams), which then stays for Options.IdleTimeout
+// after its last command or stream. A command whose client goes away
+// before tmux answers is run again as a process, unless it types into a
+// pane (tmux may have run it already; the error then says so). Paste of a
+// long text or of one holding a NUL (its text comes on standard input)
+// and the Manager's commands that create, change or remove sessions,
+// windows and panes always run as processes: the latter are not frequent,
+// several make tmux notify every control client (see control.go), and run
+// from an attached client some would take that client's session for their
+// default.
 //
 // # What may travel over a control client
 //
