@@ -74,6 +74,17 @@ func newServer(t *testing.T, term *fake.Terminal, mgr ports.Manager, clock ports
 	return &server{Service: svc, life: life}
 }
 
+// released returns once srv holds the pane no more, its lease given back
+// included (which happens after the call's reply).
+func (s *twoServers) released(srv *server) {
+	s.t.Helper()
+	select {
+	case <-srv.Released(s.pane):
+	case <-time.After(10 * time.Second):
+		s.t.Fatal("the pane was never released")
+	}
+}
+
 func (s *twoServers) waitTimers(n int) {
 	s.t.Helper()
 	s.calls.waitTimers(s.t, s.clock, n)
@@ -129,6 +140,7 @@ func TestAPaneLeasedByAnotherProcessRefusesEveryWrite(t *testing.T) {
 	if got := <-reply; got.err != nil || got.res.Outcome != domain.OutcomeCompleted {
 		t.Fatalf("run = %+v, %v", got.res, got.err)
 	}
+	s.released(s.a)
 	if owner, _, held := s.leaser.Holder(s.pane); held {
 		t.Fatalf("lease still held by %s after the command ended", owner)
 	}
@@ -178,6 +190,7 @@ func TestALeaseWhoseOwnerStoppedRenewingIsTakenOver(t *testing.T) {
 	if _, err := s.a.PasteText(s.ctx, domain.PasteRequest{PaneID: s.pane, Text: "echo mine", Enter: true}); err != nil {
 		t.Fatalf("paste once the lease expired: %v", err)
 	}
+	s.released(s.a)
 	if owner, _, held := s.leaser.Holder(s.pane); held {
 		t.Errorf("paste_text kept the lease (%s) after it returned", owner)
 	}
@@ -196,6 +209,7 @@ func TestAKillLeasesEveryPaneItWouldEnd(t *testing.T) {
 	if !errors.Is(err, fault.ErrBusy) || !strings.Contains(err.Error(), string(second.Pane)) {
 		t.Fatalf("kill_window with a pane leased elsewhere: err = %v, want busy naming %s", err, second.Pane)
 	}
+	s.released(s.a)
 	if owner, _, held := s.leaser.Holder(s.pane); held {
 		t.Errorf("the refused kill left a lease by %s on %s", owner, s.pane)
 	}

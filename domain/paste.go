@@ -24,7 +24,7 @@ func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult,
 		return PasteResult{}, err
 	}
 	defer hold.Release()
-	info, err := s.writable(ctx, req.PaneID, req.Force)
+	info, err := s.writable(ctx, hold, req.PaneID, req.Force)
 	if err != nil {
 		return PasteResult{}, err
 	}

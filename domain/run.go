@@ -188,7 +188,7 @@ type commandRun struct {
 // outcome of a call whose wait for the shell ended first (nothing was
 // typed then).
 func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, req RunRequest, maxLines int) (_ *commandRun, early Outcome, _ error) {
-	info, err := s.term.Pane(ctx, req.PaneID)
+	info, err := s.describeHeld(ctx, hold, req.PaneID)
 	if err != nil {
 		return nil, "", err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/policy"
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -52,7 +53,7 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 		return SendKeysResult{}, err
 	}
 	defer hold.Release()
-	info, err := s.describe(ctx, req.PaneID)
+	info, err := s.describeHeld(ctx, hold, req.PaneID)
 	if err != nil {
 		return SendKeysResult{}, err
 	}
@@ -97,13 +98,23 @@ func (s *Service) interrupt(ctx context.Context, pane ports.PaneID, keys []strin
 	return SendKeysResult{PaneID: pane, Sent: keys, ResolvedPaneIDs: []ports.PaneID{pane}, Attended: info.Attended}, nil
 }
 
-// writable describes the pane and applies the write policy.
-func (s *Service) writable(ctx context.Context, pane ports.PaneID, force bool) (ports.PaneInfo, error) {
-	info, err := s.describe(ctx, pane)
+// writable describes the pane held by hold and applies the write policy.
+func (s *Service) writable(ctx context.Context, hold *writers.Hold, pane ports.PaneID, force bool) (ports.PaneInfo, error) {
+	info, err := s.describeHeld(ctx, hold, pane)
 	if err != nil {
 		return info, err
 	}
 	return info, policy.Check(info, policy.Type, force, "")
+}
+
+// describeHeld describes the pane held by hold: as the lease found it,
+// when it was described as it was leased (one round trip saved), else
+// afresh.
+func (s *Service) describeHeld(ctx context.Context, hold *writers.Hold, pane ports.PaneID) (ports.PaneInfo, error) {
+	if info, ok := hold.Described(); ok {
+		return info, nil
+	}
+	return s.describe(ctx, pane)
 }
 
 // describe describes the pane.

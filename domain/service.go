@@ -107,6 +107,9 @@ func (s *Service) event(kind string, pane ports.PaneID, msg string) {
 func (s *Service) Close() error {
 	s.closeOnce.Do(func() { close(s.closing) })
 	s.bg.Wait()
+	// The leases of what was just released are given back before Close
+	// returns, so that another process may write at once.
+	s.writers.Settle()
 	s.endLife()
 	return s.followers.close()
 }

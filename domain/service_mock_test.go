@@ -13,6 +13,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -323,4 +324,42 @@ func TestWithdrawalThatRacedAStartKeepsThePaneUntilAnInterrupt(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the pane was never freed after the interrupt")
 	}
+}
+
+// A Leaser that describes the pane as it leases it saves the write its
+// own description: paste_text, send_keys and run_shell_command then ask
+// the terminal nothing before they write.
+func TestAWriteUsesTheDescriptionTakenWithItsLease(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	term := mocks.NewMockTerminal(ctrl) // no Pane expected: gomock fails on one
+	leaser := mocks.NewMockDescribingLeaser(ctrl)
+	clock, _ := mockClock(ctrl)
+	pool := writers.NewPool(writers.NewLeases(leaser, clock, "me", time.Minute))
+	svc := domain.NewService(term, clock, fake.NewIDs(), domain.DefaultConfig(), domain.WithWriters(pool))
+	t.Cleanup(func() { svc.Close(); pool.Close() })
+	info := shellPane("%3")
+	info.Command = "vim" // a program, not a shell: no wait for a shell to start
+	leaser.EXPECT().AcquireAndDescribe(gomock.Any(), ports.PaneID("%3"), "me", time.Minute).Return(true, "", info, nil).Times(2)
+	leaser.EXPECT().Release(gomock.Any(), ports.PaneID("%3"), "me").Return(nil).Times(2)
+	term.EXPECT().Paste(gomock.Any(), ports.PaneID("%3"), "hello").Return(nil)
+	term.EXPECT().SendKeys(gomock.Any(), ports.PaneID("%3"), []string{"Escape"}).Return(nil)
+
+	if _, err := svc.PasteText(context.Background(), domain.PasteRequest{PaneID: "%3", Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	<-svc.Released("%3")
+	if _, err := svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: "%3", Keys: "Escape"}); err != nil {
+		t.Fatal(err)
+	}
+	<-svc.Released("%3")
+
+	// The description taken with the lease is what the policy judges.
+	watched := info
+	watched.Watchers = []string{"/dev/pts/4"}
+	leaser.EXPECT().AcquireAndDescribe(gomock.Any(), ports.PaneID("%3"), "me", time.Minute).Return(true, "", watched, nil)
+	leaser.EXPECT().Release(gomock.Any(), ports.PaneID("%3"), "me").Return(nil)
+	if _, err := svc.PasteText(context.Background(), domain.PasteRequest{PaneID: "%3", Text: "x"}); !errors.Is(err, fault.ErrRefused) {
+		t.Errorf("paste to a pane the lease found watched: %v, want refused", err)
+	}
+	<-svc.Released("%3")
 }

@@ -77,13 +77,8 @@ func (t *Terminal) TryAcquire(ctx context.Context, pane ports.PaneID, owner stri
 	if err := checkOwner(owner); err != nil {
 		return false, "", err
 	}
-	cond := fmt.Sprintf("#{||:#{==:#{%[1]s},},#{||:#{==:#{%[1]s},%[2]s},#{e|<|:#{%[3]s},%[4]s}}}",
-		LeaseOwnerOption, owner, LeaseExpiryOption, leaseNow)
-	// The expiry is computed by tmux (-F), so its format is quoted for
-	// the command list.
-	set := fmt.Sprintf("set-option -p -t %[1]s %[2]s %[3]s ; set-option -p -F -t %[1]s %[4]s '#{e|+:%[5]s,%[6]d}'",
-		pane, LeaseOwnerOption, owner, LeaseExpiryOption, leaseNow, ttl.Milliseconds())
-	curOwner, _, err := t.leaseTxn(ctx, pane, cond, set)
+	cond, set := acquireCommands(pane, owner, ttl)
+	curOwner, _, _, err := t.leaseTxn(ctx, pane, cond, set)
 	if err != nil {
 		return false, "", fmt.Errorf("lease pane %s: %w", pane, err)
 	}
@@ -94,6 +89,43 @@ func (t *Terminal) TryAcquire(ctx context.Context, pane ports.PaneID, owner stri
 		return true, "", nil
 	}
 	return false, curOwner, nil
+}
+
+var _ ports.DescribingLeaser = (*Terminal)(nil)
+
+// AcquireAndDescribe is TryAcquire and Pane in one command list: the
+// lease is judged and taken, and the pane then described, before tmux
+// serves any other client, at the cost of one round trip.
+func (t *Terminal) AcquireAndDescribe(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) (bool, string, ports.PaneInfo, error) {
+	if err := checkOwner(owner); err != nil {
+		return false, "", ports.PaneInfo{}, err
+	}
+	cond, set := acquireCommands(pane, owner, ttl)
+	curOwner, _, out, err := t.leaseTxn(ctx, pane, cond, set, paneArgs(pane)...)
+	if err != nil {
+		return false, "", ports.PaneInfo{}, fmt.Errorf("lease pane %s: %w", pane, err)
+	}
+	if curOwner != owner {
+		return false, curOwner, ports.PaneInfo{}, nil
+	}
+	info, err := parsePaneInfo(pane, out, t.self)
+	if err != nil {
+		return false, "", ports.PaneInfo{}, fmt.Errorf("describe pane %s: %w", pane, err)
+	}
+	return true, "", info, nil
+}
+
+// acquireCommands are the condition and the commands of a lease taken by
+// owner for ttl (see leaseTxn): the pane is free, expired or owner's,
+// and then becomes owner's until ttl from tmux's now.
+func acquireCommands(pane ports.PaneID, owner string, ttl time.Duration) (cond, set string) {
+	cond = fmt.Sprintf("#{||:#{==:#{%[1]s},},#{||:#{==:#{%[1]s},%[2]s},#{e|<|:#{%[3]s},%[4]s}}}",
+		LeaseOwnerOption, owner, LeaseExpiryOption, leaseNow)
+	// The expiry is computed by tmux (-F), so its format is quoted for
+	// the command list.
+	set = fmt.Sprintf("set-option -p -t %[1]s %[2]s %[3]s ; set-option -p -F -t %[1]s %[4]s '#{e|+:%[5]s,%[6]d}'",
+		pane, LeaseOwnerOption, owner, LeaseExpiryOption, leaseNow, ttl.Milliseconds())
+	return cond, set
 }
 
 // Renew extends owner's lease, or leases a pane nobody holds again;
@@ -118,7 +150,7 @@ func (t *Terminal) Release(ctx context.Context, pane ports.PaneID, owner string)
 	cond := fmt.Sprintf("#{==:#{%s},%s}", LeaseOwnerOption, owner)
 	unset := fmt.Sprintf("set-option -p -u -t %[1]s %[2]s ; set-option -p -u -t %[1]s %[3]s ; set-option -p -u -t %[1]s %[4]s",
 		pane, LeaseOwnerOption, LeaseExpiryOption, LeaseClockOption)
-	_, _, err := t.leaseTxn(ctx, pane, cond, unset)
+	_, _, _, err := t.leaseTxn(ctx, pane, cond, unset)
 	if errors.Is(err, ports.ErrPaneNotFound) {
 		return nil
 	}
@@ -129,24 +161,29 @@ func (t *Terminal) Release(ctx context.Context, pane ports.PaneID, owner string)
 }
 
 // leaseTxn runs commands when the format cond is true for the pane, all in
-// one tmux invocation, and returns the lease's owner and expiry after it.
-func (t *Terminal) leaseTxn(ctx context.Context, pane ports.PaneID, cond, commands string) (owner, expiry string, err error) {
+// one tmux invocation, and returns the lease's owner and expiry after it;
+// the commands after, if any, run in the same invocation, and out is
+// everything it printed.
+func (t *Terminal) leaseTxn(ctx context.Context, pane ports.PaneID, cond, commands string, after ...string) (owner, expiry, out string, err error) {
 	if err := checkPaneID(pane); err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	args := append(probeArgs(pane),
 		";", "set-option", "-p", "-t", string(pane), LeaseClockOption, "%s",
 		";", "if-shell", "-F", "-t", string(pane), cond, commands,
 		";", "display-message", "-p", "-t", string(pane), leaseFormat)
-	out, err := t.command(ctx, route{pane: pane}, args...)
+	if len(after) > 0 {
+		args = append(append(args, ";"), after...)
+	}
+	out, err = t.command(ctx, route{pane: pane}, args...)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	// The probe prints one line; the lease follows.
 	if l := tagged(out, "L", 2); len(l) == 1 {
-		return l[0][0], l[0][1], nil
+		return l[0][0], l[0][1], out, nil
 	}
-	return "", "", fmt.Errorf("tmux printed %q, not the lease", out)
+	return "", "", "", fmt.Errorf("tmux printed %q, not the lease", out)
 }
 
 // leaseFormat prints a pane's lease after a tag. Any process on the socket

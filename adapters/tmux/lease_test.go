@@ -2,6 +2,7 @@ package tmux
 
 import (
 	"errors"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,6 +60,39 @@ func TestLeaseKeepsASecondProcessOut(t *testing.T) {
 	}
 	if err := a.Renew(ctx, p, "server-a", time.Hour); !errors.Is(err, ports.ErrLeaseLost) {
 		t.Errorf("a.Renew of a pane b holds: err = %v, want ErrLeaseLost", err)
+	}
+}
+
+// AcquireAndDescribe leases as TryAcquire does and describes the pane as
+// Pane does, in one command list.
+func TestAcquireAndDescribeIsTryAcquireThenPane(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	s.waitPrompt(p)
+	a, b := s.terminal(Options{}), s.terminal(Options{})
+	ctx := testContext(t)
+
+	ok, holder, info, err := a.AcquireAndDescribe(ctx, p, "server-a", time.Hour)
+	if !ok || holder != "" || err != nil {
+		t.Fatalf("AcquireAndDescribe = %v, %q, %v; want the pane", ok, holder, err)
+	}
+	want, err := a.Pane(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(info, want) {
+		t.Errorf("described %+v\nwant as Pane: %+v", info, want)
+	}
+	if owner := strings.TrimSpace(s.tmux("show-options", "-p", "-v", "-t", string(p), LeaseOwnerOption)); owner != "server-a" {
+		t.Errorf("lease owner %q, want server-a", owner)
+	}
+	ok, holder, info, err = b.AcquireAndDescribe(ctx, p, "server-b", time.Hour)
+	if ok || holder != "server-a" || err != nil || info.ID != "" {
+		t.Errorf("b.AcquireAndDescribe = %v, %q, %+v, %v; want refused, held by server-a, no description", ok, holder, info, err)
+	}
+	if _, _, _, err := a.AcquireAndDescribe(ctx, "%999", "server-a", time.Hour); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("AcquireAndDescribe of no pane: %v, want ErrPaneNotFound", err)
 	}
 }
 

@@ -326,6 +326,12 @@ func TestSSHLostConnectionMidCommandReconnects(t *testing.T) {
 	if err != nil || next.Outcome != domain.OutcomeCompleted || next.Output != "again" {
 		t.Errorf("the next run = %+v, %v; want completed with its output", next, err)
 	}
+	// The lease is given back after the reply.
+	select {
+	case <-svc.Released(p):
+	case <-ctx.Done():
+		t.Fatal("the pane was never released")
+	}
 	if v := strings.TrimSpace(s.tmux("show-options", "-p", "-q", "-v", "-t", string(p), LeaseOwnerOption)); v != "" {
 		t.Errorf("lease %q left on the pane after the runs", v)
 	}

@@ -80,23 +80,39 @@ type Lease struct {
 	stop chan struct{}
 	done chan struct{}
 	once sync.Once
+	// info is the pane's description, taken with the lease when the
+	// Leaser can (ports.DescribingLeaser).
+	info *ports.PaneInfo
 }
 
 // Take leases pane, or returns a *fault.BusyError naming the other process
 // that holds it. It returns nil, nil for a nil *Leases. Errors of the
-// Leaser pass through.
+// Leaser pass through. A Leaser that can describe the pane as it leases
+// it (ports.DescribingLeaser) is asked to: see Described.
 func (ls *Leases) Take(ctx context.Context, pane ports.PaneID) (*Lease, error) {
 	if ls == nil {
 		return nil, nil
 	}
-	ok, holder, err := ls.leaser.TryAcquire(ctx, pane, ls.owner, ls.ttl)
+	var (
+		ok     bool
+		holder string
+		info   *ports.PaneInfo
+		err    error
+	)
+	if dl, can := ls.leaser.(ports.DescribingLeaser); can {
+		var described ports.PaneInfo
+		ok, holder, described, err = dl.AcquireAndDescribe(ctx, pane, ls.owner, ls.ttl)
+		info = &described
+	} else {
+		ok, holder, err = ls.leaser.TryAcquire(ctx, pane, ls.owner, ls.ttl)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, &fault.BusyError{Pane: pane, Holder: fmt.Sprintf("a call of another tmux-mcp process (owner %s)", holder)}
 	}
-	l := &Lease{ls: ls, pane: pane, stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Lease{ls: ls, pane: pane, stop: make(chan struct{}), done: make(chan struct{}), info: info}
 	ls.wg.Add(1)
 	// The first timer is made before Take returns, so that a test on the
 	// fake clock knows it is there.
@@ -141,6 +157,15 @@ func (l *Lease) renew(t ports.Timer) {
 		}
 		t = ls.clock.NewTimer(ls.ttl / 3)
 	}
+}
+
+// Described returns the pane's description taken with the lease, if the
+// Leaser gave one.
+func (l *Lease) Described() (ports.PaneInfo, bool) {
+	if l == nil || l.info == nil {
+		return ports.PaneInfo{}, false
+	}
+	return *l.info, true
 }
 
 // releaseTimeout bounds giving a lease back: one that cannot be released

@@ -1,6 +1,8 @@
 package writers
 
 import (
+	"context"
+	"fmt"
 	"sync"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
@@ -34,6 +36,10 @@ type Reservation struct {
 	// cancelled) while its command may still run: the one state in which
 	// an interrupt key may reach the pane.
 	returned bool
+	// releasing marks a reservation whose writer is done, held only until
+	// its lease has been given back: the next writer waits for it rather
+	// than being told the pane is busy.
+	releasing bool
 	once     sync.Once
 	done     chan struct{}
 	// acting is held while an interrupt is sent through a returned
@@ -47,15 +53,42 @@ type Reservation struct {
 // Acquire reserves pane for the writer described by holder (for example
 // `run_shell_command "make test"`). It returns a *fault.BusyError if
 // another writer holds the pane.
-func (r *Reservations) Acquire(pane ports.PaneID, holder string) (*Reservation, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if cur, ok := r.held[pane]; ok {
-		return nil, &fault.BusyError{Pane: pane, Holder: cur.Holder()}
+//
+// A reservation that is only being released (see Releasing) is waited
+// for, until ctx is done, whose error is then returned.
+func (r *Reservations) Acquire(ctx context.Context, pane ports.PaneID, holder string) (*Reservation, error) {
+	for {
+		r.mu.Lock()
+		cur, ok := r.held[pane]
+		if !ok {
+			rv := &Reservation{set: r, pane: pane, holder: holder, done: make(chan struct{})}
+			r.held[pane] = rv
+			r.mu.Unlock()
+			return rv, nil
+		}
+		cur.mu.Lock()
+		releasing, curHolder := cur.releasing, cur.holder
+		cur.mu.Unlock()
+		r.mu.Unlock()
+		if !releasing {
+			return nil, &fault.BusyError{Pane: pane, Holder: curHolder}
+		}
+		select {
+		case <-cur.done:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("reserve pane %s: %w", pane, ctx.Err())
+		}
 	}
-	rv := &Reservation{set: r, pane: pane, holder: holder, done: make(chan struct{})}
-	r.held[pane] = rv
-	return rv, nil
+}
+
+// Releasing marks the reservation as held only until its writer has
+// given back what else it holds (its lease), which takes a moment: the
+// pane no longer counts as busy, and the next writer waits for Release
+// instead of being refused.
+func (rv *Reservation) Releasing() {
+	rv.mu.Lock()
+	rv.releasing = true
+	rv.mu.Unlock()
 }
 
 // Holder describes the writer holding the reservation.
@@ -76,7 +109,7 @@ func (rv *Reservation) Returned(holder string, interrupted func()) {
 }
 
 // Lookup returns the reservation on pane, if any, and whether its call has
-// returned.
+// returned; a reservation that is being released is none.
 func (r *Reservations) Lookup(pane ports.PaneID) (rv *Reservation, returned, ok bool) {
 	r.mu.Lock()
 	rv, ok = r.held[pane]
@@ -86,6 +119,9 @@ func (r *Reservations) Lookup(pane ports.PaneID) (rv *Reservation, returned, ok 
 	}
 	rv.mu.Lock()
 	defer rv.mu.Unlock()
+	if rv.releasing {
+		return nil, false, false
+	}
 	return rv, rv.returned, true
 }
 

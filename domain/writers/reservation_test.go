@@ -1,6 +1,7 @@
 package writers
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -11,14 +12,14 @@ import (
 
 func TestReservationsAreOnePerPane(t *testing.T) {
 	r := NewReservations()
-	a, err := r.Acquire("%1", "first")
+	a, err := r.Acquire(context.Background(), "%1", "first")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Acquire("%1", "second"); !errors.Is(err, fault.ErrBusy) || !strings.Contains(err.Error(), "first") {
+	if _, err := r.Acquire(context.Background(), "%1", "second"); !errors.Is(err, fault.ErrBusy) || !strings.Contains(err.Error(), "first") {
 		t.Fatalf("second writer: %v", err)
 	}
-	if _, err := r.Acquire("%2", "other pane"); err != nil {
+	if _, err := r.Acquire(context.Background(), "%2", "other pane"); err != nil {
 		t.Fatalf("another pane: %v", err)
 	}
 	released := r.Released("%1")
@@ -29,14 +30,14 @@ func TestReservationsAreOnePerPane(t *testing.T) {
 	case <-time.After(time.Second):
 		t.Fatal("Released channel not closed")
 	}
-	if _, err := r.Acquire("%1", "third"); err != nil {
+	if _, err := r.Acquire(context.Background(), "%1", "third"); err != nil {
 		t.Fatalf("after release: %v", err)
 	}
 }
 
 func TestWhileReturnedHoldsOffRelease(t *testing.T) {
 	r := NewReservations()
-	rv, _ := r.Acquire("%1", "run")
+	rv, _ := r.Acquire(context.Background(), "%1", "run")
 	if ran, _ := r.WhileReturned("%1", func() error { return nil }); ran {
 		t.Fatal("ran while the call had not returned")
 	}
