@@ -40,8 +40,8 @@ type Reservation struct {
 	// its lease has been given back: the next writer waits for it rather
 	// than being told the pane is busy.
 	releasing bool
-	once     sync.Once
-	done     chan struct{}
+	once      sync.Once
+	done      chan struct{}
 	// acting is held while an interrupt is sent through a returned
 	// reservation, and by Release, so that an interrupt never reaches the
 	// next writer's command.
