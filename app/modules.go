@@ -116,8 +116,16 @@ func providePool(p poolParams) *writers.Pool {
 
 // NewService returns the pane tools' Service on the given terminal, clock
 // and ids, holding panes in pool, which the lifecycle tools must share.
-func NewService(term ports.Terminal, clk ports.Clock, ids ports.IDSource, cfg domain.Config, pool *writers.Pool) *domain.Service {
-	return domain.NewService(term, clk, ids, cfg, domain.WithWriters(pool))
+// Its events are logged to log, when not nil, as warnings: what an
+// operator wants to hear of (see domain.Event).
+func NewService(term ports.Terminal, clk ports.Clock, ids ports.IDSource, cfg domain.Config, pool *writers.Pool, log *slog.Logger) *domain.Service {
+	opts := []domain.Option{domain.WithWriters(pool)}
+	if log != nil {
+		opts = append(opts, domain.WithEvents(func(e domain.Event) {
+			log.Warn(e.Message, "event", e.Kind, "pane", string(e.Pane))
+		}))
+	}
+	return domain.NewService(term, clk, ids, cfg, opts...)
 }
 
 type serviceParams struct {
@@ -129,10 +137,11 @@ type serviceParams struct {
 	Config    domain.Config
 	Pool      *writers.Pool
 	Starting  StartingPanes `optional:"true"`
+	Logger    *slog.Logger
 }
 
 func provideService(p serviceParams) *domain.Service {
-	s := NewService(p.Terminal, p.Clock, p.IDs, p.Config, p.Pool)
+	s := NewService(p.Terminal, p.Clock, p.IDs, p.Config, p.Pool, p.Logger)
 	for _, pane := range p.Starting {
 		s.ExpectStartingShell(pane)
 	}

@@ -19,7 +19,7 @@ const startingPasteWait = 10 * time.Second
 // Errors: *fault.BusyError when another writer holds the pane; *fault.RefusalError when
 // the policy forbids writing to it; wrapped ports errors from the terminal.
 func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult, error) {
-	hold, err := s.writers.Hold(ctx, req.PaneID, "paste_text")
+	hold, err := s.hold(ctx, req.PaneID, "paste_text")
 	if err != nil {
 		return PasteResult{}, err
 	}

@@ -67,10 +67,12 @@ func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResul
 	maxLines := s.maxLines(req.MaxLines)
 	holder := "run_shell_command " + quoteCommand(req.Command)
 
-	hold, err := s.writers.Hold(ctx, req.PaneID, holder)
+	hold, err := s.hold(ctx, req.PaneID, holder)
 	if err != nil {
 		return RunResult{}, err
 	}
+	// What ended in the pane before is no longer what runs there.
+	s.runs.forget(req.PaneID)
 	w := s.newWaiter(timeout, req.Progress)
 	defer w.stop()
 	run, early, err := s.startRun(ctx, w, hold, req, maxLines)
@@ -181,6 +183,13 @@ type commandRun struct {
 
 	poked   chan struct{} // an interrupt reached the pane (see Service.interrupt)
 	command string        // the command, quoted for messages
+
+	// Once its call has returned, the run is followed in the background
+	// (finish), which owns it: snap asks it for its result so far, and
+	// ended is closed once final holds its end (see runs).
+	snap  chan snapRequest
+	ended chan struct{}
+	final RunResult
 }
 
 // startRun checks the pane, waits for a new pane's shell to be ready,
@@ -204,7 +213,8 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 		return nil, "", err
 	}
 	r := &commandRun{s: s, hold: hold, pane: req.PaneID, gen: info.Generation, in: streamReader{stream: stream, offset: stream.End()},
-		poked: make(chan struct{}, 1), command: quoteCommand(req.Command)}
+		poked: make(chan struct{}, 1), command: quoteCommand(req.Command),
+		ended: make(chan struct{}), snap: make(chan snapRequest)}
 	ids := s.frameIDs()
 	// Output is held until the pane's process is confirmed (heldOutput),
 	// then normalized; the final line break goes (finalNewline); the tail
@@ -326,6 +336,7 @@ func (r *commandRun) pump() (Outcome, bool) {
 	if r.gone == nil {
 		got := r.in.read()
 		if got.Missed > 0 {
+			r.s.lost(r.pane, got.Missed, "it ran "+r.command)
 			r.missed += got.Missed
 			r.gap = true
 			if !r.scanner.Started() {
@@ -683,7 +694,7 @@ func (r *commandRun) result(o Outcome) RunResult {
 // not before. The Service owns the goroutine: Close abandons the command
 // (its pane is released; the command itself runs on).
 func (s *Service) background(r *commandRun) {
-	r.held.discard()
+	s.runs.follow(r)
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
@@ -699,6 +710,9 @@ func (r *commandRun) finish() {
 		}
 		return grace.C()
 	}
+	// The run's end, for wait_for_command; kept unless abandoned.
+	var final RunResult
+	keep := true
 	defer func() {
 		for _, t := range []ports.Timer{live, grace} {
 			if t != nil {
@@ -706,10 +720,15 @@ func (r *commandRun) finish() {
 			}
 		}
 		r.stopRetry()
+		// The end is recorded before the pane is released, and told
+		// after, so that whoever hears of it finds the pane free.
+		r.s.runs.end(r, final, keep)
 		r.close()
+		r.s.runs.tell(r)
 	}()
 	for {
 		if o, done := r.pump(); done && o != outcomeUnread {
+			final = r.result(o)
 			return
 		}
 		if live == nil {
@@ -735,11 +754,15 @@ func (r *commandRun) finish() {
 			grace = nil
 			if r.pump(); !r.scanner.Started() {
 				r.withdrawn = true
+				final = r.result(OutcomeTimedOut)
 				return
 			}
+		case q := <-r.snap:
+			q.reply <- r.result(q.outcome)
 		case <-r.s.closing:
 			r.s.event(EventAbandoned, r.pane, fmt.Sprintf("the server is stopping; pane %s is released although it may still run %s",
 				r.pane, r.command))
+			final, keep = r.result(OutcomeCancelled), false
 			return
 		}
 	}
@@ -771,13 +794,10 @@ type heldOutput struct {
 	w       io.Writer
 	pending []byte
 	dropped int64 // bytes dropped as not attributable
-	off     bool  // nobody reads the output any more
 }
 
 func (h *heldOutput) Write(p []byte) (int, error) {
-	if !h.off {
-		h.pending = append(h.pending, p...)
-	}
+	h.pending = append(h.pending, p...)
 	return len(p), nil
 }
 
@@ -795,9 +815,6 @@ func (h *heldOutput) drop() {
 	h.pending = nil
 }
 
-func (h *heldOutput) discard() {
-	h.off, h.pending = true, nil
-}
 
 // finalNewline passes text on but for a final line feed, which it holds
 // back until more text follows: so the line break just before the end

@@ -48,7 +48,7 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 			return res, err
 		}
 	}
-	hold, err := s.writers.Hold(ctx, req.PaneID, "send_keys")
+	hold, err := s.hold(ctx, req.PaneID, "send_keys")
 	if err != nil {
 		return SendKeysResult{}, err
 	}

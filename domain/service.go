@@ -2,9 +2,12 @@ package domain
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -31,6 +34,10 @@ type Service struct {
 	// starting holds the panes whose shells may still be starting (see
 	// ready.go).
 	starting startingShells
+
+	// runs are the commands followed after their calls returned, for
+	// wait_for_command (waitcommand.go).
+	runs runs
 
 	// The commands followed after their calls returned (run.go):
 	// closing is closed by Close, which then waits for bg.
@@ -63,8 +70,31 @@ type Event struct {
 
 // Event kinds.
 const (
-	EventAbandoned = "command-abandoned" // a command's call returned and the Service closed before it ended
+	EventAbandoned    = "command-abandoned" // a command's call returned and the Service closed before it ended
+	EventOutputLost   = "output-lost"       // the terminal lost output of a pane before the Service read it
+	EventLeaseRefused = "lease-refused"     // another server process holds a pane's lease
 )
+
+// hold takes the pane for holder (writers.Pool.Hold), telling the
+// operator when another server process holds it: two servers on one
+// multiplexer are worth knowing about.
+func (s *Service) hold(ctx context.Context, pane ports.PaneID, holder string) (*writers.Hold, error) {
+	h, err := s.writers.Hold(ctx, pane, holder)
+	var busy *fault.BusyError
+	if errors.As(err, &busy) && busy.Owner != "" {
+		s.event(EventLeaseRefused, pane, fmt.Sprintf("pane %s is leased by another tmux-mcp process (owner %s); %s was refused",
+			pane, busy.Owner, holder))
+	}
+	return h, err
+}
+
+// lost tells the operator that n bytes of the pane's output were lost.
+func (s *Service) lost(pane ports.PaneID, n int64, while string) {
+	if n > 0 {
+		s.event(EventOutputLost, pane, fmt.Sprintf("pane %s: %d bytes of output were lost before the server could read them, while %s",
+			pane, n, while))
+	}
+}
 
 // WithEvents makes the Service tell f about events. f must not block or
 // call the Service.

@@ -83,6 +83,7 @@ func (s *Service) CaptureSince(ctx context.Context, req CaptureSinceRequest) (Ca
 	res.OmittedBytes = tr.OmittedBytes + skipped
 	res.ByteClamped = tr.OmittedBytes > 0
 	res.MissedBytes = chunk.Missed
+	s.lost(info.ID, chunk.Missed, "capture_since read it")
 	res.ReturnedBytes = tr.ReturnedBytes
 	if chunk.Ended != nil && keep == len(data) {
 		res.Streaming = false

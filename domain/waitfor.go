@@ -124,6 +124,7 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 		got := in.read()
 		c.Offset = in.offset
 		res.MissedBytes += got.Missed
+		s.lost(info.ID, got.Missed, "wait_for_text read it")
 		if len(got.Data) > 0 {
 			out.Write(got.Data)
 			if p, ok := matcher.feed(got.Data); ok {

@@ -59,11 +59,12 @@ type controlClient struct {
 	attached  chan struct{} // closed when tmux has answered attach-session
 	attachErr error         // set before attached closes
 
-	mu      sync.Mutex // guards stdin, pending, seq and exited
-	stdin   io.WriteCloser
-	pending []*controlRequest
-	seq     uint64 // numbers the requests' end markers
-	exited  bool
+	mu       sync.Mutex // guards stdin, pending, seq, exited and stopping
+	stdin    io.WriteCloser
+	pending  []*controlRequest
+	seq      uint64 // numbers the requests' end markers
+	exited   bool
+	stopping bool // the adapter ends the client (stopProcess)
 
 	done    chan struct{} // closed when the process has exited
 	exitMsg string        // the reason tmux gave in %exit, set before done closes
@@ -295,6 +296,7 @@ func (c *controlClient) stop() {
 // tmux has taken note that the client left. The caller holds attachGate.
 func (c *controlClient) stopProcess() {
 	c.mu.Lock()
+	c.stopping = true
 	c.stdin.Close()
 	c.mu.Unlock()
 	select {
@@ -354,6 +356,7 @@ func (c *controlClient) read(r io.ReadCloser) {
 	c.exited = true
 	pending := c.pending
 	c.pending = nil
+	byItself := !c.stopping
 	c.mu.Unlock()
 	err := &clientGoneError{err: c.exitError(), sent: true}
 	for _, req := range pending {
@@ -361,7 +364,25 @@ func (c *controlClient) read(r io.ReadCloser) {
 	}
 	close(c.done)
 	c.t.debug("tmux control client exited", "session", c.session, "reason", err)
+	if byItself && c.serverGone(err) {
+		// Not this adapter's doing: the server went away under it. The
+		// next call starts a new client, on a new server if one came.
+		c.t.warn("the tmux server is gone: calls fail until a tmux server answers on the socket again",
+			"session", c.session, "reason", err.Error())
+	}
 	c.t.clientExited(c)
+}
+
+// serverGone reports whether a client that ended by itself, with err,
+// did so because the server went away: tmux said so, or no server
+// answers now. (A client also ends when its session is killed.)
+func (c *controlClient) serverGone(err error) bool {
+	if errors.Is(err, ports.ErrUnavailable) {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return errors.Is(c.t.Ping(ctx), ports.ErrUnavailable)
 }
 
 // watch checks the panes of the client's open streams every poll interval

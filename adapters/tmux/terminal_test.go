@@ -2,12 +2,15 @@ package tmux
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
 	"github.com/tmux-mcp/tmux-mcp/test/gate"
@@ -162,5 +165,60 @@ func TestCloseStopsControlClientsAndEndsStreams(t *testing.T) {
 	}
 	if err := term.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+// recordingLogger keeps the warnings it is given.
+type recordingLogger struct {
+	mu    sync.Mutex
+	warns []string
+}
+
+func (l *recordingLogger) Debug(string, ...any) {}
+func (l *recordingLogger) Warn(msg string, kv ...any) {
+	l.mu.Lock()
+	l.warns = append(l.warns, fmt.Sprint(append([]any{msg}, kv...)...))
+	l.mu.Unlock()
+}
+
+func (l *recordingLogger) warned() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.warns...)
+}
+
+// The operator is warned when the tmux server goes away under the
+// adapter, and not when the adapter itself lets a client go.
+func TestAServerThatGoesAwayIsWarnedOf(t *testing.T) {
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	log := &recordingLogger{}
+	term := s.terminal(Options{Logger: log})
+	ctx := testContext(t)
+	stream, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	s.tmux("kill-server")
+	deadline := time.Now().Add(10 * time.Second)
+	for len(log.warned()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if w := log.warned(); len(w) != 1 || !strings.Contains(w[0], "tmux server is gone") {
+		t.Errorf("warnings %q, want one saying the tmux server is gone", w)
+	}
+
+	// A Terminal closed by its owner warns of nothing.
+	s2 := newTestServer(t)
+	p2 := s2.session("main", bashCmd)
+	log2 := &recordingLogger{}
+	term2 := s2.terminal(Options{Logger: log2})
+	if _, err := term2.OpenOutput(ctx, p2); err != nil {
+		t.Fatal(err)
+	}
+	term2.Close()
+	if w := log2.warned(); len(w) != 0 {
+		t.Errorf("warnings %q after Close, want none", w)
 	}
 }

@@ -31,10 +31,13 @@ const (
 // filter it relies on.
 const minMajor, minMinor = 3, 2
 
-// A Logger receives debug messages as a message and key-value pairs; a
-// *slog.Logger is one. The adapter logs only what helps diagnose a stream.
+// A Logger receives messages as a message and key-value pairs; a
+// *slog.Logger is one. The adapter logs at debug level what helps
+// diagnose a stream, and warns of what an operator wants to know: the
+// tmux server gone.
 type Logger interface {
 	Debug(msg string, kv ...any)
+	Warn(msg string, kv ...any)
 }
 
 // Options configure a Terminal. The zero value talks to tmux's default
@@ -479,5 +482,12 @@ func probeArgs(id ports.PaneID) []string {
 func (t *Terminal) debug(msg string, kv ...any) {
 	if t.opts.Logger != nil {
 		t.opts.Logger.Debug(msg, kv...)
+	}
+}
+
+// warn warns when a Logger was given.
+func (t *Terminal) warn(msg string, kv ...any) {
+	if t.opts.Logger != nil {
+		t.opts.Logger.Warn(msg, kv...)
 	}
 }

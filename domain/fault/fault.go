@@ -22,6 +22,10 @@ var (
 
 	// ErrNotRun: a command was typed but did not run, and never will.
 	ErrNotRun = errors.New("the command did not run")
+
+	// ErrNoCommand: no command of this server runs in the pane, so there
+	// is nothing to wait for.
+	ErrNoCommand = errors.New("no command of this server runs in the pane")
 )
 
 // A Refusal names why a write to a pane was refused.
@@ -64,6 +68,9 @@ func (e *RefusalError) Unwrap() error { return ErrRefused }
 type BusyError struct {
 	Pane   ports.PaneID
 	Holder string // what holds it, e.g. `run_shell_command "make test"`
+	// Owner is the lease owner of the other process that holds it; ""
+	// when a call of this process does.
+	Owner string
 }
 
 func (e *BusyError) Error() string {

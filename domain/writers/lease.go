@@ -110,7 +110,7 @@ func (ls *Leases) Take(ctx context.Context, pane ports.PaneID) (*Lease, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, &fault.BusyError{Pane: pane, Holder: fmt.Sprintf("a call of another tmux-mcp process (owner %s)", holder)}
+		return nil, &fault.BusyError{Pane: pane, Holder: fmt.Sprintf("a call of another tmux-mcp process (owner %s)", holder), Owner: holder}
 	}
 	l := &Lease{ls: ls, pane: pane, stop: make(chan struct{}), done: make(chan struct{}), info: info}
 	ls.wg.Add(1)
