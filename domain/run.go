@@ -815,7 +815,6 @@ func (h *heldOutput) drop() {
 	h.pending = nil
 }
 
-
 // finalNewline passes text on but for a final line feed, which it holds
 // back until more text follows: so the line break just before the end
 // marker, which every line-ending command prints, is not output
