@@ -61,8 +61,14 @@ func (t *Terminal) captureToFile(ctx context.Context, id ports.PaneID, capture [
 	if c == nil {
 		return nil, false, nil
 	}
-	// The file is made here, private to this user, for tmux to fill.
-	f, err := os.CreateTemp("", "tmux-mcp-capture-")
+	// The file is made here, private to this user, for tmux to fill: in
+	// the scripts' private directory (in memory where there is one), else
+	// the temporary directory.
+	dir := ""
+	if local, ok := t.scripts.(localScripts); ok {
+		dir = local.dir.Path()
+	}
+	f, err := os.CreateTemp(dir, "tmux-mcp-capture-")
 	if err != nil {
 		t.release(c)
 		return nil, false, nil

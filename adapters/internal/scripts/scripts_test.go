@@ -125,3 +125,33 @@ func TestOpenSweepsWhatDeadProcessesLeft(t *testing.T) {
 		}
 	}
 }
+
+// Without a runtime directory, scripts go to memory (/dev/shm) where
+// there is one, not to a disk's /tmp.
+func TestOpenPrefersMemoryWithoutARuntimeDirectory(t *testing.T) {
+	if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+		t.Skip("no /dev/shm here")
+	}
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	d, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if filepath.Dir(d.Path()) != "/dev/shm" {
+		t.Errorf("scripts in %s, want under /dev/shm", d.Path())
+	}
+	runtime := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	d2, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d2.Close()
+	if filepath.Dir(d2.Path()) != runtime {
+		t.Errorf("scripts in %s, want under $XDG_RUNTIME_DIR %s", d2.Path(), runtime)
+	}
+	if _, err := Open(filepath.Join(runtime, "missing")); err == nil {
+		t.Error("Open of a base that does not exist succeeded")
+	}
+}
