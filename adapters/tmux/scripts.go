@@ -125,21 +125,36 @@ func (r *remoteScripts) Put(ctx context.Context, pane ports.PaneID, build func(s
 }
 
 // write has tmux write content into the file at p, through a buffer of
-// that name.
+// that name, one command list at a time (writeLists).
 func (r *remoteScripts) write(ctx context.Context, pane ports.PaneID, name, p string, content []byte) error {
-	args := []string{}
-	for first := true; first || len(content) > 0; first = false {
+	for _, args := range writeLists(name, p, content) {
+		if _, err := r.t.command(ctx, route{pane: pane}, args...); err != nil {
+			// Deleting a buffer that is not there fails harmlessly.
+			r.t.command(context.WithoutCancel(ctx), route{}, "delete-buffer", "-b", name)
+			return err
+		}
+	}
+	return nil
+}
+
+// writeLists are the command lists that write content into the file at
+// p through the buffer name: each carries one chunk, so that none
+// outgrows what tmux takes in one message should it have to go as a
+// process (16 KiB); a script of one chunk, the usual, is one list.
+func writeLists(name, p string, content []byte) [][]string {
+	var lists [][]string
+	for first := true; ; first = false {
 		n := min(len(content), remoteChunk)
-		if first {
-			args = append(args, "set-buffer", "-b", name, "--", escapeArg(string(content[:n])), ";")
-		} else {
-			args = append(args, "set-buffer", "-a", "-b", name, "--", escapeArg(string(content[:n])), ";")
+		set := []string{"set-buffer", "-b", name, "--", escapeArg(string(content[:n]))}
+		if !first {
+			set = []string{"set-buffer", "-a", "-b", name, "--", escapeArg(string(content[:n]))}
 		}
 		content = content[n:]
+		if len(content) == 0 {
+			return append(lists, append(set, ";", "save-buffer", "-b", name, p, ";", "delete-buffer", "-b", name))
+		}
+		lists = append(lists, set)
 	}
-	args = append(args, "save-buffer", "-b", name, p, ";", "delete-buffer", "-b", name)
-	_, err := r.t.command(ctx, route{pane: pane}, args...)
-	return err
 }
 
 func (r *remoteScripts) Read(ctx context.Context, pane ports.PaneID, p string) ([]byte, bool, error) {

@@ -436,3 +436,35 @@ func TestPasteArgsFillTheBufferInChunksThenPasteGuarded(t *testing.T) {
 		t.Error("load-buffer from standard input was put on a control client's command line")
 	}
 }
+
+// A remote script of any size is written in command lists that each fit
+// in one tmux message (16 KiB), which a command sent as a process must;
+// together they hold the script exactly.
+func TestRemoteScriptsAreWrittenInListsThatFitATmuxMessage(t *testing.T) {
+	for _, size := range []int{0, 10, remoteChunk, remoteChunk + 1, 70 << 10} {
+		content := []byte(strings.Repeat("x;'\"$\\", size/6+1)[:size])
+		lists := writeLists("buf", "/tmp/tmux-1000/tmux-mcp-x-1", content)
+		var got []byte
+		for i, args := range lists {
+			n := 0
+			for _, a := range args {
+				n += len(a) + 1
+			}
+			if n > 16<<10-512 {
+				t.Errorf("size %d: list %d is %d bytes, too long for one tmux message", size, i, n)
+			}
+			chunk := args[slices.Index(args, "--")+1]
+			got = append(got, strings.TrimSuffix(chunk, `\;`)...)
+			if strings.HasSuffix(chunk, `\;`) {
+				got = append(got, ';')
+			}
+		}
+		if string(got) != string(content) {
+			t.Errorf("size %d: the lists carry %d bytes, not the script", size, len(got))
+		}
+		last := lists[len(lists)-1]
+		if !slices.Contains(last, "save-buffer") || slices.Contains(lists[0][:5], "-a") || (len(lists) > 1 && lists[1][1] != "-a") {
+			t.Errorf("size %d: lists %q; want set, appends, then save-buffer last", size, lists)
+		}
+	}
+}
