@@ -1,4 +1,4 @@
-// Package mcpadapter is the MCP transport: it serves the tools of
+// Package mcp is the MCP transport: it serves the tools of
 // CONTRACT.md (run_shell_command, paste_text, capture_pane, capture_since,
 // wait_for_text, send_keys) and the inspect and lifecycle tools
 // (list_sessions, list_windows, list_panes, get_pane_info,
@@ -20,6 +20,7 @@
 // What a call does is the business of the Tools and ManageTools it is
 // given, normally a *domain.Service.
 //
-// The directory is adapters/mcp; the package is named mcpadapter so that
-// it does not shadow the SDK's package mcp in files that use both.
-package mcpadapter
+// The package's name is its folder's. Files that also use the SDK's
+// package of the same name, here and in its importers, import that one as
+// sdk.
+package mcp

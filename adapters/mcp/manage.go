@@ -1,9 +1,9 @@
-package mcpadapter
+package mcp
 
 import (
 	"context"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -132,8 +132,8 @@ const (
 // and rename. CONTRACT.md makes every writing tool non-idempotent. They
 // act on the multiplexer alone, a closed world, except where a program
 // starts that the caller chose (create_session's command).
-func layoutAnnotations(title string, openWorld bool) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{
+func layoutAnnotations(title string, openWorld bool) *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{
 		Title:           title,
 		ReadOnlyHint:    false,
 		IdempotentHint:  false,
@@ -144,8 +144,8 @@ func layoutAnnotations(title string, openWorld bool) *mcp.ToolAnnotations {
 
 // endingAnnotations are those of the tools that kill or clear: the only
 // destructive ones.
-func endingAnnotations(title string) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{
+func endingAnnotations(title string) *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{
 		Title:           title,
 		ReadOnlyHint:    false,
 		IdempotentHint:  false,
@@ -195,7 +195,7 @@ func (s *Server) manageSpecs() []toolSpec {
 	}
 }
 
-func (s *Server) listSessions(ctx context.Context, _ *mcp.CallToolRequest, _ arguments) (any, string, error) {
+func (s *Server) listSessions(ctx context.Context, _ *sdk.CallToolRequest, _ arguments) (any, string, error) {
 	r, err := s.manage.ListSessions(ctx)
 	if err != nil {
 		return nil, "", err
@@ -203,7 +203,7 @@ func (s *Server) listSessions(ctx context.Context, _ *mcp.CallToolRequest, _ arg
 	return fromSessionList(r), "", nil
 }
 
-func (s *Server) listWindows(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) listWindows(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.manage.ListWindows(ctx, lifecycle.ListWindowsRequest{Session: a.str("session")})
 	if err != nil {
 		return nil, "", err
@@ -211,7 +211,7 @@ func (s *Server) listWindows(ctx context.Context, _ *mcp.CallToolRequest, a argu
 	return fromWindowList(r), "", nil
 }
 
-func (s *Server) listPanes(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) listPanes(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.manage.ListPanes(ctx, lifecycle.ListPanesRequest{Session: a.str("session"), Window: a.str("windowId")})
 	if err != nil {
 		return nil, "", err
@@ -219,7 +219,7 @@ func (s *Server) listPanes(ctx context.Context, _ *mcp.CallToolRequest, a argume
 	return fromPaneList(r), "", nil
 }
 
-func (s *Server) getPaneInfo(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) getPaneInfo(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.manage.GetPaneInfo(ctx, lifecycle.PaneRequest{PaneID: a.pane()})
 	if err != nil {
 		return nil, "", err
@@ -227,7 +227,7 @@ func (s *Server) getPaneInfo(ctx context.Context, _ *mcp.CallToolRequest, a argu
 	return fromPaneInfo(r), "", nil
 }
 
-func (s *Server) getServerInfo(ctx context.Context, _ *mcp.CallToolRequest, _ arguments) (any, string, error) {
+func (s *Server) getServerInfo(ctx context.Context, _ *sdk.CallToolRequest, _ arguments) (any, string, error) {
 	r, err := s.manage.GetServerInfo(ctx)
 	if err != nil {
 		return nil, "", err
@@ -235,7 +235,7 @@ func (s *Server) getServerInfo(ctx context.Context, _ *mcp.CallToolRequest, _ ar
 	return fromServerInfo(r, s.tier), "", nil
 }
 
-func (s *Server) createSession(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) createSession(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.manage.CreateSession(ctx, lifecycle.CreateSessionRequest{
 		Name:    a.str("name"),
 		Command: a.str("command"),
@@ -248,7 +248,7 @@ func (s *Server) createSession(ctx context.Context, _ *mcp.CallToolRequest, a ar
 	return fromCreated(r), "", nil
 }
 
-func (s *Server) createWindow(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) createWindow(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.manage.CreateWindow(ctx, lifecycle.CreateWindowRequest{Session: a.str("session"), Name: a.str("name")})
 	if err != nil {
 		return nil, "", err
@@ -256,7 +256,7 @@ func (s *Server) createWindow(ctx context.Context, _ *mcp.CallToolRequest, a arg
 	return fromCreated(r), "", nil
 }
 
-func (s *Server) splitWindow(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) splitWindow(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.manage.SplitWindow(ctx, lifecycle.SplitWindowRequest{
 		PaneID:   a.pane(),
 		Vertical: a.str("direction") == "below",
@@ -268,7 +268,7 @@ func (s *Server) splitWindow(ctx context.Context, _ *mcp.CallToolRequest, a argu
 	return fromCreated(r), "", nil
 }
 
-func (s *Server) selectPane(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) selectPane(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.manage.SelectPane(ctx, lifecycle.PaneRequest{PaneID: a.pane()})
 	if err != nil {
 		return nil, "", err
@@ -276,7 +276,7 @@ func (s *Server) selectPane(ctx context.Context, _ *mcp.CallToolRequest, a argum
 	return fromPane(r), "", nil
 }
 
-func (s *Server) selectWindow(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) selectWindow(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.manage.SelectWindow(ctx, lifecycle.SelectWindowRequest{WindowID: a.str("windowId")})
 	if err != nil {
 		return nil, "", err
@@ -284,7 +284,7 @@ func (s *Server) selectWindow(ctx context.Context, _ *mcp.CallToolRequest, a arg
 	return fromWindow(r), "", nil
 }
 
-func (s *Server) resizePane(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) resizePane(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.manage.ResizePane(ctx, lifecycle.ResizePaneRequest{PaneID: a.pane(), Width: a.cells("width"), Height: a.cells("height")})
 	if err != nil {
 		return nil, "", err
@@ -292,7 +292,7 @@ func (s *Server) resizePane(ctx context.Context, _ *mcp.CallToolRequest, a argum
 	return fromPane(r), "", nil
 }
 
-func (s *Server) renameSession(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) renameSession(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.manage.RenameSession(ctx, lifecycle.RenameSessionRequest{Session: a.str("session"), Name: a.str("name")})
 	if err != nil {
 		return nil, "", err
@@ -300,7 +300,7 @@ func (s *Server) renameSession(ctx context.Context, _ *mcp.CallToolRequest, a ar
 	return fromSession(r), "", nil
 }
 
-func (s *Server) renameWindow(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) renameWindow(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.manage.RenameWindow(ctx, lifecycle.RenameWindowRequest{WindowID: a.str("windowId"), Name: a.str("name")})
 	if err != nil {
 		return nil, "", err
@@ -308,7 +308,7 @@ func (s *Server) renameWindow(ctx context.Context, _ *mcp.CallToolRequest, a arg
 	return fromWindow(r), "", nil
 }
 
-func (s *Server) clearPaneScrollback(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) clearPaneScrollback(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.manage.ClearPaneScrollback(ctx, lifecycle.ClearScrollbackRequest{PaneID: a.pane(), Force: a.flag("force")})
 	if err != nil {
 		return nil, "", err
@@ -316,7 +316,7 @@ func (s *Server) clearPaneScrollback(ctx context.Context, _ *mcp.CallToolRequest
 	return clearOutput{PaneID: string(r.PaneID), ClearedLines: int64(r.ClearedLines)}, "", nil
 }
 
-func (s *Server) killPane(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) killPane(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.manage.KillPane(ctx, lifecycle.KillPaneRequest{PaneID: a.pane(), Force: a.flag("force")})
 	if err != nil {
 		return nil, "", err
@@ -324,7 +324,7 @@ func (s *Server) killPane(ctx context.Context, _ *mcp.CallToolRequest, a argumen
 	return killPaneOutput{PaneID: a.str("paneId"), Killed: paneIDStrings(r.Killed)}, "", nil
 }
 
-func (s *Server) killWindow(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) killWindow(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.manage.KillWindow(ctx, lifecycle.KillWindowRequest{WindowID: a.str("windowId"), Force: a.flag("force")})
 	if err != nil {
 		return nil, "", err
@@ -332,7 +332,7 @@ func (s *Server) killWindow(ctx context.Context, _ *mcp.CallToolRequest, a argum
 	return killWindowOutput{WindowID: r.WindowID, Killed: paneIDStrings(r.Killed)}, "", nil
 }
 
-func (s *Server) killSession(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) killSession(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.manage.KillSession(ctx, lifecycle.KillSessionRequest{Session: a.str("session"), Force: a.flag("force")})
 	if err != nil {
 		return nil, "", err

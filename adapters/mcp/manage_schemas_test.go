@@ -1,4 +1,4 @@
-package mcpadapter_test
+package mcp_test
 
 import (
 	"context"
@@ -11,21 +11,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 )
 
 // listManageTools lists the tools of a destructive-tier server that serves
 // the inspect and lifecycle tools.
-func listManageTools(t *testing.T) map[string]*mcp.Tool {
+func listManageTools(t *testing.T) map[string]*sdk.Tool {
 	t.Helper()
 	stub := newManageStub(t)
-	cs, _ := connectWith(t, stub, mcpadapter.Options{Manage: stub, Safety: mcpadapter.TierDestructive})
+	cs, _ := connectWith(t, stub, mcp.Options{Manage: stub, Safety: mcp.TierDestructive})
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := map[string]*mcp.Tool{}
+	tools := map[string]*sdk.Tool{}
 	for _, tool := range res.Tools {
 		tools[tool.Name] = tool
 	}
@@ -231,7 +231,7 @@ func TestManageDescriptionsSayWhatToolsDoAndWhenTheyAreRefused(t *testing.T) {
 // A backend that cannot list or shape its sessions gets a server without
 // the tools that would only ever fail, even if its Tools could serve them.
 func TestWithoutManageTheLifecycleToolsAreNotOffered(t *testing.T) {
-	cs, _ := connectWith(t, newManageStub(t), mcpadapter.Options{Safety: mcpadapter.TierDestructive})
+	cs, _ := connectWith(t, newManageStub(t), mcp.Options{Safety: mcp.TierDestructive})
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package mcpadapter_test
+package mcp_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // specifiedTools have a reference page with their schemas; contractTools
@@ -93,14 +93,14 @@ func contractDescription(t *testing.T, dir, tool string) string {
 	return ""
 }
 
-func listTools(t *testing.T) map[string]*mcp.Tool {
+func listTools(t *testing.T) map[string]*sdk.Tool {
 	t.Helper()
 	cs, _ := connect(t, &stubTools{t: t})
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := map[string]*mcp.Tool{}
+	tools := map[string]*sdk.Tool{}
 	for _, tool := range res.Tools {
 		tools[tool.Name] = tool
 	}

@@ -1,4 +1,4 @@
-package mcpadapter
+package mcp
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
@@ -82,9 +82,9 @@ const instructions = "Tools to work in terminal panes. Pane ids look like %3. " 
 
 // A Server is the MCP server with the tools registered. It is independent
 // of any transport: serve it with ServeStdio, HTTPHandler, or any
-// mcp.Transport through SDK.
+// sdk.Transport through SDK.
 type Server struct {
-	sdk    *mcp.Server
+	sdk    *sdk.Server
 	tools  Tools
 	manage ManageTools
 	tier   Tier
@@ -113,10 +113,10 @@ func NewServer(t Tools, opts Options) *Server {
 		version = "devel"
 	}
 	closing, closeFn := context.WithCancelCause(context.Background())
-	sdkOpts := &mcp.ServerOptions{Instructions: instructions, Logger: logger}
+	sdkOpts := &sdk.ServerOptions{Instructions: instructions, Logger: logger}
 	res := newResources(t, opts.Manage, opts.Clock, logger, closing, sdkOpts)
 	s := &Server{
-		sdk:     mcp.NewServer(&mcp.Implementation{Name: Name, Title: "tmux MCP server", Version: version}, sdkOpts),
+		sdk:     sdk.NewServer(&sdk.Implementation{Name: Name, Title: "tmux MCP server", Version: version}, sdkOpts),
 		tools:   t,
 		tier:    tierOrDefault(opts.Safety),
 		audit:   opts.Audit,
@@ -135,9 +135,9 @@ func NewServer(t Tools, opts Options) *Server {
 		}
 		schemas, err := loadSchemas(spec.name)
 		if err != nil {
-			panic(fmt.Sprintf("mcpadapter: %v", err))
+			panic(fmt.Sprintf("mcp: %v", err))
 		}
-		s.sdk.AddTool(&mcp.Tool{
+		s.sdk.AddTool(&sdk.Tool{
 			Name:         spec.name,
 			Title:        spec.title,
 			Description:  spec.description,
@@ -151,7 +151,7 @@ func NewServer(t Tools, opts Options) *Server {
 }
 
 // SDK returns the underlying go-sdk server, to serve on other transports.
-func (s *Server) SDK() *mcp.Server { return s.sdk }
+func (s *Server) SDK() *sdk.Server { return s.sdk }
 
 // Close makes every running call return now, as cancelled, and every later
 // call fail at once; it does not close sessions, which their transports
@@ -167,16 +167,16 @@ type toolSpec struct {
 	name        string
 	title       string
 	description string
-	annotations *mcp.ToolAnnotations
-	call        func(ctx context.Context, req *mcp.CallToolRequest, a arguments) (out any, notice string, err error)
+	annotations *sdk.ToolAnnotations
+	call        func(ctx context.Context, req *sdk.CallToolRequest, a arguments) (out any, notice string, err error)
 }
 
 // handler wraps a tool's call with what every tool shares: argument
 // validation, cancellation on Close, error mapping, the structured and text
 // halves of the result, a check of the result against the output schema,
 // and the audit entry.
-func (s *Server) handler(spec toolSpec, schemas *toolSchemas) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+func (s *Server) handler(spec toolSpec, schemas *toolSchemas) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
 		start := time.Now()
 		var args arguments
 		// Registered first, so that it runs last: after a panic has been
@@ -230,7 +230,7 @@ func (s *Server) handler(spec toolSpec, schemas *toolSchemas) mcp.ToolHandler {
 // result builds a successful tool result: out as structured content, the
 // same JSON as the first text block, and notice (if any) as a second text
 // block, so that a client parsing the first block as JSON still can.
-func (s *Server) result(tool string, schemas *toolSchemas, out any, notice string) (*mcp.CallToolResult, error) {
+func (s *Server) result(tool string, schemas *toolSchemas, out any, notice string) (*sdk.CallToolResult, error) {
 	data, err := encode(out)
 	if err != nil {
 		return nil, fmt.Errorf("internal error: encode %s result: %w", tool, err)
@@ -248,9 +248,9 @@ func (s *Server) result(tool string, schemas *toolSchemas, out any, notice strin
 		// returned, so that nobody retries it believing it did nothing.
 		return nil, fmt.Errorf("internal error: the %s result does not match its output schema: %w; the call was carried out and returned %s", tool, err, data)
 	}
-	content := []mcp.Content{&mcp.TextContent{Text: string(data)}}
+	content := []sdk.Content{&sdk.TextContent{Text: string(data)}}
 	if notice != "" {
-		content = append(content, &mcp.TextContent{Text: notice})
+		content = append(content, &sdk.TextContent{Text: notice})
 	}
-	return &mcp.CallToolResult{Content: content, StructuredContent: data}, nil
+	return &sdk.CallToolResult{Content: content, StructuredContent: data}, nil
 }

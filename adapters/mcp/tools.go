@@ -1,9 +1,9 @@
-package mcpadapter
+package mcp
 
 import (
 	"context"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 )
 
@@ -79,8 +79,8 @@ const (
 // MCP defaults the reference pages print: the writing tools neither kill
 // nor clear anything, so they are not destructive; they reach whatever the
 // pane's program reaches, so the world is open.
-func writingAnnotations(title string) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{
+func writingAnnotations(title string) *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{
 		Title:           title,
 		ReadOnlyHint:    false,
 		IdempotentHint:  false,
@@ -93,8 +93,8 @@ func writingAnnotations(title string) *mcp.ToolAnnotations {
 // calling it again has no further effect, even when its answer differs
 // because the pane moved on. A cursor is held by the client, not by the
 // server, so capture_since advances nothing either.
-func readingAnnotations(title string) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{
+func readingAnnotations(title string) *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{
 		Title:           title,
 		ReadOnlyHint:    true,
 		IdempotentHint:  true,
@@ -150,7 +150,7 @@ func (s *Server) specs() []toolSpec {
 	}
 }
 
-func (s *Server) runShellCommand(ctx context.Context, req *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) runShellCommand(ctx context.Context, req *sdk.CallToolRequest, a arguments) (any, string, error) {
 	progress, stop := relayProgress(ctx, req)
 	r, err := s.tools.RunShellCommand(ctx, domain.RunRequest{
 		PaneID:    a.pane(),
@@ -168,7 +168,7 @@ func (s *Server) runShellCommand(ctx context.Context, req *mcp.CallToolRequest, 
 	return out, runNotice(out, r), nil
 }
 
-func (s *Server) pasteText(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) pasteText(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.tools.PasteText(ctx, domain.PasteRequest{
 		PaneID: a.pane(),
 		Text:   a.str("text"),
@@ -181,7 +181,7 @@ func (s *Server) pasteText(ctx context.Context, _ *mcp.CallToolRequest, a argume
 	return fromPasteResult(r), "", nil
 }
 
-func (s *Server) capturePane(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) capturePane(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.tools.CapturePane(ctx, domain.CaptureRequest{
 		PaneID:      a.pane(),
 		Start:       a.intPtr("start"),
@@ -195,7 +195,7 @@ func (s *Server) capturePane(ctx context.Context, _ *mcp.CallToolRequest, a argu
 	return fromCaptureResult(r), "", nil
 }
 
-func (s *Server) captureSince(ctx context.Context, req *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) captureSince(ctx context.Context, req *sdk.CallToolRequest, a arguments) (any, string, error) {
 	progress, stop := relayProgress(ctx, req)
 	r, err := s.tools.CaptureSince(ctx, domain.CaptureSinceRequest{
 		PaneID:   a.pane(),
@@ -212,7 +212,7 @@ func (s *Server) captureSince(ctx context.Context, req *mcp.CallToolRequest, a a
 	return out, captureSinceNotice(out), nil
 }
 
-func (s *Server) waitForText(ctx context.Context, req *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) waitForText(ctx context.Context, req *sdk.CallToolRequest, a arguments) (any, string, error) {
 	progress, stop := relayProgress(ctx, req)
 	r, err := s.tools.WaitForText(ctx, domain.WaitForTextRequest{
 		PaneID:    a.pane(),
@@ -231,7 +231,7 @@ func (s *Server) waitForText(ctx context.Context, req *mcp.CallToolRequest, a ar
 	return out, waitNotice(out), nil
 }
 
-func (s *Server) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
+func (s *Server) sendKeys(ctx context.Context, _ *sdk.CallToolRequest, a arguments) (any, string, error) {
 	r, err := s.tools.SendKeys(ctx, domain.SendKeysRequest{
 		PaneID:  a.pane(),
 		Keys:    a.str("keys"),
