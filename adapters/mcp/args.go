@@ -1,87 +1,9 @@
 package mcp
 
-import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"slices"
+import "github.com/tmux-mcp/tmux-mcp/ports"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/tmux-mcp/tmux-mcp/domain/fault"
-	"github.com/tmux-mcp/tmux-mcp/ports"
-)
-
-// arguments are a call's arguments once they have passed the tool's input
-// schema, so every value present has the type its schema gives. Values are
-// looked up by their exact names: encoding/json's case-insensitive field
-// matching would let an unknown "TimeoutMs", which the schema allows and
-// ignores, stand in for "timeoutMs".
-type arguments map[string]any
-
-// parseArguments decodes raw and checks it against the input schema.
-//
-// Arguments that are not a JSON object make the request malformed: the
-// error is a *jsonrpc.Error, which the SDK sends as a protocol error.
-// Arguments that break the schema yield a *fault.ArgumentError naming the
-// first bad argument (in name order), which becomes a tool error. Absent
-// arguments are an empty object. Unknown properties are allowed, as the
-// schemas do not forbid them.
-func (ts *toolSchemas) parseArguments(raw json.RawMessage) (arguments, error) {
-	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		raw = json.RawMessage("{}")
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("arguments: %v", err)}
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "arguments must be a JSON object"}
-	}
-	if err := ts.inputResolved.Validate(m); err != nil {
-		return nil, ts.explain(m, err)
-	}
-	return arguments(m), nil
-}
-
-// explain turns a schema violation into an ArgumentError that names the
-// argument and says what it should be.
-func (ts *toolSchemas) explain(m map[string]any, err error) error {
-	for _, name := range ts.required {
-		if _, ok := m[name]; !ok {
-			return &fault.ArgumentError{Field: name, Reason: "missing; it is required" + ts.gloss(name)}
-		}
-	}
-	names := make([]string, 0, len(m))
-	for name := range m {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		p, ok := ts.props[name]
-		if !ok {
-			continue
-		}
-		if p.resolved.Validate(m[name]) != nil {
-			got, _ := json.Marshal(m[name])
-			return &fault.ArgumentError{
-				Field:  name,
-				Reason: fmt.Sprintf("got %s, want %s%s", got, describe(p.schema), ts.gloss(name)),
-			}
-		}
-	}
-	// Only a rule across properties could get here; the schemas have none,
-	// but say what the validator said rather than nothing.
-	return &fault.ArgumentError{Field: "arguments", Reason: err.Error()}
-}
-
-// gloss is the property's description, in parentheses, for error messages.
-func (ts *toolSchemas) gloss(name string) string {
-	if p, ok := ts.props[name]; ok && p.schema.Description != "" {
-		return " (" + p.schema.Description + ")"
-	}
-	return ""
-}
+// Lookups of the arguments by name, for the tools not yet declared with
+// typed arguments.
 
 func (a arguments) str(name string) string {
 	s, _ := a[name].(string)

@@ -154,43 +154,69 @@ func endingAnnotations(title string) *sdk.ToolAnnotations {
 	}
 }
 
-// manageSpecs are the inspect and lifecycle tools, in the order they are
+// legacyTool is a tool whose schemas are read from schemas/ and whose
+// call reads its arguments by name, until it is declared as the pane tools
+// are.
+type legacyTool struct {
+	name        string
+	title       string
+	description string
+	annotations *sdk.ToolAnnotations
+	call        func(ctx context.Context, req *sdk.CallToolRequest, a arguments) (out any, notice string, err error)
+}
+
+func (t legacyTool) declare(s *Server) (*sdk.Tool, sdk.ToolHandler, error) {
+	schemas, err := loadSchemas(t.name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &sdk.Tool{
+		Name:         t.name,
+		Title:        t.title,
+		Description:  t.description,
+		Annotations:  t.annotations,
+		InputSchema:  schemas.input,
+		OutputSchema: schemas.output,
+	}, s.handler(t.name, schemas, t.call), nil
+}
+
+// manageTools are the inspect and lifecycle tools, in the order they are
 // listed.
-func (s *Server) manageSpecs() []toolSpec {
-	return []toolSpec{
-		{name: "list_sessions", title: "List sessions", description: listSessionsDescription,
+func (s *Server) manageTools() []declaration {
+	return []declaration{
+		legacyTool{name: "list_sessions", title: "List sessions", description: listSessionsDescription,
 			annotations: readingAnnotations("List sessions"), call: s.listSessions},
-		{name: "list_windows", title: "List windows", description: listWindowsDescription,
+		legacyTool{name: "list_windows", title: "List windows", description: listWindowsDescription,
 			annotations: readingAnnotations("List windows"), call: s.listWindows},
-		{name: "list_panes", title: "List panes", description: listPanesDescription,
+		legacyTool{name: "list_panes", title: "List panes", description: listPanesDescription,
 			annotations: readingAnnotations("List panes"), call: s.listPanes},
-		{name: "get_pane_info", title: "Get pane info", description: getPaneInfoDescription,
+		legacyTool{name: "get_pane_info", title: "Get pane info", description: getPaneInfoDescription,
 			annotations: readingAnnotations("Get pane info"), call: s.getPaneInfo},
-		{name: "get_server_info", title: "Get server info", description: getServerInfoDescription,
+		legacyTool{name: "get_server_info", title: "Get server info", description: getServerInfoDescription,
 			annotations: readingAnnotations("Get server info"), call: s.getServerInfo},
-		{name: "create_session", title: "Create session", description: createSessionDescription,
+		legacyTool{name: "create_session", title: "Create session", description: createSessionDescription,
 			annotations: layoutAnnotations("Create session", true), call: s.createSession},
-		{name: "create_window", title: "Create window", description: createWindowDescription,
+		legacyTool{name: "create_window", title: "Create window", description: createWindowDescription,
 			annotations: layoutAnnotations("Create window", false), call: s.createWindow},
-		{name: "split_window", title: "Split window", description: splitWindowDescription,
+		legacyTool{name: "split_window", title: "Split window", description: splitWindowDescription,
 			annotations: layoutAnnotations("Split window", false), call: s.splitWindow},
-		{name: "select_pane", title: "Select pane", description: selectPaneDescription,
+		legacyTool{name: "select_pane", title: "Select pane", description: selectPaneDescription,
 			annotations: layoutAnnotations("Select pane", false), call: s.selectPane},
-		{name: "select_window", title: "Select window", description: selectWindowDescription,
+		legacyTool{name: "select_window", title: "Select window", description: selectWindowDescription,
 			annotations: layoutAnnotations("Select window", false), call: s.selectWindow},
-		{name: "resize_pane", title: "Resize pane", description: resizePaneDescription,
+		legacyTool{name: "resize_pane", title: "Resize pane", description: resizePaneDescription,
 			annotations: layoutAnnotations("Resize pane", false), call: s.resizePane},
-		{name: "rename_session", title: "Rename session", description: renameSessionDescription,
+		legacyTool{name: "rename_session", title: "Rename session", description: renameSessionDescription,
 			annotations: layoutAnnotations("Rename session", false), call: s.renameSession},
-		{name: "rename_window", title: "Rename window", description: renameWindowDescription,
+		legacyTool{name: "rename_window", title: "Rename window", description: renameWindowDescription,
 			annotations: layoutAnnotations("Rename window", false), call: s.renameWindow},
-		{name: "clear_pane_scrollback", title: "Clear pane scrollback", description: clearPaneScrollbackDescription,
+		legacyTool{name: "clear_pane_scrollback", title: "Clear pane scrollback", description: clearPaneScrollbackDescription,
 			annotations: endingAnnotations("Clear pane scrollback"), call: s.clearPaneScrollback},
-		{name: "kill_pane", title: "Kill pane", description: killPaneDescription,
+		legacyTool{name: "kill_pane", title: "Kill pane", description: killPaneDescription,
 			annotations: endingAnnotations("Kill pane"), call: s.killPane},
-		{name: "kill_window", title: "Kill window", description: killWindowDescription,
+		legacyTool{name: "kill_window", title: "Kill window", description: killWindowDescription,
 			annotations: endingAnnotations("Kill window"), call: s.killWindow},
-		{name: "kill_session", title: "Kill session", description: killSessionDescription,
+		legacyTool{name: "kill_session", title: "Kill session", description: killSessionDescription,
 			annotations: endingAnnotations("Kill session"), call: s.killSession},
 	}
 }
