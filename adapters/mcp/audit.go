@@ -38,7 +38,7 @@ func (s *Server) audited(tool string, start time.Time, req *sdk.CallToolRequest,
 	e := audit.Entry{
 		Time:     start,
 		Tool:     tool,
-		PaneID:   args.str("paneId"),
+		PaneID:   args.paneID(),
 		Duration: time.Since(start),
 		Secret:   audit.SecretArgs(args),
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -40,20 +38,12 @@ func TestManageToolsAreListedWhenTheToolsServeThem(t *testing.T) {
 	}
 }
 
-func TestManageSchemasAreTheEmbeddedCopies(t *testing.T) {
+func TestManageSchemasAreTheGoldenCopies(t *testing.T) {
 	tools := listManageTools(t)
 	for _, name := range manageTools {
 		for kind, got := range map[string]any{"input": tools[name].InputSchema, "output": tools[name].OutputSchema} {
-			data, err := os.ReadFile(filepath.Join("schemas", name+"."+kind+".json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want any
-			if err := json.Unmarshal(data, &want); err != nil {
-				t.Fatal(err)
-			}
-			if !jsonEqual(got, want) {
-				t.Errorf("%s %s schema differs from schemas/%s.%s.json", name, kind, name, kind)
+			if want := goldenSchema(t, name, kind); !jsonEqual(got, want) {
+				t.Errorf("%s %s schema differs from %s/%s.%s.json", name, kind, goldenDir, name, kind)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -31,6 +32,39 @@ type Tools interface {
 }
 
 var _ Tools = (*domain.Service)(nil)
+
+// ManageTools is what the inspect and lifecycle tools need from the
+// domain: listings, and creating, selecting, resizing, renaming, clearing
+// and killing sessions, windows and panes. *lifecycle.Service implements it.
+// A Server serves them when Options.Manage is set.
+//
+// Errors are turned into tool errors as Tools' are (see toolError): a
+// *fault.ArgumentError for an argument it refuses (a name, say: the
+// forms of ids are checked by the transport), a *fault.RefusalError
+// or *fault.BusyError for a kill or clear the write policy forbids, or an
+// error wrapping a ports sentinel (ErrPaneNotFound, ErrNotFound,
+// ErrNameInUse, ErrUnsupported, ErrUnavailable).
+type ManageTools interface {
+	ListSessions(ctx context.Context) (lifecycle.SessionList, error)
+	ListWindows(ctx context.Context, req lifecycle.ListWindowsRequest) (lifecycle.WindowList, error)
+	ListPanes(ctx context.Context, req lifecycle.ListPanesRequest) (lifecycle.PaneList, error)
+	GetPaneInfo(ctx context.Context, req lifecycle.PaneRequest) (lifecycle.PaneDetails, error)
+	GetServerInfo(ctx context.Context) (ports.ServerInfo, error)
+	CreateSession(ctx context.Context, req lifecycle.CreateSessionRequest) (ports.Created, error)
+	CreateWindow(ctx context.Context, req lifecycle.CreateWindowRequest) (ports.Created, error)
+	SplitWindow(ctx context.Context, req lifecycle.SplitWindowRequest) (ports.Created, error)
+	SelectPane(ctx context.Context, req lifecycle.PaneRequest) (lifecycle.Pane, error)
+	SelectWindow(ctx context.Context, req lifecycle.SelectWindowRequest) (ports.WindowInfo, error)
+	ResizePane(ctx context.Context, req lifecycle.ResizePaneRequest) (lifecycle.Pane, error)
+	RenameSession(ctx context.Context, req lifecycle.RenameSessionRequest) (ports.SessionInfo, error)
+	RenameWindow(ctx context.Context, req lifecycle.RenameWindowRequest) (ports.WindowInfo, error)
+	ClearPaneScrollback(ctx context.Context, req lifecycle.ClearScrollbackRequest) (lifecycle.ClearScrollbackResult, error)
+	KillPane(ctx context.Context, req lifecycle.KillPaneRequest) (lifecycle.KillResult, error)
+	KillWindow(ctx context.Context, req lifecycle.KillWindowRequest) (lifecycle.KillResult, error)
+	KillSession(ctx context.Context, req lifecycle.KillSessionRequest) (lifecycle.KillResult, error)
+}
+
+var _ ManageTools = (*lifecycle.Service)(nil)
 
 // Options configure a Server. The zero value is usable.
 type Options struct {

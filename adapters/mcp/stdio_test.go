@@ -38,7 +38,12 @@ func serveStdio(t *testing.T, tools mcp.Tools, opts mcp.StdioOptions) *stdioRig 
 
 func serveStdioLogging(t *testing.T, tools mcp.Tools, opts mcp.StdioOptions, log *slog.Logger) *stdioRig {
 	t.Helper()
-	srv := mcp.NewServer(tools, mcp.Options{Version: "1.2.3", Logger: log})
+	return serveStdioServer(t, mcp.NewServer(tools, mcp.Options{Version: "1.2.3", Logger: log}), opts)
+}
+
+// serveStdioServer is serveStdio of a server made by the test.
+func serveStdioServer(t *testing.T, srv *mcp.Server, opts mcp.StdioOptions) *stdioRig {
+	t.Helper()
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
 	ctx, stop := context.WithCancel(context.Background())

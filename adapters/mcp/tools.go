@@ -3,18 +3,34 @@ package mcp
 import sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 // The tools are declared one by one (see tool), each beside its argument
-// and result types: run_shell_command in tools_run.go, paste_text and
-// send_keys in tools_input.go, capture_pane, capture_since and
-// wait_for_text in tools_read.go.
+// and result types, by kind: run_shell_command in tools_run.go, paste_text
+// and send_keys in tools_input.go, capture_pane, capture_since and
+// wait_for_text in tools_read.go; the inspect tools in tools_inspect.go,
+// those that create, select, resize and rename in tools_layout.go, and
+// those that kill or clear in tools_end.go.
 //
 // Descriptions of the three tools with a reference page are the page's
 // own, so that clients see the contract's words. The others have no page:
-// their descriptions open with the same safety sentence as the page of a
-// tool of their kind, then say how to use them.
+// their descriptions open as the pages' do, with what a tool may do to the
+// user's world (the reading tools with "accepts no client-supplied
+// executable input", the others with what they change), then say what a
+// model needs to use them: the ids they take and return, cursors, and when
+// a call is refused.
 
 // paneTools are the tools of CONTRACT.md, in the order they are listed.
 func (s *Server) paneTools() []declaration {
 	return []declaration{s.runShellCommand(), s.pasteText(), s.capturePane(), s.captureSince(), s.waitForText(), s.sendKeys()}
+}
+
+// manageTools are the inspect and lifecycle tools, in the order they are
+// listed.
+func (s *Server) manageTools() []declaration {
+	return []declaration{
+		s.listSessions(), s.listWindows(), s.listPanes(), s.getPaneInfo(), s.getServerInfo(),
+		s.createSession(), s.createWindow(), s.splitWindow(), s.selectPane(), s.selectWindow(), s.resizePane(),
+		s.renameSession(), s.renameWindow(),
+		s.clearPaneScrollback(), s.killPane(), s.killWindow(), s.killSession(),
+	}
 }
 
 // The annotations are the true ones (CONTRACT.md, "Annotations"), not the
@@ -41,6 +57,32 @@ func readingAnnotations(title string) *sdk.ToolAnnotations {
 		ReadOnlyHint:    true,
 		IdempotentHint:  true,
 		DestructiveHint: new(false),
+		OpenWorldHint:   new(false),
+	}
+}
+
+// layoutAnnotations are those of the tools that create, select, resize
+// and rename. CONTRACT.md makes every writing tool non-idempotent. They
+// act on the multiplexer alone, a closed world, except where a program
+// starts that the caller chose (create_session's command).
+func layoutAnnotations(title string, openWorld bool) *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{
+		Title:           title,
+		ReadOnlyHint:    false,
+		IdempotentHint:  false,
+		DestructiveHint: new(false),
+		OpenWorldHint:   new(openWorld),
+	}
+}
+
+// endingAnnotations are those of the tools that kill or clear: the only
+// destructive ones.
+func endingAnnotations(title string) *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{
+		Title:           title,
+		ReadOnlyHint:    false,
+		IdempotentHint:  false,
+		DestructiveHint: new(true),
 		OpenWorldHint:   new(false),
 	}
 }
