@@ -50,6 +50,13 @@ type declaration interface {
 	// declare builds the tool, as tools/list describes it, and its
 	// handler on s. An error means the declaration is broken.
 	declare(s *Server) (*sdk.Tool, sdk.ToolHandler, error)
+	// types are the tool's argument and result types, for the tests that
+	// hold every declaration to its schemas.
+	types() (in, out reflect.Type)
+}
+
+func (t tool[In, Out]) types() (in, out reflect.Type) {
+	return reflect.TypeFor[In](), reflect.TypeFor[Out]()
 }
 
 // schemas builds the tool's schemas from its types.
