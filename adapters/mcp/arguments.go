@@ -26,7 +26,8 @@ func (a arguments) paneID() string {
 
 // toolSchemas are one tool's input and output schemas, both as advertised
 // (the JSON) and resolved for validation. What is validated is read back
-// from what is advertised, so the two cannot differ.
+// from what is advertised, so the two cannot differ. They are not changed
+// once resolved, so that every server and call can share them.
 type toolSchemas struct {
 	input, output json.RawMessage
 

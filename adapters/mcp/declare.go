@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"reflect"
 	"runtime/debug"
+	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,14 +23,15 @@ import (
 // the schemas a client sees, the arguments the call reads and the result it
 // returns cannot disagree.
 //
-// The go-sdk's own typed tools (sdk.AddTool) are not used: they check the
-// arguments before the handler runs and answer a bad one with the
-// validator's text, which is not a tool error that says what to correct,
-// is never audited, and turns arguments that are not an object into a tool
-// error rather than a malformed request; and they marshal the result
-// themselves, making a result that breaks its schema a protocol error. The
-// server's handler (Server.handler) does each of these as the contract
-// wants, for every tool alike.
+// The go-sdk's own typed tools (sdk.AddTool) are not used, as they would
+// change what a client gets: they check the arguments before the handler
+// runs, answering a bad argument with the validator's text (not one that
+// says what to correct, and unaudited) and arguments that are not an object
+// with a tool error rather than a protocol error; and they marshal the
+// result themselves, so that a result that breaks its schema becomes a
+// protocol error rather than a tool error saying the call was carried out.
+// The server's handler (Server.handler) does each of these as before, for
+// every tool alike.
 type tool[In, Out any] struct {
 	name        string
 	description string
@@ -59,8 +62,31 @@ func (t tool[In, Out]) types() (in, out reflect.Type) {
 	return reflect.TypeFor[In](), reflect.TypeFor[Out]()
 }
 
-// schemas builds the tool's schemas from its types.
+// builtSchemas holds the schemas of every declaration built so far, by
+// schemaKey: they follow from its types alone, and building and resolving
+// them would otherwise cost every NewServer more than the rest of it.
+var builtSchemas sync.Map
+
+type schemaKey struct {
+	in, out reflect.Type
+	order   string // requiredOrder, joined
+}
+
+// schemas returns the tool's schemas, built from its types.
 func (t tool[In, Out]) schemas() (*toolSchemas, error) {
+	key := schemaKey{reflect.TypeFor[In](), reflect.TypeFor[Out](), strings.Join(t.requiredOrder, ",")}
+	if ts, ok := builtSchemas.Load(key); ok {
+		return ts.(*toolSchemas), nil
+	}
+	ts, err := t.buildSchemas()
+	if err != nil {
+		return nil, err
+	}
+	builtSchemas.Store(key, ts)
+	return ts, nil
+}
+
+func (t tool[In, Out]) buildSchemas() (*toolSchemas, error) {
 	in, err := inputSchema(reflect.TypeFor[In]())
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: arguments: %w", t.name, err)
