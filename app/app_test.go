@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/fx/fxevent"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
@@ -47,13 +47,13 @@ func (b *syncBuffer) String() string {
 // mainSession runs Main as the binary does, with args, and connects a real
 // MCP client to its stdin and stdout. end closes the client (ending stdin)
 // and returns Main's exit code and every line Main wrote to stdout.
-func mainSession(t *testing.T, args ...string) (cs *mcp.ClientSession, stderr *syncBuffer, end func() (int, []string)) {
+func mainSession(t *testing.T, args ...string) (cs *sdk.ClientSession, stderr *syncBuffer, end func() (int, []string)) {
 	t.Helper()
 	return mainSessionWith(t, nil, args...)
 }
 
 // mainSessionWith is mainSession with environment variables.
-func mainSessionWith(t *testing.T, env map[string]string, args ...string) (cs *mcp.ClientSession, stderr *syncBuffer, end func() (int, []string)) {
+func mainSessionWith(t *testing.T, env map[string]string, args ...string) (cs *sdk.ClientSession, stderr *syncBuffer, end func() (int, []string)) {
 	t.Helper()
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
@@ -79,8 +79,8 @@ func mainSessionWith(t *testing.T, env map[string]string, args ...string) (cs *m
 		}
 		teeW.Close()
 	}()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
-		Connect(context.Background(), &mcp.IOTransport{Reader: clientR, Writer: stdinW}, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).
+		Connect(context.Background(), &sdk.IOTransport{Reader: clientR, Writer: stdinW}, nil)
 	if err != nil {
 		stdinW.Close()
 		t.Fatalf("connect: %v (exit %d)\nstderr:\n%s", err, <-exit, stderr.String())
@@ -108,9 +108,9 @@ func checkJSONRPCOnly(t *testing.T, lines []string) {
 	}
 }
 
-func runEcho(t *testing.T, cs *mcp.ClientSession, pane string) {
+func runEcho(t *testing.T, cs *sdk.ClientSession, pane string) {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{
 		Name:      "run_shell_command",
 		Arguments: map[string]any{"paneId": pane, "command": "echo hello; exit 3"},
 	})
@@ -157,7 +157,7 @@ func TestMainServesTheWaitingAndInputTools(t *testing.T) {
 	pane := string(app.DemoPane)
 	callOK := func(tool string, args map[string]any) map[string]any {
 		t.Helper()
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
 		if err != nil {
 			t.Fatalf("%s: %v", tool, err)
 		}
@@ -327,8 +327,8 @@ func TestHTTPTransportServesMCPAtSlashMCP(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no URL in the log:\n%s", stderr.String())
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: m[1]}, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).
+		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: m[1]}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 
 // Safety is the server's safety tier (CONTRACT.md, "Server settings"): the
 // tools it offers. What each tier allows is decided by the MCP adapter
-// (mcpadapter.Tier), from the tools' annotations.
+// (mcp.Tier), from the tools' annotations.
 type Safety string
 
 // Safety tiers.

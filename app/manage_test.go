@@ -12,14 +12,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 	"github.com/tmux-mcp/tmux-mcp/app"
 	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
-func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+func toolNames(t *testing.T, cs *sdk.ClientSession) []string {
 	t.Helper()
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -35,9 +35,9 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 
 // callOK calls a tool and returns its structured content, failing the
 // test on any error.
-func callOK(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) map[string]any {
+func callOK(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) map[string]any {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
@@ -79,7 +79,7 @@ func TestMainOffersTheToolsOfItsSafetyTier(t *testing.T) {
 				if slices.Contains(names, n) {
 					t.Errorf("tools/list offers %s: %v", n, names)
 				}
-				if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: n, Arguments: map[string]any{}}); err == nil {
+				if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: n, Arguments: map[string]any{}}); err == nil {
 					t.Errorf("%s, above the tier, could be called", n)
 				}
 			}

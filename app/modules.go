@@ -18,7 +18,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
-	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/adapters/screen"
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
@@ -547,12 +547,12 @@ var MCPModule = fx.Module("mcp",
 // recording each call in auditLog (nil for none). A nil life is a backend
 // that cannot list and shape sessions: those tools, which would only
 // fail, are not offered.
-func NewMCPServer(s *domain.Service, life *lifecycle.Service, safety Safety, auditLog *audit.Log, log *slog.Logger) *mcpadapter.Server {
-	opts := mcpadapter.Options{Version: Version(), Logger: log, Safety: mcpadapter.Tier(safety), Audit: auditLog}
+func NewMCPServer(s *domain.Service, life *lifecycle.Service, safety Safety, auditLog *audit.Log, log *slog.Logger) *mcp.Server {
+	opts := mcp.Options{Version: Version(), Logger: log, Safety: mcp.Tier(safety), Audit: auditLog}
 	if life != nil {
 		opts.Manage = life
 	}
-	return mcpadapter.NewServer(s, opts)
+	return mcp.NewServer(s, opts)
 }
 
 type mcpServerParams struct {
@@ -564,6 +564,6 @@ type mcpServerParams struct {
 	Logger    *slog.Logger
 }
 
-func provideMCPServer(p mcpServerParams) *mcpadapter.Server {
+func provideMCPServer(p mcpServerParams) *mcp.Server {
 	return NewMCPServer(p.Service, p.Lifecycle, p.Config.Safety, p.Audit, p.Logger)
 }

@@ -17,18 +17,18 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
-	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 )
 
 // TransportModule serves the MCP server on the transport cfg names. It is
 // the application's one invoke: it is what makes the server run.
 func TransportModule(cfg Config, std Stdio) fx.Option {
 	if cfg.Transport == TransportHTTP {
-		return fx.Module("transport-http", fx.Invoke(func(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcpadapter.Server, log *zap.Logger) {
+		return fx.Module("transport-http", fx.Invoke(func(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logger) {
 			ServeHTTP(lc, sd, srv, log, HTTPSettings{Listen: cfg.Listen, TokenFile: cfg.TokenFile, Token: cfg.Token})
 		}))
 	}
-	return fx.Module("transport-stdio", fx.Invoke(func(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcpadapter.Server, log *zap.Logger, ws Workspace) {
+	return fx.Module("transport-stdio", fx.Invoke(func(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logger, ws Workspace) {
 		if cfg.TokenFile != "" || cfg.Token != "" {
 			// Said, not refused: a token in the environment is common to
 			// every server a shell starts, whatever its transport.
@@ -45,7 +45,7 @@ func TransportModule(cfg Config, std Stdio) fx.Option {
 // StdioSettings are the settings of the stdio transport.
 type StdioSettings struct {
 	// Drain bounds how long the calls in flight may go on once stdin ends
-	// or the server is stopped; 0 means mcpadapter.DefaultDrain.
+	// or the server is stopped; 0 means mcp.DefaultDrain.
 	Drain time.Duration
 	// Note is written to stderr when serving starts; empty for none.
 	Note string
@@ -54,7 +54,7 @@ type StdioSettings struct {
 // StopTimeoutStdio is how long the application may take to stop with the
 // stdio transport: the drain of the calls in flight, the cancellation of
 // those still running after it, and the backend's own stop.
-const StopTimeoutStdio = mcpadapter.DefaultDrain + 2*mcpadapter.CancelGrace + 10*time.Second
+const StopTimeoutStdio = mcp.DefaultDrain + 2*mcp.CancelGrace + 10*time.Second
 
 // ServeStdio serves srv over in and out while the application runs, and
 // shuts the application down when in ends (exit code 0) or the transport
@@ -64,15 +64,15 @@ const StopTimeoutStdio = mcpadapter.DefaultDrain + 2*mcpadapter.CancelGrace + 10
 // When in ends, or the application is stopped (SIGTERM, Ctrl-C), the calls
 // in flight finish and their replies are written, for up to set.Drain;
 // the calls still running then are cancelled and their replies written
-// too (see mcpadapter.Server.ServeStdio). Another stop signal during that
+// too (see mcp.Server.ServeStdio). Another stop signal during that
 // time, or stdin ending while a stop drains, cancels them at once.
-func ServeStdio(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcpadapter.Server, log *zap.Logger, in io.Reader, out, errOut io.Writer, set StdioSettings) {
+func ServeStdio(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logger, in io.Reader, out, errOut io.Writer, set StdioSettings) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
 			log.Info("serving MCP on stdio")
-			opts := mcpadapter.StdioOptions{Drain: set.Drain}
+			opts := mcp.StdioOptions{Drain: set.Drain}
 			if set.Note != "" {
 				opts.Serving = func() { fmt.Fprint(errOut, set.Note) }
 			}
@@ -167,7 +167,7 @@ const MinTokenLength = 16
 var ErrTokenRequired = errors.New("a bearer token is required to listen on a non-loopback address")
 
 // ServeHTTP serves srv over streamable HTTP at set.Listen, path
-// mcpadapter.HTTPPath, while the application runs.
+// mcp.HTTPPath, while the application runs.
 //
 // At start it reads the bearer token (see LoadToken) and binds the
 // address, and fails the start when the token is unusable, when the
@@ -176,7 +176,7 @@ var ErrTokenRequired = errors.New("a bearer token is required to listen on a non
 // not offered to the network unguarded. With a token, every request
 // without it is refused with 401, on loopback too. If serving fails
 // later, the application shuts down with exit code 1.
-func ServeHTTP(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcpadapter.Server, log *zap.Logger, set HTTPSettings) {
+func ServeHTTP(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logger, set HTTPSettings) {
 	hs := &http.Server{ReadHeaderTimeout: 10 * time.Second}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
@@ -197,12 +197,12 @@ func ServeHTTP(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcpadapter.Server, log *z
 				ln.Close()
 				return notGuarded(ln.Addr().String())
 			}
-			var opts []mcpadapter.HTTPOption
+			var opts []mcp.HTTPOption
 			if token != "" {
-				opts = append(opts, mcpadapter.WithBearerToken(token))
+				opts = append(opts, mcp.WithBearerToken(token))
 			}
 			hs.Handler = srv.HTTPHandler(opts...)
-			log.Info("serving MCP over HTTP", zap.String("url", "http://"+ln.Addr().String()+mcpadapter.HTTPPath),
+			log.Info("serving MCP over HTTP", zap.String("url", "http://"+ln.Addr().String()+mcp.HTTPPath),
 				zap.Bool("bearerToken", token != ""))
 			go func() {
 				if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {

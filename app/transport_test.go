@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -145,13 +145,13 @@ func TestHTTPTransportServesAClientWithTheToken(t *testing.T) {
 	url := startHTTP(t, map[string]string{app.EnvToken: transportToken}, "-listen", "127.0.0.1:0")
 	ctx := context.Background()
 	hc := &http.Client{Transport: headerTransport{"Authorization": "Bearer " + transportToken}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "transport-test", Version: "0"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "transport-test", Version: "0"}, nil).
+		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "capture_pane", Arguments: map[string]any{"paneId": string(app.DemoPane)}})
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "capture_pane", Arguments: map[string]any{"paneId": string(app.DemoPane)}})
 	if err != nil || res.IsError {
 		t.Errorf("capture_pane = %+v, %v; want a result", res, err)
 	}
@@ -336,28 +336,28 @@ func TestHTTPTransportServesResourcesAndTheirUpdates(t *testing.T) {
 	url := startHTTP(t, nil, "-listen", "127.0.0.1:0")
 	ctx := context.Background()
 	updates := make(chan string, 64)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "transport-test", Version: "0"}, &mcp.ClientOptions{
-		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "transport-test", Version: "0"}, &sdk.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
 			updates <- req.Params.URI
 		},
-	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	}).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
 
 	const content = "tmux://panes/0/content" // app.DemoPane, %0
-	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: content}); err != nil {
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: content}); err != nil {
 		t.Fatalf("read %s: %v", content, err)
 	}
-	sessions, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "tmux://sessions"})
+	sessions, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "tmux://sessions"})
 	if err != nil || !strings.Contains(sessions.Contents[0].Text, `"sessions":[{`) {
 		t.Errorf("read tmux://sessions = %v, %v; want the fake backend's session", sessions, err)
 	}
-	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: content}); err != nil {
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: content}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_shell_command",
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "run_shell_command",
 		Arguments: map[string]any{"paneId": string(app.DemoPane), "command": "echo subscribed"}})
 	if err != nil || res.IsError {
 		t.Fatalf("run_shell_command = %+v, %v", res, err)
@@ -370,7 +370,7 @@ func TestHTTPTransportServesResourcesAndTheirUpdates(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no update after the pane printed")
 	}
-	screen, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: content})
+	screen, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: content})
 	if err != nil || !strings.Contains(screen.Contents[0].Text, "subscribed") {
 		t.Errorf("read %s after the command = %v, %v; want its output on screen", content, screen, err)
 	}

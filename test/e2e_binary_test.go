@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
@@ -144,7 +144,7 @@ func (l *wireLog) await(t *testing.T, timeout time.Duration, what string, ok fun
 type binServer struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser // the binary's standard input
-	cs     *mcp.ClientSession
+	cs     *sdk.ClientSession
 	stdout *wireLog // what the binary wrote
 	stdin  *wireLog // what the client wrote
 	stderr *lockedBuffer
@@ -158,7 +158,7 @@ type binServer struct {
 // startBinary starts the binary with args and connects a client with opts.
 // The session is closed, the process awaited and its standard output
 // checked when the test ends (see stop).
-func startBinary(t *testing.T, opts *mcp.ClientOptions, args ...string) *binServer {
+func startBinary(t *testing.T, opts *sdk.ClientOptions, args ...string) *binServer {
 	t.Helper()
 	bin := serverBinary(t)
 	b := &binServer{stdout: newWireLog(), stdin: newWireLog(), stderr: &lockedBuffer{}, exited: make(chan struct{})}
@@ -207,10 +207,10 @@ func startBinary(t *testing.T, opts *mcp.ClientOptions, args ...string) *binServ
 		b.checkStdout(t)
 	})
 
-	transport := &mcp.IOTransport{Reader: toClient, Writer: teeWriteCloser{stdin, b.stdin}}
+	transport := &sdk.IOTransport{Reader: toClient, Writer: teeWriteCloser{stdin, b.stdin}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	b.cs, err = mcp.NewClient(&mcp.Implementation{Name: "e2e-binary", Version: "0"}, opts).Connect(ctx, transport, nil)
+	b.cs, err = sdk.NewClient(&sdk.Implementation{Name: "e2e-binary", Version: "0"}, opts).Connect(ctx, transport, nil)
 	if err != nil {
 		t.Fatalf("connect to the binary: %v\nstderr:\n%s", err, b.stderr)
 	}
@@ -263,11 +263,11 @@ func (b *binServer) checkStdout(t *testing.T) {
 }
 
 // call calls a tool and fails the test on a protocol error.
-func (b *binServer) call(t *testing.T, tool string, args map[string]any) *mcp.CallToolResult {
+func (b *binServer) call(t *testing.T, tool string, args map[string]any) *sdk.CallToolResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := b.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	res, err := b.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s: protocol error %v\nstderr:\n%s", tool, err, b.stderr)
 	}
@@ -384,9 +384,9 @@ func TestBinaryCancelledRunAnswersWithin100ms(t *testing.T) {
 	t.Parallel()
 	srv, p := newTmuxServer(t, bash)
 	pane := string(p)
-	progress := make(chan *mcp.ProgressNotificationParams, 16)
-	b := startBinary(t, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	progress := make(chan *sdk.ProgressNotificationParams, 16)
+	b := startBinary(t, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			select {
 			case progress <- req.Params:
 			default:
@@ -394,7 +394,7 @@ func TestBinaryCancelledRunAnswersWithin100ms(t *testing.T) {
 		},
 	}, "-socket-name", srv.sock)
 
-	params := &mcp.CallToolParams{Name: "run_shell_command", Arguments: map[string]any{"paneId": pane, "command": "sleep 30", "timeoutMs": 20000}}
+	params := &sdk.CallToolParams{Name: "run_shell_command", Arguments: map[string]any{"paneId": pane, "command": "sleep 30", "timeoutMs": 20000}}
 	params.SetProgressToken("cancel-me")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -445,7 +445,7 @@ func TestBinaryCancelledRunAnswersWithin100ms(t *testing.T) {
 		t.Logf("answered %v after the cancel notification was written", took)
 	}
 	var resp struct {
-		Result mcp.CallToolResult `json:"result"`
+		Result sdk.CallToolResult `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(reply.text), &resp); err != nil {
 		t.Fatalf("answer %q: %v", reply.text, err)
@@ -474,16 +474,16 @@ func TestBinarySendsProgressNotifications(t *testing.T) {
 	t.Parallel()
 	srv, p := newTmuxServer(t, bash)
 	var mu sync.Mutex
-	var notes []*mcp.ProgressNotificationParams
-	b := startBinary(t, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	var notes []*sdk.ProgressNotificationParams
+	b := startBinary(t, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			mu.Lock()
 			notes = append(notes, req.Params)
 			mu.Unlock()
 		},
 	}, "-socket-name", srv.sock)
 
-	params := &mcp.CallToolParams{Name: "run_shell_command", Arguments: map[string]any{"paneId": string(p), "command": "sleep 3; echo slept", "timeoutMs": 20000}}
+	params := &sdk.CallToolParams{Name: "run_shell_command", Arguments: map[string]any{"paneId": string(p), "command": "sleep 3; echo slept", "timeoutMs": 20000}}
 	params.SetProgressToken("p-run")
 	res, err := b.cs.CallTool(context.Background(), params)
 	if err != nil {

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
-	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 )
@@ -31,8 +31,8 @@ type inmem struct {
 	t     *testing.T
 	clock *fake.Clock
 	term  *fake.Terminal
-	srv   *mcpadapter.Server
-	cs    *mcp.ClientSession
+	srv   *mcp.Server
+	cs    *sdk.ClientSession
 	// responses receives every JSON-RPC response the client reads, even
 	// one to a call the client has given up on (a cancelled one).
 	responses chan *jsonrpc.Response
@@ -49,7 +49,7 @@ type inmem struct {
 func newInmem(t *testing.T) *inmem { return newInmemWith(t, nil) }
 
 // newInmemWith is newInmem with client options.
-func newInmemWith(t *testing.T, opts *mcp.ClientOptions) *inmem {
+func newInmemWith(t *testing.T, opts *sdk.ClientOptions) *inmem {
 	t.Helper()
 	clock := fake.NewClock(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
 	term := fake.New(fake.WithClock(clock))
@@ -66,18 +66,18 @@ func newInmemOn(t *testing.T, term *fake.Terminal, clock *fake.Clock) *inmem {
 	return newInmemOnWith(t, term, clock, nil)
 }
 
-func newInmemOnWith(t *testing.T, term *fake.Terminal, clock *fake.Clock, opts *mcp.ClientOptions) *inmem {
+func newInmemOnWith(t *testing.T, term *fake.Terminal, clock *fake.Clock, opts *sdk.ClientOptions) *inmem {
 	t.Helper()
 	e := &inmem{t: t, clock: clock, term: term, responses: make(chan *jsonrpc.Response, 64)}
 	svc := domain.NewService(e.term, e.clock, random.New(), domain.Config{WaitMax: 60 * time.Second, MaxResultLines: 100})
-	e.srv = mcpadapter.NewServer(svc, mcpadapter.Options{Version: "e2e"})
-	st, ct := mcp.NewInMemoryTransports()
+	e.srv = mcp.NewServer(svc, mcp.Options{Version: "e2e"})
+	st, ct := sdk.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := e.srv.SDK().Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.cs, err = mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, opts).
+	e.cs, err = sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "0"}, opts).
 		Connect(ctx, &tapTransport{Transport: ct, responses: e.responses}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -91,9 +91,9 @@ func newInmemOnWith(t *testing.T, term *fake.Terminal, clock *fake.Clock, opts *
 }
 
 // call calls a tool and fails the test on a protocol error.
-func (e *inmem) call(tool string, args map[string]any) *mcp.CallToolResult {
+func (e *inmem) call(tool string, args map[string]any) *sdk.CallToolResult {
 	e.t.Helper()
-	res, err := e.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	res, err := e.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		e.t.Fatalf("%s: protocol error %v", tool, err)
 	}
@@ -101,12 +101,12 @@ func (e *inmem) call(tool string, args map[string]any) *mcp.CallToolResult {
 }
 
 // start calls a tool in the background; the result arrives on the channel.
-func (e *inmem) start(tool string, args map[string]any) <-chan *mcp.CallToolResult {
-	out := make(chan *mcp.CallToolResult, 1)
+func (e *inmem) start(tool string, args map[string]any) <-chan *sdk.CallToolResult {
+	out := make(chan *sdk.CallToolResult, 1)
 	returned := e.track(tool)
 	go func() {
 		defer close(returned)
-		res, err := e.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		res, err := e.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
 		if err != nil {
 			e.t.Errorf("%s: protocol error %v", tool, err)
 		}
@@ -176,7 +176,7 @@ func (e *inmem) track(tool string) chan struct{} {
 // timers on the clock (it waits), and returns the result the server still
 // sent for it: the client has stopped listening, but the tap shows what the
 // server said.
-func (e *inmem) cancelled(tool string, args map[string]any, timers int) *mcp.CallToolResult {
+func (e *inmem) cancelled(tool string, args map[string]any, timers int) *sdk.CallToolResult {
 	e.t.Helper()
 	// The responses to earlier calls are in the tap already, each read
 	// before its call returned: forget them.
@@ -193,7 +193,7 @@ func (e *inmem) cancelled(tool string, args map[string]any, timers int) *mcp.Cal
 	returned := e.track(tool)
 	go func() {
 		defer close(returned)
-		_, err := e.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		_, err := e.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
 		clientErr <- err
 	}()
 	e.awaitWaiting(timers)
@@ -210,7 +210,7 @@ func (e *inmem) cancelled(tool string, args map[string]any, timers int) *mcp.Cal
 	if resp.Error != nil {
 		e.t.Fatalf("cancelled %s answered with a protocol error: %v", tool, resp.Error)
 	}
-	var res mcp.CallToolResult
+	var res sdk.CallToolResult
 	if err := json.Unmarshal(resp.Result, &res); err != nil {
 		e.t.Fatal(err)
 	}
@@ -224,11 +224,11 @@ const runTimers = 2
 // tapTransport hands a copy of every response its connection reads to a
 // channel.
 type tapTransport struct {
-	mcp.Transport
+	sdk.Transport
 	responses chan<- *jsonrpc.Response
 }
 
-func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t *tapTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	c, err := t.Transport.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -237,7 +237,7 @@ func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 type tapConn struct {
-	mcp.Connection
+	sdk.Connection
 	responses chan<- *jsonrpc.Response
 }
 
@@ -273,7 +273,7 @@ var runFields = []string{"droppedLines", "effectiveTimeoutMs", "exitStatus", "fo
 
 // decode checks a successful result's two halves (every field present, no
 // other; the first text block the same JSON) and decodes it into out.
-func decode(t *testing.T, res *mcp.CallToolResult, fields []string, out any) {
+func decode(t *testing.T, res *sdk.CallToolResult, fields []string, out any) {
 	t.Helper()
 	if res.IsError {
 		t.Fatalf("tool error: %s", errorText(t, res))
@@ -294,7 +294,7 @@ func decode(t *testing.T, res *mcp.CallToolResult, fields []string, out any) {
 			t.Errorf("structured content lacks %s: %s", f, raw)
 		}
 	}
-	tc, ok := res.Content[0].(*mcp.TextContent)
+	tc, ok := res.Content[0].(*sdk.TextContent)
 	if !ok {
 		t.Fatalf("first content block is %T, want text", res.Content[0])
 	}
@@ -316,21 +316,21 @@ func mustMarshal(v any) string {
 	return string(b)
 }
 
-func decodeRun(t *testing.T, res *mcp.CallToolResult) runOutput {
+func decodeRun(t *testing.T, res *sdk.CallToolResult) runOutput {
 	t.Helper()
 	var out runOutput
 	decode(t, res, runFields, &out)
 	return out
 }
 
-func errorText(t *testing.T, res *mcp.CallToolResult) string {
+func errorText(t *testing.T, res *sdk.CallToolResult) string {
 	t.Helper()
 	if !res.IsError {
 		t.Fatalf("IsError = false, want a tool error; structured content %v", res.StructuredContent)
 	}
 	var parts []string
 	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
+		if tc, ok := c.(*sdk.TextContent); ok {
 			parts = append(parts, tc.Text)
 		}
 	}
@@ -385,7 +385,7 @@ func TestInMemoryRunShellCommandWithheldLinesCarryANotice(t *testing.T) {
 		Outcome: "completed", ExitStatus: status(0), Output: "line4\nline5", DroppedLines: 3, ReturnedBytes: 11,
 		OutputComplete: false, PaneID: "%0", EffectiveTimeoutMs: 30000,
 	})
-	if len(res.Content) != 2 || !strings.Contains(res.Content[1].(*mcp.TextContent).Text, "3 lines") {
+	if len(res.Content) != 2 || !strings.Contains(res.Content[1].(*sdk.TextContent).Text, "3 lines") {
 		t.Errorf("content = %v, want the JSON and a notice of 3 withheld lines", res.Content)
 	}
 }

@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
-	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/app"
@@ -42,14 +42,14 @@ import (
 func manageServer(t *testing.T, p process, term *fake.Terminal, clk *fake.Clock) *inmem {
 	t.Helper()
 	e := &inmem{t: t, clock: clk, term: term, responses: make(chan *jsonrpc.Response, 64)}
-	e.srv = mcpadapter.NewServer(p.svc, mcpadapter.Options{Version: "e2e", Manage: p.life, Safety: mcpadapter.TierDestructive})
-	st, ct := mcp.NewInMemoryTransports()
+	e.srv = mcp.NewServer(p.svc, mcp.Options{Version: "e2e", Manage: p.life, Safety: mcp.TierDestructive})
+	st, ct := sdk.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := e.srv.SDK().Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.cs, err = mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).
+	e.cs, err = sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "0"}, nil).
 		Connect(ctx, &tapTransport{Transport: ct, responses: e.responses}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -426,7 +426,7 @@ func textFields(schema map[string]any) []string {
 // returns it and a function that removes it), and returns how many calls
 // were made. Results do not matter, as long as the server answers: only
 // what reached the multiplexer does.
-func tryInjections(t *testing.T, cs *mcp.ClientSession, dir string, fresh func() (injectionTarget, func())) int {
+func tryInjections(t *testing.T, cs *sdk.ClientSession, dir string, fresh func() (injectionTarget, func())) int {
 	t.Helper()
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -446,7 +446,7 @@ func tryInjections(t *testing.T, cs *mcp.ClientSession, dir string, fresh func()
 				tg, remove := fresh()
 				args := injectionArgs(t, schema, field, payload, tg)
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.Name, Arguments: args})
+				_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool.Name, Arguments: args})
 				cancel()
 				remove()
 				if err != nil {
@@ -491,7 +491,7 @@ func TestManageNoToolRunsAClientsFormatOrCommandOnTheFake(t *testing.T) {
 // manageOnTmux starts a private tmux server and serves it, at the destructive
 // tier, to a client over the in-memory transport. It skips in -short and
 // without tmux.
-func manageOnTmux(t *testing.T) (cs *mcp.ClientSession, term *tmux.Terminal, socket string) {
+func manageOnTmux(t *testing.T) (cs *sdk.ClientSession, term *tmux.Terminal, socket string) {
 	t.Helper()
 	gate.Real(t, "tmux")
 	if _, err := exec.LookPath("tmux"); err != nil {
@@ -515,13 +515,13 @@ func manageOnTmux(t *testing.T) (cs *mcp.ClientSession, term *tmux.Terminal, soc
 	}
 	t.Cleanup(func() { term.Close() })
 	p := newProcess(term, term, clock.New(), term, app.NewLeaseOwner(), domain.Config{WaitMax: 10 * time.Second})
-	srv := mcpadapter.NewServer(p.svc, mcpadapter.Options{Version: "e2e", Manage: p.life, Safety: mcpadapter.TierDestructive})
-	st, ct := mcp.NewInMemoryTransports()
+	srv := mcp.NewServer(p.svc, mcp.Options{Version: "e2e", Manage: p.life, Safety: mcp.TierDestructive})
+	st, ct := sdk.NewInMemoryTransports()
 	ss, err := srv.SDK().Connect(context.Background(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err = mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).Connect(context.Background(), ct, nil)
+	cs, err = sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "0"}, nil).Connect(context.Background(), ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

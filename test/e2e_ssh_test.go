@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
-	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/app"
 	"github.com/tmux-mcp/tmux-mcp/domain"
@@ -177,13 +177,13 @@ func TestManageNoToolRunsAClientsFormatOrCommandOverSSH(t *testing.T) {
 	}
 	t.Cleanup(func() { term.Close() })
 	p := newProcess(term, term, clock.New(), term, app.NewLeaseOwner(), domain.Config{WaitMax: 10 * time.Second})
-	mcpSrv := mcpadapter.NewServer(p.svc, mcpadapter.Options{Version: "e2e", Manage: p.life, Safety: mcpadapter.TierDestructive})
-	st, ct := mcp.NewInMemoryTransports()
+	mcpSrv := mcp.NewServer(p.svc, mcp.Options{Version: "e2e", Manage: p.life, Safety: mcp.TierDestructive})
+	st, ct := sdk.NewInMemoryTransports()
 	ss, err := mcpSrv.SDK().Connect(context.Background(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).Connect(context.Background(), ct, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "0"}, nil).Connect(context.Background(), ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 )
@@ -39,7 +39,7 @@ type sinceOutput struct {
 var sinceFields = []string{"byteClamped", "cursor", "droppedLines", "effectiveTimeoutMs", "missedBytes", "omittedBytes",
 	"paneId", "rangeClamped", "returnedBytes", "seeded", "streaming", "text"}
 
-func decodeSince(t *testing.T, res *mcp.CallToolResult) sinceOutput {
+func decodeSince(t *testing.T, res *sdk.CallToolResult) sinceOutput {
 	t.Helper()
 	var out sinceOutput
 	decode(t, res, sinceFields, &out)
@@ -66,7 +66,7 @@ type waitOutput struct {
 var waitFields = []string{"alreadyOnScreen", "cursor", "droppedLines", "effectiveTimeoutMs", "matched", "missedBytes",
 	"omittedBytes", "outcome", "output", "paneId", "returnedBytes", "screen", "screenClamped", "streamFailure"}
 
-func decodeWait(t *testing.T, res *mcp.CallToolResult) waitOutput {
+func decodeWait(t *testing.T, res *sdk.CallToolResult) waitOutput {
 	t.Helper()
 	var out waitOutput
 	decode(t, res, waitFields, &out)
@@ -82,7 +82,7 @@ type keysOutput struct {
 
 var keysFields = []string{"attended", "paneId", "resolvedPaneIds", "sent"}
 
-func decodeKeys(t *testing.T, res *mcp.CallToolResult) keysOutput {
+func decodeKeys(t *testing.T, res *sdk.CallToolResult) keysOutput {
 	t.Helper()
 	var out keysOutput
 	decode(t, res, keysFields, &out)
@@ -104,10 +104,10 @@ func (e *inmem) seed(pane string) string {
 }
 
 // startWithProgress is start with a progress token.
-func (e *inmem) startWithProgress(tool string, args map[string]any, token string) <-chan *mcp.CallToolResult {
-	params := &mcp.CallToolParams{Name: tool, Arguments: args}
+func (e *inmem) startWithProgress(tool string, args map[string]any, token string) <-chan *sdk.CallToolResult {
+	params := &sdk.CallToolParams{Name: tool, Arguments: args}
 	params.SetProgressToken(token)
-	out := make(chan *mcp.CallToolResult, 1)
+	out := make(chan *sdk.CallToolResult, 1)
 	go func() {
 		res, err := e.cs.CallTool(context.Background(), params)
 		if err != nil {
@@ -205,7 +205,7 @@ func TestInMemoryCaptureSinceReportsLostOutput(t *testing.T) {
 	if out.MissedBytes != 100 || out.Text != "after\n" || !out.Streaming {
 		t.Errorf("capture_since across lost output = %+v, want 100 missed bytes, then %q", out, "after\n")
 	}
-	if len(res.Content) != 2 || !strings.Contains(res.Content[1].(*mcp.TextContent).Text, "100 bytes lost") {
+	if len(res.Content) != 2 || !strings.Contains(res.Content[1].(*sdk.TextContent).Text, "100 bytes lost") {
 		t.Errorf("content = %v, want the JSON and a notice of the 100 lost bytes", res.Content)
 	}
 }
@@ -585,15 +585,15 @@ func TestInMemorySendKeysInterruptsACommandWhoseCallReturned(t *testing.T) {
 	command := "echo started; sleep 100"
 	tests := []struct {
 		outcome string
-		run     func(e *inmem) *mcp.CallToolResult
+		run     func(e *inmem) *sdk.CallToolResult
 	}{
-		{"timed_out", func(e *inmem) *mcp.CallToolResult {
+		{"timed_out", func(e *inmem) *sdk.CallToolResult {
 			done := e.start("run_shell_command", map[string]any{"paneId": "%0", "command": command, "timeoutMs": 1000})
 			e.awaitWaiting(runTimers)
 			e.clock.Advance(time.Second)
 			return <-done
 		}},
-		{"cancelled", func(e *inmem) *mcp.CallToolResult {
+		{"cancelled", func(e *inmem) *sdk.CallToolResult {
 			return e.cancelled("run_shell_command", map[string]any{"paneId": "%0", "command": command}, runTimers)
 		}},
 	}
@@ -668,9 +668,9 @@ func TestInMemoryWaitingToolsReportProgress(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
-			notes := make(chan *mcp.ProgressNotificationParams, 16)
-			e := newInmemWith(t, &mcp.ClientOptions{
-				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			notes := make(chan *sdk.ProgressNotificationParams, 16)
+			e := newInmemWith(t, &sdk.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 					notes <- req.Params
 				},
 			})
@@ -693,7 +693,7 @@ func TestInMemoryWaitingToolsReportProgress(t *testing.T) {
 			if res.IsError {
 				t.Fatalf("%s: %s", tt.tool, errorText(t, res))
 			}
-			if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, `done`) {
+			if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, `done`) {
 				t.Errorf("%s result = %s, want the output that ended the wait", tt.tool, text)
 			}
 		})

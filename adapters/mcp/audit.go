@@ -1,10 +1,10 @@
-package mcpadapter
+package mcp
 
 import (
 	"encoding/json"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 )
 
@@ -25,7 +25,7 @@ import (
 // "internal", so that it is never recorded as a success. A failed write
 // to the log is logged: by then the call has been carried out, and
 // withholding its result would not undo it.
-func (s *Server) audited(tool string, start time.Time, req *mcp.CallToolRequest, args arguments, res *mcp.CallToolResult, callErr error) {
+func (s *Server) audited(tool string, start time.Time, req *sdk.CallToolRequest, args arguments, res *sdk.CallToolResult, callErr error) {
 	if s.audit == nil {
 		return
 	}
@@ -38,7 +38,7 @@ func (s *Server) audited(tool string, start time.Time, req *mcp.CallToolRequest,
 	e := audit.Entry{
 		Time:     start,
 		Tool:     tool,
-		PaneID:   args.str("paneId"),
+		PaneID:   args.paneID(),
 		Duration: time.Since(start),
 		Secret:   audit.SecretArgs(args),
 	}

@@ -1,4 +1,4 @@
-package mcpadapter_test
+package mcp_test
 
 import (
 	"bytes"
@@ -11,9 +11,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
-	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -70,7 +70,7 @@ func auditLines(t *testing.T, log string) []auditLine {
 func connectAudited(t *testing.T, stub *manageStub) (*mcpClient, *lockedBuffer) {
 	t.Helper()
 	var buf lockedBuffer
-	cs, _ := connectWith(t, stub, mcpadapter.Options{Manage: stub, Safety: mcpadapter.TierDestructive, Audit: audit.New(&buf)})
+	cs, _ := connectWith(t, stub, mcp.Options{Manage: stub, Safety: mcp.TierDestructive, Audit: audit.New(&buf)})
 	return &mcpClient{t: t, cs: cs}, &buf
 }
 
@@ -126,7 +126,7 @@ func TestAuditRecordsEveryCallOnce(t *testing.T) {
 	c.toolError("run_shell_command", map[string]any{"paneId": "3", "command": "rm -rf /"})
 	// Not a call the server could serve: a protocol error, with nothing
 	// run; it is not a call of any tool, so there is nothing to record.
-	if _, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}}); err == nil {
+	if _, err := c.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}}); err == nil {
 		t.Error("unknown tool: no protocol error")
 	}
 
@@ -164,7 +164,7 @@ func TestWithoutAnAuditLogNothingIsRecorded(t *testing.T) {
 	// nothing, and no call fails for want of one.
 	stub := newManageStub(t)
 	stub.results = validResults()
-	cs, _ := connectWith(t, stub, mcpadapter.Options{Manage: stub})
+	cs, _ := connectWith(t, stub, mcp.Options{Manage: stub})
 	(&mcpClient{t: t, cs: cs}).ok("list_sessions", nil)
 }
 
@@ -177,7 +177,7 @@ func TestAFailedAuditWriteIsLoggedAndTheResultStillReturned(t *testing.T) {
 	stub := newManageStub(t)
 	stub.results = validResults()
 	var logs lockedBuffer
-	cs, _ := connectWith(t, stub, mcpadapter.Options{
+	cs, _ := connectWith(t, stub, mcp.Options{
 		Manage: stub,
 		Audit:  audit.New(failingWriter{}),
 		Logger: newTextLogger(&logs),

@@ -1,10 +1,10 @@
-package mcpadapter
+package mcp
 
 import (
 	"context"
 	"errors"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -91,8 +91,8 @@ func classify(err error) errorKind {
 // toolError is the one place where an error becomes what the client sees: a
 // tool result with IsError set, whose text says what was wrong and what to
 // do next. Every tool handler hands its errors here.
-func toolError(err error) *mcp.CallToolResult {
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: errorText(err)}}}
+func toolError(err error) *sdk.CallToolResult {
+	res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: errorText(err)}}}
 	res.SetError(err) // keeps err for middleware and the audit log; Content is already set
 	return res
 }

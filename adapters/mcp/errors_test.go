@@ -1,4 +1,4 @@
-package mcpadapter
+package mcp
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -113,7 +113,7 @@ func TestClientTextAndAuditKindAgree(t *testing.T) {
 			got := resourceError(uri, c.err).Error()
 			want := "read " + uri + ": " + text
 			if c.want == kindPaneNotFound || c.want == kindNotFound {
-				want = mcp.ResourceNotFoundError(uri).Error()
+				want = sdk.ResourceNotFoundError(uri).Error()
 			}
 			if got != want {
 				t.Errorf("resource error %q, want %q", got, want)
@@ -164,19 +164,19 @@ func TestAnUnknownKeyNameNamesTheWaysToTypeText(t *testing.T) {
 // TestAToolErrorWithoutItsCauseIsAuditedAsInternal: a tool error whose
 // error was not kept is still an error in the log, never a success.
 func TestAToolErrorWithoutItsCauseIsAuditedAsInternal(t *testing.T) {
-	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no pane %3"}}}
+	res := &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "no pane %3"}}}
 	if got := auditedKind(t, res, nil); got != string(kindInternal) {
 		t.Errorf("errorKind = %q, want %q", got, kindInternal)
 	}
 }
 
 // toolText is the text of a tool error.
-func toolText(t *testing.T, res *mcp.CallToolResult) string {
+func toolText(t *testing.T, res *sdk.CallToolResult) string {
 	t.Helper()
 	if !res.IsError || len(res.Content) != 1 {
 		t.Fatalf("result %+v, want a tool error with one content", res)
 	}
-	tc, ok := res.Content[0].(*mcp.TextContent)
+	tc, ok := res.Content[0].(*sdk.TextContent)
 	if !ok {
 		t.Fatalf("content %T, want text", res.Content[0])
 	}
@@ -185,7 +185,7 @@ func toolText(t *testing.T, res *mcp.CallToolResult) string {
 
 // auditedKind audits one call that ended in res or callErr and returns
 // the errorKind of its line, after checking that its outcome is "error".
-func auditedKind(t *testing.T, res *mcp.CallToolResult, callErr error) string {
+func auditedKind(t *testing.T, res *sdk.CallToolResult, callErr error) string {
 	t.Helper()
 	var buf bytes.Buffer
 	s := &Server{audit: audit.New(&buf), logger: slog.New(slog.DiscardHandler)}

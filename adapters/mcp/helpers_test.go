@@ -1,4 +1,4 @@
-package mcpadapter_test
+package mcp_test
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 )
 
@@ -107,22 +107,22 @@ func (s *stubTools) calls() int {
 
 // connect serves tools over the SDK's in-memory transport and returns a
 // real client session on it, closed at the end of the test.
-func connect(t *testing.T, tools mcpadapter.Tools) (*mcp.ClientSession, *mcpadapter.Server) {
+func connect(t *testing.T, tools mcp.Tools) (*sdk.ClientSession, *mcp.Server) {
 	t.Helper()
-	return connectWith(t, tools, mcpadapter.Options{Version: "1.2.3"})
+	return connectWith(t, tools, mcp.Options{Version: "1.2.3"})
 }
 
 // connectWith is connect with options.
-func connectWith(t *testing.T, tools mcpadapter.Tools, opts mcpadapter.Options) (*mcp.ClientSession, *mcpadapter.Server) {
+func connectWith(t *testing.T, tools mcp.Tools, opts mcp.Options) (*sdk.ClientSession, *mcp.Server) {
 	t.Helper()
 	ctx := context.Background()
-	srv := mcpadapter.NewServer(tools, opts)
-	st, ct := mcp.NewInMemoryTransports()
+	srv := mcp.NewServer(tools, opts)
+	st, ct := sdk.NewInMemoryTransports()
 	ss, err := srv.SDK().Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatalf("server connect: %v", err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "0"}, nil).Connect(ctx, ct, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "0"}, nil).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatalf("client connect: %v", err)
 	}
@@ -133,9 +133,9 @@ func connectWith(t *testing.T, tools mcpadapter.Tools, opts mcpadapter.Options) 
 	return cs, srv
 }
 
-func call(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallToolResult {
+func call(t *testing.T, cs *sdk.ClientSession, tool string, args any) *sdk.CallToolResult {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		t.Fatalf("CallTool(%s): protocol error %v", tool, err)
 	}
@@ -143,11 +143,11 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallT
 }
 
 // texts returns the text of each content block.
-func texts(t *testing.T, res *mcp.CallToolResult) []string {
+func texts(t *testing.T, res *sdk.CallToolResult) []string {
 	t.Helper()
 	var out []string
 	for _, c := range res.Content {
-		tc, ok := c.(*mcp.TextContent)
+		tc, ok := c.(*sdk.TextContent)
 		if !ok {
 			t.Fatalf("content block %T, want *mcp.TextContent", c)
 		}
@@ -158,7 +158,7 @@ func texts(t *testing.T, res *mcp.CallToolResult) []string {
 
 // structured returns the structured content as a JSON object, after
 // checking that the first text block is the same JSON.
-func structured(t *testing.T, res *mcp.CallToolResult) map[string]any {
+func structured(t *testing.T, res *sdk.CallToolResult) map[string]any {
 	t.Helper()
 	if res.IsError {
 		t.Fatalf("tool error: %q", texts(t, res))
@@ -183,7 +183,7 @@ func structured(t *testing.T, res *mcp.CallToolResult) map[string]any {
 
 // toolErrorText returns the text of a tool error, failing the test if res
 // is not one.
-func toolErrorText(t *testing.T, res *mcp.CallToolResult) string {
+func toolErrorText(t *testing.T, res *sdk.CallToolResult) string {
 	t.Helper()
 	if !res.IsError {
 		t.Fatalf("IsError = false, want a tool error; content %q", texts(t, res))

@@ -1,4 +1,4 @@
-package mcpadapter
+package mcp
 
 import (
 	"crypto/sha256"
@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // HTTPPath is where HTTPHandler serves MCP.
@@ -26,7 +26,7 @@ type httpConfig struct {
 func WithBearerToken(token string) HTTPOption {
 	return func(c *httpConfig) {
 		if token == "" {
-			panic("mcpadapter: WithBearerToken with an empty token")
+			panic("mcp: WithBearerToken with an empty token")
 		}
 		c.token = token
 	}
@@ -52,10 +52,10 @@ func (s *Server) HTTPHandler(opts ...HTTPOption) http.Handler {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.sdk },
-		&mcp.StreamableHTTPOptions{
+	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
+		&sdk.StreamableHTTPOptions{
 			Logger:                       s.logger,
-			MaxRequestBodyBytes:          mcp.DefaultMaxLineLength,
+			MaxRequestBodyBytes:          sdk.DefaultMaxLineLength,
 			PropagateRequestCancellation: true,
 		})
 	mux := http.NewServeMux()

@@ -1,4 +1,4 @@
-package mcpadapter
+package mcp
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 )
 
@@ -112,9 +112,9 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestHTTPClientWithTheTokenWorks(t *testing.T) {
 	hs := newHTTPTestServer(t, WithBearerToken(httpTestToken))
 	ctx := context.Background()
-	client := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "0"}, nil)
+	client := sdk.NewClient(&sdk.Implementation{Name: "http-test", Version: "0"}, nil)
 
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL + HTTPPath,
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: hs.URL + HTTPPath,
 		HTTPClient: &http.Client{Transport: bearerTransport{httpTestToken}}}, nil)
 	if err != nil {
 		t.Fatalf("connect with the token: %v", err)
@@ -125,7 +125,7 @@ func TestHTTPClientWithTheTokenWorks(t *testing.T) {
 		t.Errorf("resource templates = %v, %v; want some", tmpl, err)
 	}
 
-	if cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL + HTTPPath,
+	if cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: hs.URL + HTTPPath,
 		HTTPClient: &http.Client{Transport: bearerTransport{"wrong"}}}, nil); err == nil {
 		cs.Close()
 		t.Error("connect with a wrong token succeeded")

@@ -1,4 +1,4 @@
-package mcpadapter_test
+package mcp_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -143,7 +143,7 @@ var (
 // protocol error.
 type mcpClient struct {
 	t  *testing.T
-	cs *mcp.ClientSession
+	cs *sdk.ClientSession
 }
 
 // ok calls tool and returns its structured content, failing the test on a
@@ -160,7 +160,7 @@ func (c *mcpClient) toolError(tool string, args map[string]any) string {
 	return toolErrorText(c.t, c.call(tool, args))
 }
 
-func (c *mcpClient) call(tool string, args map[string]any) *mcp.CallToolResult {
+func (c *mcpClient) call(tool string, args map[string]any) *sdk.CallToolResult {
 	c.t.Helper()
 	if args == nil {
 		args = map[string]any{}

@@ -1,31 +1,29 @@
-package mcpadapter_test
+package mcp_test
 
 import (
 	"context"
 	"encoding/json"
 	"maps"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 )
 
 // listManageTools lists the tools of a destructive-tier server that serves
 // the inspect and lifecycle tools.
-func listManageTools(t *testing.T) map[string]*mcp.Tool {
+func listManageTools(t *testing.T) map[string]*sdk.Tool {
 	t.Helper()
 	stub := newManageStub(t)
-	cs, _ := connectWith(t, stub, mcpadapter.Options{Manage: stub, Safety: mcpadapter.TierDestructive})
+	cs, _ := connectWith(t, stub, mcp.Options{Manage: stub, Safety: mcp.TierDestructive})
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := map[string]*mcp.Tool{}
+	tools := map[string]*sdk.Tool{}
 	for _, tool := range res.Tools {
 		tools[tool.Name] = tool
 	}
@@ -40,20 +38,12 @@ func TestManageToolsAreListedWhenTheToolsServeThem(t *testing.T) {
 	}
 }
 
-func TestManageSchemasAreTheEmbeddedCopies(t *testing.T) {
+func TestManageSchemasAreTheGoldenCopies(t *testing.T) {
 	tools := listManageTools(t)
 	for _, name := range manageTools {
 		for kind, got := range map[string]any{"input": tools[name].InputSchema, "output": tools[name].OutputSchema} {
-			data, err := os.ReadFile(filepath.Join("schemas", name+"."+kind+".json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want any
-			if err := json.Unmarshal(data, &want); err != nil {
-				t.Fatal(err)
-			}
-			if !jsonEqual(got, want) {
-				t.Errorf("%s %s schema differs from schemas/%s.%s.json", name, kind, name, kind)
+			if want := goldenSchema(t, name, kind); !jsonEqual(got, want) {
+				t.Errorf("%s %s schema differs from %s/%s.%s.json", name, kind, goldenDir, name, kind)
 			}
 		}
 	}
@@ -231,7 +221,7 @@ func TestManageDescriptionsSayWhatToolsDoAndWhenTheyAreRefused(t *testing.T) {
 // A backend that cannot list or shape its sessions gets a server without
 // the tools that would only ever fail, even if its Tools could serve them.
 func TestWithoutManageTheLifecycleToolsAreNotOffered(t *testing.T) {
-	cs, _ := connectWith(t, newManageStub(t), mcpadapter.Options{Safety: mcpadapter.TierDestructive})
+	cs, _ := connectWith(t, newManageStub(t), mcp.Options{Safety: mcp.TierDestructive})
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package mcpadapter_test
+package mcp_test
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -46,11 +46,11 @@ func validResults() map[string]any {
 	}
 }
 
-func connectManage(t *testing.T, tier mcpadapter.Tier) (*manageStub, *mcpClient) {
+func connectManage(t *testing.T, tier mcp.Tier) (*manageStub, *mcpClient) {
 	t.Helper()
 	stub := newManageStub(t)
 	stub.results = validResults()
-	cs, _ := connectWith(t, stub, mcpadapter.Options{Manage: stub, Safety: tier})
+	cs, _ := connectWith(t, stub, mcp.Options{Manage: stub, Safety: tier})
 	return stub, &mcpClient{t: t, cs: cs}
 }
 
@@ -98,7 +98,7 @@ func TestManageToolsPassArgumentsToTheDomain(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s %v", tt.tool, tt.args), func(t *testing.T) {
-			stub, c := connectManage(t, mcpadapter.TierDestructive)
+			stub, c := connectManage(t, mcp.TierDestructive)
 			c.ok(tt.tool, tt.args)
 			got := stub.recorded()
 			if len(got) != 1 || got[0].method != tt.method || !reflect.DeepEqual(got[0].req, tt.want) {
@@ -255,7 +255,7 @@ func TestManageToolsReportEveryField(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stub, c := connectManage(t, mcpadapter.TierDestructive)
+			stub, c := connectManage(t, mcp.TierDestructive)
 			stub.results[tt.method] = tt.result
 			if got := c.ok(tt.tool, tt.args); !jsonEqual(got, tt.want) {
 				t.Errorf("structured content =\n %s\nwant\n %s", mustJSON(got), mustJSON(tt.want))
@@ -291,7 +291,7 @@ func TestManageToolArgumentsBreakingTheSchemaAreToolErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s %v", tt.tool, tt.args), func(t *testing.T) {
-			stub, c := connectManage(t, mcpadapter.TierDestructive)
+			stub, c := connectManage(t, mcp.TierDestructive)
 			msg := c.toolError(tt.tool, tt.args)
 			for _, s := range append(tt.contains, "invalid") {
 				if !strings.Contains(msg, s) {
@@ -332,7 +332,7 @@ func TestManageToolErrorsSayWhatToDo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stub, c := connectManage(t, mcpadapter.TierDestructive)
+			stub, c := connectManage(t, mcp.TierDestructive)
 			stub.errs[tt.method] = tt.err
 			msg := c.toolError(tt.tool, tt.args)
 			for _, s := range tt.contains {
@@ -345,7 +345,7 @@ func TestManageToolErrorsSayWhatToDo(t *testing.T) {
 }
 
 func TestAResultBreakingAManageOutputSchemaIsAToolError(t *testing.T) {
-	stub, c := connectManage(t, mcpadapter.TierDestructive)
+	stub, c := connectManage(t, mcp.TierDestructive)
 	stub.results["CreateSession"] = ports.Created{Pane: "7"} // not a pane id
 	msg := c.toolError("create_session", nil)
 	if !strings.Contains(msg, "output schema") {

@@ -1,4 +1,4 @@
-package mcpadapter
+package mcp
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 )
 
@@ -18,7 +18,7 @@ import (
 // sends them; a report that arrives while another is being sent replaces
 // any not yet sent, since only the newest matters to the client.
 type progressRelay struct {
-	session *mcp.ServerSession
+	session *sdk.ServerSession
 	token   any
 
 	mu      sync.Mutex
@@ -34,7 +34,7 @@ type progressReport struct{ elapsed, total time.Duration }
 // function to call when the call returns, which sends the last report (so
 // that it precedes the result) and stops the relay. Without a progress
 // token it returns a nil ProgressFunc.
-func relayProgress(ctx context.Context, req *mcp.CallToolRequest) (domain.ProgressFunc, func()) {
+func relayProgress(ctx context.Context, req *sdk.CallToolRequest) (domain.ProgressFunc, func()) {
 	if req.Session == nil || req.Params.GetProgressToken() == nil {
 		return nil, func() {}
 	}
@@ -81,7 +81,7 @@ func (r *progressRelay) run(ctx context.Context) {
 		last = p.elapsed
 		// A failed send means the client is gone; the call's own result
 		// will fail the same way, so there is nothing to add here.
-		_ = r.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+		_ = r.session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
 			ProgressToken: r.token,
 			Progress:      float64(p.elapsed.Milliseconds()),
 			Total:         float64(p.total.Milliseconds()),

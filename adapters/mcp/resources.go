@@ -1,4 +1,4 @@
-package mcpadapter
+package mcp
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
@@ -121,7 +121,7 @@ type resources struct {
 	// sessions are those whose end is being waited for, to drop their
 	// subscriptions: the SDK forgets a closed session's subscriptions
 	// without calling the unsubscribe handler.
-	sessions map[*mcp.ServerSession]bool
+	sessions map[*sdk.ServerSession]bool
 }
 
 // newResources returns the resources of a Server whose pane tools are t
@@ -129,7 +129,7 @@ type resources struct {
 // opts. The sessions and pane descriptions are served only when m is not
 // nil; the screens always are. Subscriptions are timed on c (nil means the system
 // clock) and end with base, the Server's closing context.
-func newResources(t Tools, m ManageTools, c ports.Clock, logger *slog.Logger, base context.Context, opts *mcp.ServerOptions) *resources {
+func newResources(t Tools, m ManageTools, c ports.Clock, logger *slog.Logger, base context.Context, opts *sdk.ServerOptions) *resources {
 	if c == nil {
 		c = clock.New()
 	}
@@ -139,7 +139,7 @@ func newResources(t Tools, m ManageTools, c ports.Clock, logger *slog.Logger, ba
 		logger:   logger,
 		base:     base,
 		watches:  make(map[string]*watch),
-		sessions: make(map[*mcp.ServerSession]bool),
+		sessions: make(map[*sdk.ServerSession]bool),
 	}
 	if m != nil {
 		r.listings = m
@@ -151,13 +151,13 @@ func newResources(t Tools, m ManageTools, c ports.Clock, logger *slog.Logger, ba
 
 // register adds the resources to srv, and makes srv the one their updates
 // are sent through.
-func (r *resources) register(srv *mcp.Server) {
+func (r *resources) register(srv *sdk.Server) {
 	r.notify = func(ctx context.Context, uri string) {
-		if err := srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+		if err := srv.ResourceUpdated(ctx, &sdk.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
 			r.logger.Warn("resource update not sent", "uri", uri, "error", err)
 		}
 	}
-	srv.AddResourceTemplate(&mcp.ResourceTemplate{
+	srv.AddResourceTemplate(&sdk.ResourceTemplate{
 		URITemplate: PaneContentURITemplate,
 		Name:        "pane-content",
 		Title:       "Pane screen",
@@ -171,7 +171,7 @@ func (r *resources) register(srv *mcp.Server) {
 	if r.listings == nil {
 		return
 	}
-	srv.AddResource(&mcp.Resource{
+	srv.AddResource(&sdk.Resource{
 		URI:      SessionsURI,
 		Name:     "sessions",
 		Title:    "Sessions",
@@ -179,7 +179,7 @@ func (r *resources) register(srv *mcp.Server) {
 		Description: "Every session of the terminal multiplexer, as list_sessions reports them. " +
 			"Subscribe to hear when a session is created, renamed, closed or attached to (checked every 2 s).",
 	}, r.readSessions)
-	srv.AddResourceTemplate(&mcp.ResourceTemplate{
+	srv.AddResourceTemplate(&sdk.ResourceTemplate{
 		URITemplate: PaneURITemplate,
 		Name:        "pane",
 		Title:       "Pane",
@@ -201,24 +201,24 @@ func (r *resources) parse(uri string) (kind resourceKind, pane ports.PaneID, ok 
 	return kind, pane, ok
 }
 
-func (r *resources) readSessions(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (r *resources) readSessions(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 	return r.read(ctx, req.Params.URI, kindSessions)
 }
 
-func (r *resources) readPane(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (r *resources) readPane(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 	return r.read(ctx, req.Params.URI, kindPane)
 }
 
-func (r *resources) readContent(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (r *resources) readContent(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 	return r.read(ctx, req.Params.URI, kindContent)
 }
 
 // read answers resources/read for uri, which the SDK matched to a
 // resource of the given kind (a template may match more than ours).
-func (r *resources) read(ctx context.Context, uri string, want resourceKind) (*mcp.ReadResourceResult, error) {
+func (r *resources) read(ctx context.Context, uri string, want resourceKind) (*sdk.ReadResourceResult, error) {
 	kind, pane, ok := r.parse(uri)
 	if !ok || kind != want {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, sdk.ResourceNotFoundError(uri)
 	}
 	var (
 		data []byte
@@ -238,7 +238,7 @@ func (r *resources) read(ctx context.Context, uri string, want resourceKind) (*m
 	if err != nil {
 		return nil, resourceError(uri, err)
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: string(data)}}}, nil
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: mime, Text: string(data)}}}, nil
 }
 
 // sessionsJSON is the sessions resource: list_sessions' structured output.
@@ -276,7 +276,7 @@ func (r *resources) screen(ctx context.Context, pane ports.PaneID) (string, erro
 func resourceError(uri string, err error) error {
 	switch classify(err) {
 	case kindPaneNotFound, kindNotFound:
-		return mcp.ResourceNotFoundError(uri)
+		return sdk.ResourceNotFoundError(uri)
 	default:
 		return fmt.Errorf("read %s: %s", uri, errorText(err))
 	}
@@ -287,16 +287,16 @@ func resourceError(uri string, err error) error {
 // A watch follows one subscribed resource for every session subscribed to
 // it, and tells them of its changes, coalesced.
 type watch struct {
-	subscribers map[*mcp.ServerSession]bool
+	subscribers map[*sdk.ServerSession]bool
 	stop        context.CancelFunc
 	done        chan struct{} // closed when the watch's goroutines have returned
 }
 
-func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+func (r *resources) subscribe(ctx context.Context, req *sdk.SubscribeRequest) error {
 	uri := req.Params.URI
 	kind, pane, ok := r.parse(uri)
 	if !ok {
-		return mcp.ResourceNotFoundError(uri)
+		return sdk.ResourceNotFoundError(uri)
 	}
 	if cause := context.Cause(r.base); cause != nil {
 		return fmt.Errorf("subscribe to %s: %w", uri, cause)
@@ -318,7 +318,7 @@ func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 		return nil
 	}
 	wctx, stop := context.WithCancel(r.base)
-	w := &watch{subscribers: map[*mcp.ServerSession]bool{}, stop: stop, done: make(chan struct{})}
+	w := &watch{subscribers: map[*sdk.ServerSession]bool{}, stop: stop, done: make(chan struct{})}
 	r.watches[uri] = w
 	r.addSubscriberLocked(w, req.Session)
 	r.mu.Unlock()
@@ -343,7 +343,7 @@ func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 
 // join adds session to the watch of uri, if there is one, and reports
 // whether there was.
-func (r *resources) join(uri string, session *mcp.ServerSession) bool {
+func (r *resources) join(uri string, session *sdk.ServerSession) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	w := r.watches[uri]
@@ -354,7 +354,7 @@ func (r *resources) join(uri string, session *mcp.ServerSession) bool {
 	return true
 }
 
-func (r *resources) addSubscriberLocked(w *watch, session *mcp.ServerSession) {
+func (r *resources) addSubscriberLocked(w *watch, session *sdk.ServerSession) {
 	w.subscribers[session] = true
 	if session == nil || r.sessions[session] {
 		return
@@ -369,7 +369,7 @@ func (r *resources) addSubscriberLocked(w *watch, session *mcp.ServerSession) {
 // unsubscribe ends the session's subscription to the URI; the watch stops,
 // before unsubscribe returns, when no session is left subscribed. A URI
 // the session is not subscribed to is not an error.
-func (r *resources) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+func (r *resources) unsubscribe(ctx context.Context, req *sdk.UnsubscribeRequest) error {
 	r.mu.Lock()
 	w := r.leaveLocked(req.Params.URI, req.Session)
 	r.mu.Unlock()
@@ -382,7 +382,7 @@ func (r *resources) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest
 
 // leaveLocked removes session from the watch of uri and returns the watch
 // if that stopped it.
-func (r *resources) leaveLocked(uri string, session *mcp.ServerSession) *watch {
+func (r *resources) leaveLocked(uri string, session *sdk.ServerSession) *watch {
 	w := r.watches[uri]
 	if w == nil {
 		return nil
@@ -397,7 +397,7 @@ func (r *resources) leaveLocked(uri string, session *mcp.ServerSession) *watch {
 }
 
 // dropSession ends every subscription of a session that has closed.
-func (r *resources) dropSession(session *mcp.ServerSession) {
+func (r *resources) dropSession(session *sdk.ServerSession) {
 	r.mu.Lock()
 	delete(r.sessions, session)
 	var stopped []*watch

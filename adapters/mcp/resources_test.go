@@ -1,4 +1,4 @@
-package mcpadapter
+package mcp
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
@@ -181,7 +181,7 @@ func (s screenOnly) CaptureSince(ctx context.Context, req domain.CaptureSinceReq
 // resClient is a client session on a Server, with the resource updates it
 // was sent.
 type resClient struct {
-	*mcp.ClientSession
+	*sdk.ClientSession
 	updates chan string
 }
 
@@ -209,17 +209,17 @@ func connectRes(t *testing.T, srv *Server, protocol string) *resClient {
 	t.Helper()
 	ctx := context.Background()
 	c := &resClient{updates: make(chan string, 64)}
-	ct, st := mcp.NewInMemoryTransports()
+	ct, st := sdk.NewInMemoryTransports()
 	ss, err := srv.SDK().Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "resources-test", Version: "0"}, &mcp.ClientOptions{
-		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+	client := sdk.NewClient(&sdk.Implementation{Name: "resources-test", Version: "0"}, &sdk.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
 			c.updates <- req.Params.URI
 		},
 	})
-	c.ClientSession, err = client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	c.ClientSession, err = client.Connect(ctx, ct, &sdk.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func waitTimers(t *testing.T, clk *fake.Clock, n int) {
 
 func resourceNotFound(err error) bool {
 	var rpc *jsonrpc.Error
-	return errors.As(err, &rpc) && rpc.Code == mcp.CodeResourceNotFound
+	return errors.As(err, &rpc) && rpc.Code == sdk.CodeResourceNotFound
 }
 
 func TestResourcesAreListedWithSubscriptions(t *testing.T) {
@@ -313,13 +313,13 @@ func TestResourcesWithoutListingsServeOnlyScreens(t *testing.T) {
 	if len(res.Resources) != 0 {
 		t.Errorf("resources = %+v, want none without list_sessions", res.Resources)
 	}
-	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: SessionsURI}); !resourceNotFound(err) {
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: SessionsURI}); !resourceNotFound(err) {
 		t.Errorf("read %s = %v, want resource not found", SessionsURI, err)
 	}
-	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "tmux://panes/1"}); !resourceNotFound(err) {
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "tmux://panes/1"}); !resourceNotFound(err) {
 		t.Errorf("read tmux://panes/1 = %v, want resource not found", err)
 	}
-	r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "tmux://panes/1/content"})
+	r, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "tmux://panes/1/content"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +377,7 @@ func TestResourceReadsMatchTheTools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) {
-			r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: tt.uri})
+			r, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: tt.uri})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -418,7 +418,7 @@ func TestResourceReadErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) {
-			_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: tt.uri})
+			_, err := cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: tt.uri})
 			switch {
 			case err == nil:
 				t.Fatal("read succeeded, want an error")
@@ -438,7 +438,7 @@ func TestSubscribeToScreenNotifiesOnOutput(t *testing.T) {
 			clk := fake.NewClock(time.Unix(0, 0))
 			cs := connectRes(t, newResServer(t, stub, clk), protocol)
 			const uri = "tmux://panes/3/content"
-			if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
+			if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: uri}); err != nil {
 				t.Fatal(err)
 			}
 
@@ -468,7 +468,7 @@ func TestScreenReadsAreSpacedByUpdateInterval(t *testing.T) {
 	clk := fake.NewClock(time.Unix(0, 0))
 	cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
 	const uri = "tmux://panes/3/content"
-	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
+	if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: uri}); err != nil {
 		t.Fatal(err)
 	}
 	stub.nextFollow(t).output("c1")
@@ -490,7 +490,7 @@ func TestScreenWithoutNewsIsNotTold(t *testing.T) {
 	stub := newResStub()
 	clk := fake.NewClock(time.Unix(0, 0))
 	cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
-	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "tmux://panes/3/content"}); err != nil {
+	if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: "tmux://panes/3/content"}); err != nil {
 		t.Fatal(err)
 	}
 	// The wait ran out with nothing new: same cursor, nothing missed.
@@ -505,7 +505,7 @@ func TestScreenOutputLostIsTold(t *testing.T) {
 	clk := fake.NewClock(time.Unix(0, 0))
 	cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
 	const uri = "tmux://panes/3/content"
-	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
+	if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: uri}); err != nil {
 		t.Fatal(err)
 	}
 	stub.nextFollow(t).answer(domain.CaptureSinceResult{PaneID: "%3", Cursor: new("c0"), MissedBytes: 10, Streaming: true}, nil)
@@ -517,7 +517,7 @@ func TestScreenOfDeadPaneIsToldThenPolled(t *testing.T) {
 	clk := fake.NewClock(time.Unix(0, 0))
 	cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
 	const uri = "tmux://panes/3/content"
-	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
+	if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: uri}); err != nil {
 		t.Fatal(err)
 	}
 	// The pane's last words, then no more output will come.
@@ -550,7 +550,7 @@ func TestScreenOfRespawnedPaneIsFollowedAgain(t *testing.T) {
 	clk := fake.NewClock(time.Unix(0, 0))
 	cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
 	const uri = "tmux://panes/3/content"
-	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
+	if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: uri}); err != nil {
 		t.Fatal(err)
 	}
 	// The pane's process was replaced: the cursor is of its old process.
@@ -577,11 +577,11 @@ func TestUnsubscribeStopsFollowing(t *testing.T) {
 	cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
 	ctx := context.Background()
 	const uri = "tmux://panes/3/content"
-	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
 		t.Fatal(err)
 	}
 	stub.nextFollow(t) // left unanswered: the read is waiting for output
-	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+	if err := cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri}); err != nil {
 		t.Fatal(err)
 	}
 	// Unsubscribe returns once the watch has stopped.
@@ -596,7 +596,7 @@ func TestUnsubscribeStopsFollowing(t *testing.T) {
 	if n := clk.PendingTimers(); n != 0 {
 		t.Errorf("%d timers pending after Unsubscribe, want 0", n)
 	}
-	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+	if err := cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri}); err != nil {
 		t.Errorf("second Unsubscribe = %v, want nil", err)
 	}
 }
@@ -609,7 +609,7 @@ func TestSubscribersShareOneWatch(t *testing.T) {
 	ctx := context.Background()
 	const uri = "tmux://panes/3/content"
 	for _, cs := range []*resClient{a, b} {
-		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: uri}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -620,7 +620,7 @@ func TestSubscribersShareOneWatch(t *testing.T) {
 	a.update(t, uri)
 	b.update(t, uri)
 
-	if err := a.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+	if err := a.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri}); err != nil {
 		t.Fatal(err)
 	}
 	// The watch goes on for b.
@@ -632,7 +632,7 @@ func TestSubscribersShareOneWatch(t *testing.T) {
 	clk.Advance(UpdateInterval)
 	stub.nextFollow(t) // left waiting for output
 
-	if err := b.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+	if err := b.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: uri}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -646,7 +646,7 @@ func TestClosedSessionsSubscriptionsEnd(t *testing.T) {
 	stub := newResStub()
 	srv := newResServer(t, stub, fake.NewClock(time.Unix(0, 0)))
 	cs := connectRes(t, srv, protocolLegacy)
-	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "tmux://panes/3/content"}); err != nil {
+	if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: "tmux://panes/3/content"}); err != nil {
 		t.Fatal(err)
 	}
 	stub.nextFollow(t)
@@ -663,7 +663,7 @@ func TestCloseEndsEveryWatch(t *testing.T) {
 	srv := newResServer(t, stub, fake.NewClock(time.Unix(0, 0)))
 	cs := connectRes(t, srv, protocolLegacy)
 	ctx := context.Background()
-	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "tmux://panes/3/content"}); err != nil {
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: "tmux://panes/3/content"}); err != nil {
 		t.Fatal(err)
 	}
 	stub.nextFollow(t)
@@ -673,7 +673,7 @@ func TestCloseEndsEveryWatch(t *testing.T) {
 	case <-time.After(resWithin):
 		t.Fatal("the watch went on after Close")
 	}
-	err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "tmux://panes/4/content"})
+	err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: "tmux://panes/4/content"})
 	if err == nil || !strings.Contains(err.Error(), ErrServerClosing.Error()) {
 		t.Errorf("Subscribe after Close = %v, want %q", err, ErrServerClosing)
 	}
@@ -700,7 +700,7 @@ func TestSubscribeRefusesWhatCannotBeRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) {
-			err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: tt.uri})
+			err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: tt.uri})
 			switch {
 			case err == nil:
 				t.Fatal("subscribe succeeded, want an error")
@@ -722,7 +722,7 @@ func TestSubscribeToSessionsPollsForChanges(t *testing.T) {
 	stub.setSessions(one)
 	clk := fake.NewClock(time.Unix(0, 0))
 	cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
-	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: SessionsURI}); err != nil {
+	if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: SessionsURI}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -761,7 +761,7 @@ func TestSubscribeToPanePollsForChanges(t *testing.T) {
 	clk := fake.NewClock(time.Unix(0, 0))
 	cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
 	const uri = "tmux://panes/5"
-	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
+	if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: uri}); err != nil {
 		t.Fatal(err)
 	}
 	waitTimers(t, clk, 1)

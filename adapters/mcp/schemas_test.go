@@ -1,6 +1,7 @@
-package mcpadapter_test
+package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
@@ -11,7 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 )
 
 // specifiedTools have a reference page with their schemas; contractTools
@@ -42,24 +44,48 @@ func referenceDir(t *testing.T) string {
 	return dir
 }
 
-// embeddedSchema reads a schema file of the repository, as the server
-// embeds it.
-func embeddedSchema(t *testing.T, tool, kind string) any {
+// goldenDir holds the schemas the server advertised when they were files it
+// read, kept as golden copies: the declarations must still produce them,
+// byte for byte. Those of run_shell_command, paste_text and capture_pane
+// are copied verbatim from the "Protocol data" sections of their reference
+// pages; the others were written by hand in the same style from the field
+// lists of CONTRACT.md.
+const goldenDir = "testdata/schemas"
+
+// goldenFile returns a golden schema as its file holds it.
+func goldenFile(t *testing.T, tool, kind string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("schemas", tool+"."+kind+".json"))
+	data, err := os.ReadFile(filepath.Join(goldenDir, tool+"."+kind+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return data
+}
+
+// goldenSchema returns a golden schema as decoded JSON.
+func goldenSchema(t *testing.T, tool, kind string) any {
+	t.Helper()
 	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		t.Fatalf("schemas/%s.%s.json: %v", tool, kind, err)
+	if err := json.Unmarshal(goldenFile(t, tool, kind), &v); err != nil {
+		t.Fatalf("%s/%s.%s.json: %v", goldenDir, tool, kind, err)
 	}
 	return v
 }
 
-// contractSchema returns the JSON schema that the "Input schema" or
-// "Output schema" code block of a tool's reference page holds.
-func contractSchema(t *testing.T, dir, tool, kind string) any {
+// compacted is JSON with the white space between tokens removed and
+// nothing else changed: the form a schema takes on the wire.
+func compacted(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, data); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// contractSchemaText returns the "Input schema" or "Output schema" code
+// block of a tool's reference page, as the page prints it.
+func contractSchemaText(t *testing.T, dir, tool, kind string) []byte {
 	t.Helper()
 	page, err := os.ReadFile(filepath.Join(dir, tool+".md"))
 	if err != nil {
@@ -70,8 +96,15 @@ func contractSchema(t *testing.T, dir, tool, kind string) any {
 	if m == nil {
 		t.Fatalf("%s.md has no %q code block", tool, kind+" schema")
 	}
+	return m[1]
+}
+
+// contractSchema returns the JSON schema that the "Input schema" or
+// "Output schema" code block of a tool's reference page holds.
+func contractSchema(t *testing.T, dir, tool, kind string) any {
+	t.Helper()
 	var v any
-	if err := json.Unmarshal(m[1], &v); err != nil {
+	if err := json.Unmarshal(contractSchemaText(t, dir, tool, kind), &v); err != nil {
 		t.Fatalf("%s.md %s schema: %v", tool, kind, err)
 	}
 	return v
@@ -93,14 +126,14 @@ func contractDescription(t *testing.T, dir, tool string) string {
 	return ""
 }
 
-func listTools(t *testing.T) map[string]*mcp.Tool {
+func listTools(t *testing.T) map[string]*sdk.Tool {
 	t.Helper()
 	cs, _ := connect(t, &stubTools{t: t})
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := map[string]*mcp.Tool{}
+	tools := map[string]*sdk.Tool{}
 	for _, tool := range res.Tools {
 		tools[tool.Name] = tool
 	}
@@ -118,8 +151,45 @@ func TestListsExactlyTheContractsTools(t *testing.T) {
 	}
 }
 
-// The three specified tools advertise the schemas embedded in the
-// repository, and those are the reference pages' own.
+// wireSchemas are a tool's schemas as tools/list carries them, byte for
+// byte.
+type wireSchemas struct {
+	input, output []byte
+}
+
+// advertisedOnTheWire returns the schemas of every tool of a server that
+// offers them all, read from its tools/list reply on stdio as raw JSON.
+func advertisedOnTheWire(t *testing.T) map[string]wireSchemas {
+	t.Helper()
+	stub := newManageStub(t)
+	r := serveStdioServer(t, mcp.NewServer(stub, mcp.Options{Manage: stub, Safety: mcp.TierDestructive}), mcp.StdioOptions{})
+	r.send(initializeLine(1, "2025-11-25"))
+	r.nextResult("1")
+	r.send(initializedLine, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	var list struct {
+		Tools []struct {
+			Name         string          `json:"name"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		} `json:"tools"`
+		NextCursor string `json:"nextCursor"`
+	}
+	if err := json.Unmarshal(r.nextResult("2").Result, &list); err != nil {
+		t.Fatal(err)
+	}
+	if list.NextCursor != "" {
+		t.Fatal("tools/list is paged; read the other pages too")
+	}
+	tools := map[string]wireSchemas{}
+	for _, tool := range list.Tools {
+		tools[tool.Name] = wireSchemas{tool.InputSchema, tool.OutputSchema}
+	}
+	return tools
+}
+
+// The three specified tools advertise their reference pages' schemas, byte
+// for byte as the pages print them once the white space is taken out, and
+// the golden copies are the pages' too.
 func TestAdvertisedSchemasAreTheContractPages(t *testing.T) {
 	tools := listTools(t)
 	for _, name := range specifiedTools {
@@ -129,40 +199,67 @@ func TestAdvertisedSchemasAreTheContractPages(t *testing.T) {
 			continue
 		}
 		for kind, got := range map[string]any{"input": tool.InputSchema, "output": tool.OutputSchema} {
-			if want := embeddedSchema(t, name, kind); !jsonEqual(got, want) {
-				t.Errorf("%s advertises an %s schema other than schemas/%s.%s.json:\n got %s\nwant %s", name, kind, name, kind, mustJSON(got), mustJSON(want))
+			if want := goldenSchema(t, name, kind); !jsonEqual(got, want) {
+				t.Errorf("%s advertises an %s schema other than %s/%s.%s.json:\n got %s\nwant %s", name, kind, goldenDir, name, kind, mustJSON(got), mustJSON(want))
 			}
 		}
 	}
 	t.Run("the reference pages", func(t *testing.T) {
 		dir := referenceDir(t)
+		wire := advertisedOnTheWire(t)
 		for _, name := range specifiedTools {
-			if want := contractSchema(t, dir, name, "Input"); !jsonEqual(embeddedSchema(t, name, "input"), want) {
-				t.Errorf("schemas/%s.input.json differs from %s.md's input schema", name, name)
+			for kind, got := range map[string][]byte{"Input": wire[name].input, "Output": wire[name].output} {
+				if want := compacted(t, contractSchemaText(t, dir, name, kind)); !bytes.Equal(got, want) {
+					t.Errorf("%s advertises an %s schema other than its page's, byte for byte:\n got %s\nwant %s", name, strings.ToLower(kind), got, want)
+				}
 			}
-			if want := contractSchema(t, dir, name, "Output"); !jsonEqual(embeddedSchema(t, name, "output"), want) {
-				t.Errorf("schemas/%s.output.json differs from %s.md's output schema", name, name)
+			if want := contractSchema(t, dir, name, "Input"); !jsonEqual(goldenSchema(t, name, "input"), want) {
+				t.Errorf("%s/%s.input.json differs from %s.md's input schema", goldenDir, name, name)
+			}
+			if want := contractSchema(t, dir, name, "Output"); !jsonEqual(goldenSchema(t, name, "output"), want) {
+				t.Errorf("%s/%s.output.json differs from %s.md's output schema", goldenDir, name, name)
 			}
 		}
 	})
 }
 
-// The embedded copies stand in for the pages where the pages are absent;
-// the server must advertise them unchanged.
-func TestAdvertisedSchemasAreTheEmbeddedCopies(t *testing.T) {
+// The golden copies stand in for the pages where the pages are absent; the
+// server must advertise them unchanged.
+func TestAdvertisedSchemasAreTheGoldenCopies(t *testing.T) {
 	tools := listTools(t)
 	for _, name := range allTools {
 		for kind, got := range map[string]any{"input": tools[name].InputSchema, "output": tools[name].OutputSchema} {
-			data, err := os.ReadFile(filepath.Join("schemas", name+"."+kind+".json"))
-			if err != nil {
-				t.Fatal(err)
+			if want := goldenSchema(t, name, kind); !jsonEqual(got, want) {
+				t.Errorf("%s %s schema differs from %s/%s.%s.json", name, kind, goldenDir, name, kind)
 			}
-			var want any
-			if err := json.Unmarshal(data, &want); err != nil {
-				t.Fatal(err)
-			}
-			if !jsonEqual(got, want) {
-				t.Errorf("%s %s schema differs from schemas/%s.%s.json", name, kind, name, kind)
+		}
+	}
+}
+
+// Every tool, the lifecycle tools too, advertises its golden copy byte for
+// byte: keys in the same order, the same escapes, the same numbers. There
+// is a golden copy of each tool's schemas and no other.
+func TestAdvertisedSchemasAreTheGoldenCopiesByteForByte(t *testing.T) {
+	wire := advertisedOnTheWire(t)
+	files, err := filepath.Glob(filepath.Join(goldenDir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden []string
+	for _, f := range files {
+		golden = append(golden, filepath.Base(f))
+	}
+	var want []string
+	for name := range wire {
+		want = append(want, name+".input.json", name+".output.json")
+	}
+	if slices.Sort(want); !slices.Equal(golden, want) {
+		t.Errorf("golden copies %v, want one of each advertised schema %v", golden, want)
+	}
+	for name, got := range wire {
+		for kind, got := range map[string][]byte{"input": got.input, "output": got.output} {
+			if want := compacted(t, goldenFile(t, name, kind)); !bytes.Equal(got, want) {
+				t.Errorf("%s advertises an %s schema other than %s/%s.%s.json, byte for byte:\n got %s\nwant %s", name, kind, goldenDir, name, kind, got, want)
 			}
 		}
 	}
@@ -311,8 +408,8 @@ func (p schemaProperty) types() []string {
 	return ts
 }
 
-// Every tool's embedded schemas have exactly the fields docs/CONTRACT.md
-// lists for it, optional and nullable where it says; the hand-written
+// Every tool's golden schemas, which it advertises, have exactly the fields
+// docs/CONTRACT.md lists for it, optional and nullable where it says; the hand-written
 // schemas of the three waiting and input tools are in the style of the
 // reference pages; and the field lists are those of the reference
 // contract, where it is at hand.
@@ -321,9 +418,9 @@ func TestSchemasHaveTheFieldsTheContractLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := filepath.Glob(filepath.Join("schemas", "*.input.json"))
+	files, err := filepath.Glob(filepath.Join(goldenDir, "*.input.json"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no embedded schemas: %v", err)
+		t.Fatalf("no golden schemas: %v", err)
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".input.json")
@@ -332,7 +429,7 @@ func TestSchemasHaveTheFieldsTheContractLists(t *testing.T) {
 			if !ok {
 				t.Fatalf("docs/CONTRACT.md lists no fields for %s", name)
 			}
-			in, out := decodeSchema(t, embeddedSchema(t, name, "input")), decodeSchema(t, embeddedSchema(t, name, "output"))
+			in, out := decodeSchema(t, goldenSchema(t, name, "input")), decodeSchema(t, goldenSchema(t, name, "output"))
 			if slices.Contains(contractTools, name) {
 				checkHandWrittenStyle(t, in, out)
 			}

@@ -1,19 +1,15 @@
-package mcpadapter
+package mcp
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"sync"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 	"github.com/tmux-mcp/tmux-mcp/domain"
-	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -36,6 +32,39 @@ type Tools interface {
 }
 
 var _ Tools = (*domain.Service)(nil)
+
+// ManageTools is what the inspect and lifecycle tools need from the
+// domain: listings, and creating, selecting, resizing, renaming, clearing
+// and killing sessions, windows and panes. *lifecycle.Service implements it.
+// A Server serves them when Options.Manage is set.
+//
+// Errors are turned into tool errors as Tools' are (see toolError): a
+// *fault.ArgumentError for an argument it refuses (a name, say: the
+// forms of ids are checked by the transport), a *fault.RefusalError
+// or *fault.BusyError for a kill or clear the write policy forbids, or an
+// error wrapping a ports sentinel (ErrPaneNotFound, ErrNotFound,
+// ErrNameInUse, ErrUnsupported, ErrUnavailable).
+type ManageTools interface {
+	ListSessions(ctx context.Context) (lifecycle.SessionList, error)
+	ListWindows(ctx context.Context, req lifecycle.ListWindowsRequest) (lifecycle.WindowList, error)
+	ListPanes(ctx context.Context, req lifecycle.ListPanesRequest) (lifecycle.PaneList, error)
+	GetPaneInfo(ctx context.Context, req lifecycle.PaneRequest) (lifecycle.PaneDetails, error)
+	GetServerInfo(ctx context.Context) (ports.ServerInfo, error)
+	CreateSession(ctx context.Context, req lifecycle.CreateSessionRequest) (ports.Created, error)
+	CreateWindow(ctx context.Context, req lifecycle.CreateWindowRequest) (ports.Created, error)
+	SplitWindow(ctx context.Context, req lifecycle.SplitWindowRequest) (ports.Created, error)
+	SelectPane(ctx context.Context, req lifecycle.PaneRequest) (lifecycle.Pane, error)
+	SelectWindow(ctx context.Context, req lifecycle.SelectWindowRequest) (ports.WindowInfo, error)
+	ResizePane(ctx context.Context, req lifecycle.ResizePaneRequest) (lifecycle.Pane, error)
+	RenameSession(ctx context.Context, req lifecycle.RenameSessionRequest) (ports.SessionInfo, error)
+	RenameWindow(ctx context.Context, req lifecycle.RenameWindowRequest) (ports.WindowInfo, error)
+	ClearPaneScrollback(ctx context.Context, req lifecycle.ClearScrollbackRequest) (lifecycle.ClearScrollbackResult, error)
+	KillPane(ctx context.Context, req lifecycle.KillPaneRequest) (lifecycle.KillResult, error)
+	KillWindow(ctx context.Context, req lifecycle.KillWindowRequest) (lifecycle.KillResult, error)
+	KillSession(ctx context.Context, req lifecycle.KillSessionRequest) (lifecycle.KillResult, error)
+}
+
+var _ ManageTools = (*lifecycle.Service)(nil)
 
 // Options configure a Server. The zero value is usable.
 type Options struct {
@@ -82,9 +111,9 @@ const instructions = "Tools to work in terminal panes. Pane ids look like %3. " 
 
 // A Server is the MCP server with the tools registered. It is independent
 // of any transport: serve it with ServeStdio, HTTPHandler, or any
-// mcp.Transport through SDK.
+// sdk.Transport through SDK.
 type Server struct {
-	sdk    *mcp.Server
+	sdk    *sdk.Server
 	tools  Tools
 	manage ManageTools
 	tier   Tier
@@ -101,8 +130,9 @@ type Server struct {
 // NewServer returns a Server whose tools call t, and opts.Manage for the
 // inspect and lifecycle tools, offering those that opts.Safety allows.
 //
-// It panics if an embedded schema is broken, which is a programming error
-// that the package's tests catch, and if opts.Safety is not a tier.
+// It panics if a tool's declaration is broken (see tool), which is a
+// programming error that the package's tests catch, and if opts.Safety is
+// not a tier.
 func NewServer(t Tools, opts Options) *Server {
 	logger := opts.Logger
 	if logger == nil {
@@ -113,10 +143,10 @@ func NewServer(t Tools, opts Options) *Server {
 		version = "devel"
 	}
 	closing, closeFn := context.WithCancelCause(context.Background())
-	sdkOpts := &mcp.ServerOptions{Instructions: instructions, Logger: logger}
+	sdkOpts := &sdk.ServerOptions{Instructions: instructions, Logger: logger}
 	res := newResources(t, opts.Manage, opts.Clock, logger, closing, sdkOpts)
 	s := &Server{
-		sdk:     mcp.NewServer(&mcp.Implementation{Name: Name, Title: "tmux MCP server", Version: version}, sdkOpts),
+		sdk:     sdk.NewServer(&sdk.Implementation{Name: Name, Title: "tmux MCP server", Version: version}, sdkOpts),
 		tools:   t,
 		tier:    tierOrDefault(opts.Safety),
 		audit:   opts.Audit,
@@ -124,133 +154,33 @@ func NewServer(t Tools, opts Options) *Server {
 		closing: closing,
 		close:   closeFn,
 	}
-	specs := s.specs()
+	decls := s.paneTools()
 	if opts.Manage != nil {
 		s.manage = opts.Manage
-		specs = append(specs, s.manageSpecs()...)
+		decls = append(decls, s.manageTools()...)
 	}
-	for _, spec := range specs {
-		if !s.tier.Offers(TierOf(spec.annotations)) {
+	for _, d := range decls {
+		// Every declaration is built, offered or not, so that a broken
+		// one fails every server, whatever its tier.
+		tool, handler, err := d.declare(s)
+		if err != nil {
+			panic(fmt.Sprintf("mcp: %v", err))
+		}
+		if !s.tier.Offers(TierOf(tool.Annotations)) {
 			continue // neither listed nor callable: see Tier
 		}
-		schemas, err := loadSchemas(spec.name)
-		if err != nil {
-			panic(fmt.Sprintf("mcpadapter: %v", err))
-		}
-		s.sdk.AddTool(&mcp.Tool{
-			Name:         spec.name,
-			Title:        spec.title,
-			Description:  spec.description,
-			Annotations:  spec.annotations,
-			InputSchema:  schemas.input,
-			OutputSchema: schemas.output,
-		}, s.handler(spec, schemas))
+		s.sdk.AddTool(tool, handler)
 	}
 	res.register(s.sdk)
 	return s
 }
 
 // SDK returns the underlying go-sdk server, to serve on other transports.
-func (s *Server) SDK() *mcp.Server { return s.sdk }
+func (s *Server) SDK() *sdk.Server { return s.sdk }
 
 // Close makes every running call return now, as cancelled, and every later
 // call fail at once; it does not close sessions, which their transports
 // own. It lets a shutdown finish without waiting out a command's timeout.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() { s.close(ErrServerClosing) })
-}
-
-// toolSpec is one tool as the transport serves it. call does the work on
-// validated arguments and returns the output value (marshalled to the
-// structured content) and, optionally, a notice for the text half.
-type toolSpec struct {
-	name        string
-	title       string
-	description string
-	annotations *mcp.ToolAnnotations
-	call        func(ctx context.Context, req *mcp.CallToolRequest, a arguments) (out any, notice string, err error)
-}
-
-// handler wraps a tool's call with what every tool shares: argument
-// validation, cancellation on Close, error mapping, the structured and text
-// halves of the result, a check of the result against the output schema,
-// and the audit entry.
-func (s *Server) handler(spec toolSpec, schemas *toolSchemas) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		start := time.Now()
-		var args arguments
-		// Registered first, so that it runs last: after a panic has been
-		// turned into a tool error.
-		defer func() { s.audited(spec.name, start, req, args, res, err) }()
-		defer func() {
-			// A panic in a call must not take the server, and with it every
-			// pane reservation, down; the client gets an error instead.
-			if p := recover(); p != nil {
-				s.logger.Error("tool call panicked", "tool", spec.name, "panic", p, "stack", string(debug.Stack()))
-				res, err = toolError(fmt.Errorf("internal error in %s: %v", spec.name, p)), nil
-			}
-		}()
-		args, err = schemas.parseArguments(req.Params.Arguments)
-		if err != nil {
-			var arg *fault.ArgumentError
-			if errors.As(err, &arg) {
-				s.logger.Info("tool call rejected", "tool", spec.name, "error", err)
-				return toolError(err), nil
-			}
-			return nil, err // malformed request: a protocol error
-		}
-
-		if cause := context.Cause(s.closing); cause != nil {
-			return toolError(fmt.Errorf("%s not started: %w", spec.name, cause)), nil
-		}
-		ctx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		stop := context.AfterFunc(s.closing, func() { cancel(context.Cause(s.closing)) })
-		defer stop()
-
-		out, notice, err := spec.call(ctx, req, args)
-		if err != nil {
-			if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
-				err = fmt.Errorf("%w: %w", cause, err)
-			}
-			s.logger.Info("tool call failed", "tool", spec.name, "pane", args.str("paneId"), "error", err,
-				"duration", time.Since(start))
-			return toolError(err), nil
-		}
-		res, err = s.result(spec.name, schemas, out, notice)
-		if err != nil {
-			s.logger.Error("tool result invalid", "tool", spec.name, "error", err)
-			return toolError(err), nil
-		}
-		s.logger.Info("tool call done", "tool", spec.name, "pane", args.str("paneId"), "duration", time.Since(start))
-		return res, nil
-	}
-}
-
-// result builds a successful tool result: out as structured content, the
-// same JSON as the first text block, and notice (if any) as a second text
-// block, so that a client parsing the first block as JSON still can.
-func (s *Server) result(tool string, schemas *toolSchemas, out any, notice string) (*mcp.CallToolResult, error) {
-	data, err := encode(out)
-	if err != nil {
-		return nil, fmt.Errorf("internal error: encode %s result: %w", tool, err)
-	}
-	// The output types follow the schemas by construction, but a value
-	// from the domain can still break them (a malformed pane id, an
-	// unknown outcome); a client that validates would then reject the
-	// whole result, so say so plainly instead.
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, fmt.Errorf("internal error: decode %s result: %w", tool, err)
-	}
-	if err := schemas.outputResolved.Validate(v); err != nil {
-		// The call was carried out (a command may have run): say what it
-		// returned, so that nobody retries it believing it did nothing.
-		return nil, fmt.Errorf("internal error: the %s result does not match its output schema: %w; the call was carried out and returned %s", tool, err, data)
-	}
-	content := []mcp.Content{&mcp.TextContent{Text: string(data)}}
-	if notice != "" {
-		content = append(content, &mcp.TextContent{Text: notice})
-	}
-	return &mcp.CallToolResult{Content: content, StructuredContent: data}, nil
 }

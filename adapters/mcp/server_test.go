@@ -1,4 +1,4 @@
-package mcpadapter_test
+package mcp_test
 
 import (
 	"bufio"
@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -94,15 +94,15 @@ func TestRunShellCommandReportsProgressWhenAskedTo(t *testing.T) {
 		req.Progress(2500*time.Millisecond, 30*time.Second) // no progress: not sent again
 		return completed(0), nil
 	}}
-	notes := make(chan *mcp.ProgressNotificationParams, 10)
-	srv := mcpadapter.NewServer(stub, mcpadapter.Options{})
-	st, ct := mcp.NewInMemoryTransports()
+	notes := make(chan *sdk.ProgressNotificationParams, 10)
+	srv := mcp.NewServer(stub, mcp.Options{})
+	st, ct := sdk.NewInMemoryTransports()
 	ss, err := srv.SDK().Connect(context.Background(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	client := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "0"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			notes <- req.Params
 		},
 	})
@@ -112,7 +112,7 @@ func TestRunShellCommandReportsProgressWhenAskedTo(t *testing.T) {
 	}
 	defer func() { cs.Close(); ss.Wait() }()
 
-	params := &mcp.CallToolParams{Name: "run_shell_command", Arguments: map[string]any{"paneId": "%1", "command": "make"}}
+	params := &sdk.CallToolParams{Name: "run_shell_command", Arguments: map[string]any{"paneId": "%1", "command": "make"}}
 	params.SetProgressToken("tok-1")
 	res, err := cs.CallTool(context.Background(), params)
 	if err != nil {
@@ -305,7 +305,7 @@ func TestMalformedRequestsAreProtocolErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			stub := &stubTools{t: t}
 			cs, _ := connect(t, stub)
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
+			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tt.tool, Arguments: tt.args})
 			if err == nil {
 				t.Fatalf("CallTool = %+v, nil; want a protocol error", res)
 			}
@@ -507,7 +507,7 @@ func TestClientCancellationReachesTheCall(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
-		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_shell_command", Arguments: map[string]any{"paneId": "%1", "command": "sleep 100"}})
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "run_shell_command", Arguments: map[string]any{"paneId": "%1", "command": "sleep 100"}})
 		done <- err
 	}()
 	<-entered
@@ -523,15 +523,15 @@ func TestCloseCancelsRunningCalls(t *testing.T) {
 	stub := &stubTools{t: t, run: func(ctx context.Context, req domain.RunRequest) (domain.RunResult, error) {
 		close(entered)
 		<-ctx.Done()
-		if !errors.Is(context.Cause(ctx), mcpadapter.ErrServerClosing) {
+		if !errors.Is(context.Cause(ctx), mcp.ErrServerClosing) {
 			t.Errorf("cause = %v, want ErrServerClosing", context.Cause(ctx))
 		}
 		return domain.RunResult{PaneID: req.PaneID, Outcome: domain.OutcomeCancelled, StillRunning: true, EffectiveTimeoutMs: 30000}, nil
 	}}
 	cs, srv := connect(t, stub)
-	results := make(chan *mcp.CallToolResult)
+	results := make(chan *sdk.CallToolResult)
 	go func() {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_shell_command", Arguments: map[string]any{"paneId": "%1", "command": "sleep 100"}})
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "run_shell_command", Arguments: map[string]any{"paneId": "%1", "command": "sleep 100"}})
 		if err != nil {
 			t.Errorf("CallTool: %v", err)
 		}
@@ -568,11 +568,11 @@ func TestServeStdioWritesOnlyJSONRPCAndEndsWithInput(t *testing.T) {
 	stub := &stubTools{t: t, capture: func(context.Context, domain.CaptureRequest) (domain.CaptureResult, error) {
 		return domain.CaptureResult{PaneID: "%1", Text: "ok"}, nil
 	}}
-	srv := mcpadapter.NewServer(stub, mcpadapter.Options{})
+	srv := mcp.NewServer(stub, mcp.Options{})
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
 	served := make(chan error)
-	go func() { served <- srv.ServeStdio(context.Background(), stdinR, stdoutW, mcpadapter.StdioOptions{}) }()
+	go func() { served <- srv.ServeStdio(context.Background(), stdinR, stdoutW, mcp.StdioOptions{}) }()
 
 	// The client reads the server's stdout through a tee that keeps every
 	// line, to check afterwards that nothing but JSON-RPC was written.
@@ -588,8 +588,8 @@ func TestServeStdioWritesOnlyJSONRPCAndEndsWithInput(t *testing.T) {
 		lines <- got
 	}()
 	clientIn := io.NopCloser(io.TeeReader(stdoutR, linesW))
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, nil).
-		Connect(context.Background(), &mcp.IOTransport{Reader: clientIn, Writer: stdinW}, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "0"}, nil).
+		Connect(context.Background(), &sdk.IOTransport{Reader: clientIn, Writer: stdinW}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -618,12 +618,12 @@ func TestHTTPHandlerServesMCPAtSlashMCP(t *testing.T) {
 	stub := &stubTools{t: t, paste: func(_ context.Context, req domain.PasteRequest) (domain.PasteResult, error) {
 		return domain.PasteResult{PaneID: req.PaneID, Bytes: int64(len(req.Text))}, nil
 	}}
-	srv := mcpadapter.NewServer(stub, mcpadapter.Options{})
+	srv := mcp.NewServer(stub, mcp.Options{})
 	hs := httptest.NewServer(srv.HTTPHandler())
 	defer hs.Close()
 
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, nil).
-		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL + mcpadapter.HTTPPath}, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "0"}, nil).
+		Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: hs.URL + mcp.HTTPPath}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mcpadapter
+package mcp
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // How the stdio transport reads, answers and ends
@@ -56,7 +56,7 @@ const CancelGrace = 5 * time.Second
 
 // MaxMessageBytes is the longest line ServeStdio accepts as one message,
 // the SDK's own limit.
-const MaxMessageBytes = mcp.DefaultMaxLineLength
+const MaxMessageBytes = sdk.DefaultMaxLineLength
 
 // JSON-RPC error codes the transport answers with itself.
 const (
@@ -94,7 +94,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer, opts 
 	toSDK, fromUs := io.Pipe()
 	defer fromUs.Close()
 	// The lines reaching the SDK have been measured already.
-	ss, err := s.sdk.Connect(context.Background(), &mcp.IOTransport{Reader: toSDK, Writer: out, MaxLineLength: -1}, nil)
+	ss, err := s.sdk.Connect(context.Background(), &sdk.IOTransport{Reader: toSDK, Writer: out, MaxLineLength: -1}, nil)
 	if err != nil {
 		return fmt.Errorf("stdio: %w", err)
 	}

@@ -1,4 +1,4 @@
-package mcpadapter_test
+package mcp_test
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 )
 
@@ -24,21 +24,26 @@ import (
 // stdioRig is ServeStdio running on pipes.
 type stdioRig struct {
 	t      *testing.T
-	srv    *mcpadapter.Server
+	srv    *mcp.Server
 	stdin  *io.PipeWriter
 	lines  chan string // what the server wrote, line by line
 	served chan error
 	stop   context.CancelFunc
 }
 
-func serveStdio(t *testing.T, tools mcpadapter.Tools, opts mcpadapter.StdioOptions) *stdioRig {
+func serveStdio(t *testing.T, tools mcp.Tools, opts mcp.StdioOptions) *stdioRig {
 	t.Helper()
 	return serveStdioLogging(t, tools, opts, nil)
 }
 
-func serveStdioLogging(t *testing.T, tools mcpadapter.Tools, opts mcpadapter.StdioOptions, log *slog.Logger) *stdioRig {
+func serveStdioLogging(t *testing.T, tools mcp.Tools, opts mcp.StdioOptions, log *slog.Logger) *stdioRig {
 	t.Helper()
-	srv := mcpadapter.NewServer(tools, mcpadapter.Options{Version: "1.2.3", Logger: log})
+	return serveStdioServer(t, mcp.NewServer(tools, mcp.Options{Version: "1.2.3", Logger: log}), opts)
+}
+
+// serveStdioServer is serveStdio of a server made by the test.
+func serveStdioServer(t *testing.T, srv *mcp.Server, opts mcp.StdioOptions) *stdioRig {
+	t.Helper()
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
 	ctx, stop := context.WithCancel(context.Background())
@@ -258,7 +263,7 @@ func outcome(t *testing.T, m reply) string {
 }
 
 func TestStdioAnswersALineThatIsNotJSONWithAParseErrorAndGoesOn(t *testing.T) {
-	r := serveStdio(t, &stubTools{t: t}, mcpadapter.StdioOptions{})
+	r := serveStdio(t, &stubTools{t: t}, mcp.StdioOptions{})
 	r.send("hello")
 	if m := r.nextError(-32700, "null"); !strings.Contains(m.Error.Message, "not JSON") {
 		t.Errorf("parse error message %q, want it to say the line is not JSON", m.Error.Message)
@@ -275,7 +280,7 @@ func TestStdioAnswersALineThatIsNotJSONWithAParseErrorAndGoesOn(t *testing.T) {
 }
 
 func TestStdioAnswersJSONThatIsNotAJSONRPCMessageAndGoesOn(t *testing.T) {
-	r := serveStdio(t, &stubTools{t: t}, mcpadapter.StdioOptions{})
+	r := serveStdio(t, &stubTools{t: t}, mcp.StdioOptions{})
 	r.send(initializeLine(1, "2025-11-25"), initializedLine)
 	r.nextResult("1")
 	for _, tc := range []struct{ line, id string }{
@@ -298,7 +303,7 @@ func TestStdioAnswersJSONThatIsNotAJSONRPCMessageAndGoesOn(t *testing.T) {
 }
 
 func TestStdioAnswersABatchWhereTheProtocolVersionHasThem(t *testing.T) {
-	r := serveStdio(t, &stubTools{t: t}, mcpadapter.StdioOptions{})
+	r := serveStdio(t, &stubTools{t: t}, mcp.StdioOptions{})
 	r.send(initializeLine(1, "2025-03-26"))
 	r.nextResult("1")
 	r.send(initializedLine, "["+pingLine(2)+","+pingLine(3)+"]")
@@ -317,8 +322,8 @@ func TestStdioAnswersABatchWhereTheProtocolVersionHasThem(t *testing.T) {
 }
 
 func TestStdioAnswersALineLongerThanTheLimitAndGoesOn(t *testing.T) {
-	r := serveStdio(t, &stubTools{t: t}, mcpadapter.StdioOptions{})
-	go r.send(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", mcpadapter.MaxMessageBytes) + `"}}`)
+	r := serveStdio(t, &stubTools{t: t}, mcp.StdioOptions{})
+	go r.send(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", mcp.MaxMessageBytes) + `"}}`)
 	r.nextError(-32600, "null")
 	r.send(initializeLine(2, "2025-11-25"))
 	r.nextResult("2")
@@ -332,7 +337,7 @@ func TestStdioAnswersALineLongerThanTheLimitAndGoesOn(t *testing.T) {
 // returns, and the end of input cancels nothing.
 func TestStdioAnswersEveryCallOfInputThatEndsAtOnce(t *testing.T) {
 	b := newBlockingRun()
-	r := serveStdio(t, b.tools(t), mcpadapter.StdioOptions{})
+	r := serveStdio(t, b.tools(t), mcp.StdioOptions{})
 	r.send(initializeLine(1, "2025-11-25"), initializedLine, runLine(2, "make"))
 	r.stdin.Close()
 	r.nextResult("1")
@@ -360,7 +365,7 @@ func TestStdioAnswersEveryCallOfInputThatEndsAtOnce(t *testing.T) {
 func TestStdioStopLetsTheCallsInFlightFinish(t *testing.T) {
 	b := newBlockingRun()
 	stopping := watchLog("stopping; finishing the calls in flight")
-	r := serveStdioLogging(t, b.tools(t), mcpadapter.StdioOptions{}, slog.New(stopping))
+	r := serveStdioLogging(t, b.tools(t), mcp.StdioOptions{}, slog.New(stopping))
 	r.send(initializeLine(1, "2025-11-25"), initializedLine)
 	r.nextResult("1")
 	r.send(runLine(2, "make"))
@@ -387,7 +392,7 @@ func TestStdioStopLetsTheCallsInFlightFinish(t *testing.T) {
 // replies (outcome cancelled) are still written.
 func TestStdioDrainBoundCancelsTheCallsAndStillAnswersThem(t *testing.T) {
 	b := newBlockingRun()
-	r := serveStdio(t, b.tools(t), mcpadapter.StdioOptions{Drain: 20 * time.Millisecond})
+	r := serveStdio(t, b.tools(t), mcp.StdioOptions{Drain: 20 * time.Millisecond})
 	r.send(initializeLine(1, "2025-11-25"), initializedLine, runLine(2, "sleep 100"))
 	r.nextResult("1")
 	b.waitEntered(t)
@@ -404,7 +409,7 @@ func TestStdioDrainBoundCancelsTheCallsAndStillAnswersThem(t *testing.T) {
 // cancels the calls at once; their replies are still written.
 func TestStdioSecondStopCancelsTheCallsAtOnce(t *testing.T) {
 	b := newBlockingRun()
-	r := serveStdio(t, b.tools(t), mcpadapter.StdioOptions{Drain: time.Hour})
+	r := serveStdio(t, b.tools(t), mcp.StdioOptions{Drain: time.Hour})
 	r.send(initializeLine(1, "2025-11-25"), initializedLine, runLine(2, "sleep 100"))
 	r.nextResult("1")
 	b.waitEntered(t)
@@ -424,7 +429,7 @@ func TestStdioSecondStopCancelsTheCallsAtOnce(t *testing.T) {
 // A client may cancel a call while the server drains.
 func TestStdioPassesACancellationWhileDraining(t *testing.T) {
 	b := newBlockingRun()
-	r := serveStdio(t, b.tools(t), mcpadapter.StdioOptions{Drain: time.Hour})
+	r := serveStdio(t, b.tools(t), mcp.StdioOptions{Drain: time.Hour})
 	r.send(initializeLine(1, "2025-11-25"), initializedLine, runLine(2, "sleep 100"))
 	r.nextResult("1")
 	b.waitEntered(t)
@@ -440,7 +445,7 @@ func TestStdioPassesACancellationWhileDraining(t *testing.T) {
 
 func TestStdioRefusesASecondCallWithTheIDOfOneInFlight(t *testing.T) {
 	b := newBlockingRun()
-	r := serveStdio(t, b.tools(t), mcpadapter.StdioOptions{})
+	r := serveStdio(t, b.tools(t), mcp.StdioOptions{})
 	r.send(initializeLine(1, "2025-11-25"), initializedLine, runLine(2, "first"))
 	r.nextResult("1")
 	b.waitEntered(t)
@@ -461,7 +466,7 @@ func TestStdioRefusesASecondCallWithTheIDOfOneInFlight(t *testing.T) {
 // A read error of the input is ServeStdio's error, after the calls in
 // flight were answered.
 func TestStdioReportsABrokenInput(t *testing.T) {
-	r := serveStdio(t, &stubTools{t: t}, mcpadapter.StdioOptions{})
+	r := serveStdio(t, &stubTools{t: t}, mcp.StdioOptions{})
 	r.send(initializeLine(1, "2025-11-25"))
 	r.nextResult("1")
 	r.stdin.CloseWithError(errors.New("disk on fire"))

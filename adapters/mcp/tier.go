@@ -1,9 +1,9 @@
-package mcpadapter
+package mcp
 
 import (
 	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A Tier is a safety tier (CONTRACT.md, "Server settings", -safety): which
@@ -58,7 +58,7 @@ func (t Tier) Offers(tool Tier) bool { return t.Valid() && tool.Valid() && tool.
 // is read-only, destructive when it may be destructive, mutating
 // otherwise. Missing annotations, or a missing destructiveHint, count as
 // the MCP defaults do: not read-only, destructive.
-func TierOf(a *mcp.ToolAnnotations) Tier {
+func TierOf(a *sdk.ToolAnnotations) Tier {
 	switch {
 	case a == nil:
 		return TierDestructive
@@ -79,7 +79,7 @@ func tierOrDefault(t Tier) Tier {
 		return DefaultTier
 	}
 	if !t.Valid() {
-		panic(fmt.Sprintf("mcpadapter: unknown safety tier %q", t))
+		panic(fmt.Sprintf("mcp: unknown safety tier %q", t))
 	}
 	return t
 }

@@ -1,4 +1,4 @@
-package mcpadapter_test
+package mcp_test
 
 import (
 	"context"
@@ -6,34 +6,34 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 )
 
 func TestTierOfFollowsTheAnnotations(t *testing.T) {
 	tests := []struct {
 		name string
-		a    *mcp.ToolAnnotations
-		want mcpadapter.Tier
+		a    *sdk.ToolAnnotations
+		want mcp.Tier
 	}{
-		{"read-only", &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: new(false)}, mcpadapter.TierReadonly},
+		{"read-only", &sdk.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: new(false)}, mcp.TierReadonly},
 		// Read-only wins: a tool that changes nothing destroys nothing.
-		{"read-only with the destructive default", &mcp.ToolAnnotations{ReadOnlyHint: true}, mcpadapter.TierReadonly},
-		{"writing, not destructive", &mcp.ToolAnnotations{DestructiveHint: new(false)}, mcpadapter.TierMutating},
-		{"destructive", &mcp.ToolAnnotations{DestructiveHint: new(true)}, mcpadapter.TierDestructive},
+		{"read-only with the destructive default", &sdk.ToolAnnotations{ReadOnlyHint: true}, mcp.TierReadonly},
+		{"writing, not destructive", &sdk.ToolAnnotations{DestructiveHint: new(false)}, mcp.TierMutating},
+		{"destructive", &sdk.ToolAnnotations{DestructiveHint: new(true)}, mcp.TierDestructive},
 		// The MCP defaults: not read-only, destructive.
-		{"destructiveHint absent", &mcp.ToolAnnotations{}, mcpadapter.TierDestructive},
-		{"no annotations", nil, mcpadapter.TierDestructive},
+		{"destructiveHint absent", &sdk.ToolAnnotations{}, mcp.TierDestructive},
+		{"no annotations", nil, mcp.TierDestructive},
 	}
 	for _, tt := range tests {
-		if got := mcpadapter.TierOf(tt.a); got != tt.want {
+		if got := mcp.TierOf(tt.a); got != tt.want {
 			t.Errorf("%s: TierOf = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }
 
 func TestTierOffers(t *testing.T) {
-	tiers := []mcpadapter.Tier{mcpadapter.TierReadonly, mcpadapter.TierMutating, mcpadapter.TierDestructive}
+	tiers := []mcp.Tier{mcp.TierReadonly, mcp.TierMutating, mcp.TierDestructive}
 	for i, server := range tiers {
 		for j, tool := range tiers {
 			if got, want := server.Offers(tool), j <= i; got != want {
@@ -44,7 +44,7 @@ func TestTierOffers(t *testing.T) {
 			t.Errorf("%s offers a tool of an unknown tier", server)
 		}
 	}
-	if mcpadapter.Tier("all").Offers(mcpadapter.TierReadonly) {
+	if mcp.Tier("all").Offers(mcp.TierReadonly) {
 		t.Error("an unknown tier offers tools")
 	}
 }
@@ -54,20 +54,20 @@ func TestTierOffers(t *testing.T) {
 // unknown tool, a protocol error) and never reaches the domain.
 func TestEachTierListsAndServesExactlyItsTools(t *testing.T) {
 	tests := []struct {
-		tier   mcpadapter.Tier
+		tier   mcp.Tier
 		want   []string
 		hidden []string
 	}{
-		{mcpadapter.TierReadonly, readonlyTools, append(slices.Clone(mutatingOnlyTools), destructiveOnlyTools...)},
-		{mcpadapter.TierMutating, append(slices.Clone(readonlyTools), mutatingOnlyTools...), destructiveOnlyTools},
+		{mcp.TierReadonly, readonlyTools, append(slices.Clone(mutatingOnlyTools), destructiveOnlyTools...)},
+		{mcp.TierMutating, append(slices.Clone(readonlyTools), mutatingOnlyTools...), destructiveOnlyTools},
 		{"", append(slices.Clone(readonlyTools), mutatingOnlyTools...), destructiveOnlyTools}, // the default
-		{mcpadapter.TierDestructive, append(append(slices.Clone(readonlyTools), mutatingOnlyTools...), destructiveOnlyTools...), nil},
+		{mcp.TierDestructive, append(append(slices.Clone(readonlyTools), mutatingOnlyTools...), destructiveOnlyTools...), nil},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.tier), func(t *testing.T) {
 			stub := newManageStub(t)
 			stub.results = validResults()
-			cs, _ := connectWith(t, stub, mcpadapter.Options{Manage: stub, Safety: tt.tier})
+			cs, _ := connectWith(t, stub, mcp.Options{Manage: stub, Safety: tt.tier})
 			res, err := cs.ListTools(context.Background(), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -75,7 +75,7 @@ func TestEachTierListsAndServesExactlyItsTools(t *testing.T) {
 			var got []string
 			for _, tool := range res.Tools {
 				got = append(got, tool.Name)
-				if tier := mcpadapter.TierOf(tool.Annotations); !effectiveTier(tt.tier).Offers(tier) {
+				if tier := mcp.TierOf(tool.Annotations); !effectiveTier(tt.tier).Offers(tier) {
 					t.Errorf("%s (tier %s) listed at tier %s", tool.Name, tier, tt.tier)
 				}
 			}
@@ -85,7 +85,7 @@ func TestEachTierListsAndServesExactlyItsTools(t *testing.T) {
 			}
 
 			for _, name := range tt.hidden {
-				_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: hiddenCallArgs[name]})
+				_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: hiddenCallArgs[name]})
 				if err == nil || !strings.Contains(err.Error(), "unknown tool") {
 					t.Errorf("call of hidden %s: error %v, want an unknown tool", name, err)
 				}
@@ -104,9 +104,9 @@ func TestEachTierListsAndServesExactlyItsTools(t *testing.T) {
 	}
 }
 
-func effectiveTier(t mcpadapter.Tier) mcpadapter.Tier {
+func effectiveTier(t mcp.Tier) mcp.Tier {
 	if t == "" {
-		return mcpadapter.DefaultTier
+		return mcp.DefaultTier
 	}
 	return t
 }
@@ -137,11 +137,11 @@ func TestAnUnknownTierIsRefused(t *testing.T) {
 			t.Error("NewServer with tier \"all\" did not panic")
 		}
 	}()
-	mcpadapter.NewServer(&stubTools{t: t}, mcpadapter.Options{Safety: "all"})
+	mcp.NewServer(&stubTools{t: t}, mcp.Options{Safety: "all"})
 }
 
 func TestServerInfoReportsTheTier(t *testing.T) {
-	for _, tier := range []mcpadapter.Tier{mcpadapter.TierReadonly, mcpadapter.TierMutating, mcpadapter.TierDestructive} {
+	for _, tier := range []mcp.Tier{mcp.TierReadonly, mcp.TierMutating, mcp.TierDestructive} {
 		_, c := connectManage(t, tier)
 		if got := c.ok("get_server_info", nil)["safety"]; got != string(tier) {
 			t.Errorf("tier %s: get_server_info safety = %v", tier, got)

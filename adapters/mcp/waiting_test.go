@@ -1,4 +1,4 @@
-package mcpadapter_test
+package mcp_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -363,17 +363,17 @@ func TestArgumentsOfTheWaitingAndInputToolsBreakingTheSchemaAreToolErrors(t *tes
 
 // progressClient connects a client that hands every progress notification
 // it receives to the returned channel.
-func progressClient(t *testing.T, tools mcpadapter.Tools) (*mcp.ClientSession, <-chan *mcp.ProgressNotificationParams) {
+func progressClient(t *testing.T, tools mcp.Tools) (*sdk.ClientSession, <-chan *sdk.ProgressNotificationParams) {
 	t.Helper()
-	notes := make(chan *mcp.ProgressNotificationParams, 16)
-	srv := mcpadapter.NewServer(tools, mcpadapter.Options{})
-	st, ct := mcp.NewInMemoryTransports()
+	notes := make(chan *sdk.ProgressNotificationParams, 16)
+	srv := mcp.NewServer(tools, mcp.Options{})
+	st, ct := sdk.NewInMemoryTransports()
 	ss, err := srv.SDK().Connect(context.Background(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	client := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "0"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			notes <- req.Params
 		},
 	})
@@ -427,7 +427,7 @@ func TestWaitingToolsReportProgressWhenAskedTo(t *testing.T) {
 	for tool, args := range calls {
 		t.Run(tool, func(t *testing.T) {
 			cs, notes := progressClient(t, stub)
-			params := &mcp.CallToolParams{Name: tool, Arguments: args}
+			params := &sdk.CallToolParams{Name: tool, Arguments: args}
 			params.SetProgressToken("tok-" + tool)
 			res, err := cs.CallTool(context.Background(), params)
 			if err != nil {
@@ -496,7 +496,7 @@ func TestClientCancellationReachesTheWaitingCalls(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error)
 			go func() {
-				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool,
+				_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool,
 					Arguments: map[string]any{"paneId": "%1", "cursor": "c", "waitMs": 60000, "patterns": []string{"x"}}})
 				done <- err
 			}()

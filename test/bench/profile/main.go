@@ -17,7 +17,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/app"
 	"github.com/tmux-mcp/tmux-mcp/test/bench/internal/benchkit"
@@ -45,7 +45,7 @@ func startInProcess(ctx context.Context, args []string, logPath string) (*benchk
 		stdoutW.Close()
 		exit <- code
 	}()
-	cs, err := benchkit.NewClient().Connect(ctx, &mcp.IOTransport{Reader: stdoutR, Writer: stdinW}, nil)
+	cs, err := benchkit.NewClient().Connect(ctx, &sdk.IOTransport{Reader: stdoutR, Writer: stdinW}, nil)
 	if err != nil {
 		stdinW.Close()
 		<-exit

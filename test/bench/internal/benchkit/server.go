@@ -9,13 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Server is a running tmux-mcp server and the MCP client session connected
 // to it.
 type Server struct {
-	Session *mcp.ClientSession
+	Session *sdk.ClientSession
 	// PID is the server's process id, or 0 when the server runs inside
 	// the harness, where its memory and CPU cannot be told apart from the
 	// harness's own.
@@ -30,8 +30,8 @@ type Server struct {
 type StartFunc func(ctx context.Context, args []string, logPath string) (*Server, error)
 
 // NewClient returns the MCP client the benchmark uses.
-func NewClient() *mcp.Client {
-	return mcp.NewClient(&mcp.Implementation{Name: "tmux-mcp-bench", Version: "0"}, nil)
+func NewClient() *sdk.Client {
+	return sdk.NewClient(&sdk.Implementation{Name: "tmux-mcp-bench", Version: "0"}, nil)
 }
 
 // buildServer builds the server binary into dir with the go command gobin
@@ -77,7 +77,7 @@ func startChild(ctx context.Context, bin string, args []string, logPath string) 
 	cmd.Stderr = logf
 	// Should the harness die without cleaning up, the server's stdin
 	// closes with it, and the server exits on its own.
-	transport := &mcp.CommandTransport{Command: cmd, TerminateDuration: 3 * time.Second}
+	transport := &sdk.CommandTransport{Command: cmd, TerminateDuration: 3 * time.Second}
 	cs, err := NewClient().Connect(ctx, transport, nil)
 	if err != nil {
 		if cmd.Process != nil {

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tmux-mcp/tmux-mcp/test/sshtest"
 )
@@ -78,7 +78,7 @@ func (b *bench) sshRow() error {
 	defer srv.Stop()
 	return b.measure(r, 3, b.n, func(int) (time.Duration, error) {
 		start := time.Now()
-		res, err := srv.Session.CallTool(b.ctx, &mcp.CallToolParams{Name: "run_shell_command",
+		res, err := srv.Session.CallTool(b.ctx, &sdk.CallToolParams{Name: "run_shell_command",
 			Arguments: map[string]any{"paneId": pane, "command": "true"}})
 		d := time.Since(start)
 		if err != nil {

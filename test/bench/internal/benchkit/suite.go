@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // bench holds one run of the benchmark: the private tmux server, the
@@ -70,7 +70,7 @@ func (b *bench) call(ctx context.Context, tool string, args map[string]any) (map
 	if !b.tools[tool] {
 		return nil, fmt.Errorf("%s: %w", tool, errNoTool)
 	}
-	res, err := b.srv.Session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	res, err := b.srv.Session.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
 	b.calls.Add(1)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tool, err)
@@ -85,10 +85,10 @@ func (b *bench) call(ctx context.Context, tool string, args map[string]any) (map
 	return m, nil
 }
 
-func resultText(res *mcp.CallToolResult) string {
+func resultText(res *sdk.CallToolResult) string {
 	var parts []string
 	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
+		if t, ok := c.(*sdk.TextContent); ok {
 			parts = append(parts, t.Text)
 		}
 	}

@@ -1,0 +1,258 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+)
+
+// A tool is the one declaration of a tool: its name, description and
+// annotations, and its call, a typed handler from arguments of type In to
+// a result of type Out. Its input schema is built from In and its output
+// schema from Out (see inputSchema and outputSchema for the rules), so that
+// the schemas a client sees, the arguments the call reads and the result it
+// returns cannot disagree.
+//
+// The go-sdk's own typed tools (sdk.AddTool) are not used, as they would
+// change what a client gets: they check the arguments before the handler
+// runs, answering a bad argument with the validator's text (not one that
+// says what to correct, and unaudited) and arguments that are not an object
+// with a tool error rather than a protocol error; and they marshal the
+// result themselves, so that a result that breaks its schema becomes a
+// protocol error rather than a tool error saying the call was carried out.
+// The server's handler (Server.handler) does each of these as before, for
+// every tool alike.
+type tool[In, Out any] struct {
+	name        string
+	description string
+	// annotations are the tool's hints; their title is the tool's, and
+	// they decide its tier (TierOf).
+	annotations *sdk.ToolAnnotations
+	// requiredOrder, if set, is the order of the output schema's required
+	// list, where a reference page fixes one; otherwise it is name order.
+	requiredOrder []string
+	call          call[In, Out]
+}
+
+// A call does a tool's work on its validated arguments and returns its
+// result and, optionally, a notice for the text half of the result.
+type call[In, Out any] func(ctx context.Context, req *sdk.CallToolRequest, in In) (out Out, notice string, err error)
+
+// A declaration is a tool of any types, as NewServer registers it.
+type declaration interface {
+	// declare builds the tool, as tools/list describes it, and its
+	// handler on s. An error means the declaration is broken.
+	declare(s *Server) (*sdk.Tool, sdk.ToolHandler, error)
+	// types are the tool's argument and result types, for the tests that
+	// hold every declaration to its schemas.
+	types() (in, out reflect.Type)
+}
+
+func (t tool[In, Out]) types() (in, out reflect.Type) {
+	return reflect.TypeFor[In](), reflect.TypeFor[Out]()
+}
+
+// builtSchemas holds the schemas of every declaration built so far, by
+// schemaKey: they follow from its types alone, and building and resolving
+// them would otherwise cost every NewServer more than the rest of it.
+var builtSchemas sync.Map
+
+type schemaKey struct {
+	in, out reflect.Type
+	order   string // requiredOrder, joined
+}
+
+// schemas returns the tool's schemas, built from its types.
+func (t tool[In, Out]) schemas() (*toolSchemas, error) {
+	key := schemaKey{reflect.TypeFor[In](), reflect.TypeFor[Out](), strings.Join(t.requiredOrder, ",")}
+	if ts, ok := builtSchemas.Load(key); ok {
+		return ts.(*toolSchemas), nil
+	}
+	ts, err := t.buildSchemas()
+	if err != nil {
+		return nil, err
+	}
+	builtSchemas.Store(key, ts)
+	return ts, nil
+}
+
+func (t tool[In, Out]) buildSchemas() (*toolSchemas, error) {
+	in, err := inputSchema(reflect.TypeFor[In]())
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: arguments: %w", t.name, err)
+	}
+	out, err := outputSchema(reflect.TypeFor[Out](), t.requiredOrder)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: result: %w", t.name, err)
+	}
+	inJSON, err := publish(in)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", t.name, err)
+	}
+	outJSON, err := publish(out)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: output schema: %w", t.name, err)
+	}
+	ts, err := resolveSchemas(inJSON, outJSON)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: %w", t.name, err)
+	}
+	return ts, nil
+}
+
+func (t tool[In, Out]) declare(s *Server) (*sdk.Tool, sdk.ToolHandler, error) {
+	if t.annotations == nil || t.annotations.Title == "" {
+		return nil, nil, fmt.Errorf("tool %s: no annotations with a title", t.name)
+	}
+	schemas, err := t.schemas()
+	if err != nil {
+		return nil, nil, err
+	}
+	st := &sdk.Tool{
+		Name:         t.name,
+		Title:        t.annotations.Title,
+		Description:  t.description,
+		Annotations:  t.annotations,
+		InputSchema:  schemas.input,
+		OutputSchema: schemas.output,
+	}
+	return st, s.handler(t.name, schemas, func(ctx context.Context, req *sdk.CallToolRequest, a arguments) (any, string, error) {
+		var in In
+		if err := schemas.decode(a, &in); err != nil {
+			return nil, "", fmt.Errorf("internal error: the %s arguments do not fit their type: %w", t.name, err)
+		}
+		out, notice, err := t.call(ctx, req, in)
+		if err != nil {
+			return nil, "", err
+		}
+		return out, notice, nil
+	}), nil
+}
+
+// serve is the call of a tool that makes one domain request from its
+// arguments and reports what comes back: most tools.
+func serve[In, Req, Res, Out any](do func(context.Context, Req) (Res, error), request func(In) Req, report func(Res) Out) call[In, Out] {
+	return func(ctx context.Context, _ *sdk.CallToolRequest, in In) (Out, string, error) {
+		r, err := do(ctx, request(in))
+		if err != nil {
+			var zero Out
+			return zero, "", err
+		}
+		return report(r), "", nil
+	}
+}
+
+// noArgs are the arguments of a tool that takes none.
+type noArgs struct{}
+
+// serveNoArgs is serve for a tool that takes no arguments.
+func serveNoArgs[Res, Out any](do func(context.Context) (Res, error), report func(Res) Out) call[noArgs, Out] {
+	return serve(func(ctx context.Context, _ noArgs) (Res, error) { return do(ctx) }, func(a noArgs) noArgs { return a }, report)
+}
+
+// handler wraps a tool's call with what every tool shares: argument
+// validation, cancellation on Close, error mapping, the structured and text
+// halves of the result, a check of the result against the output schema,
+// and the audit entry.
+func (s *Server) handler(name string, schemas *toolSchemas, call func(context.Context, *sdk.CallToolRequest, arguments) (any, string, error)) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
+		start := time.Now()
+		var args arguments
+		// Registered first, so that it runs last: after a panic has been
+		// turned into a tool error.
+		defer func() { s.audited(name, start, req, args, res, err) }()
+		defer func() {
+			// A panic in a call must not take the server, and with it every
+			// pane reservation, down; the client gets an error instead.
+			if p := recover(); p != nil {
+				s.logger.Error("tool call panicked", "tool", name, "panic", p, "stack", string(debug.Stack()))
+				res, err = toolError(fmt.Errorf("internal error in %s: %v", name, p)), nil
+			}
+		}()
+		args, err = schemas.parseArguments(req.Params.Arguments)
+		if err != nil {
+			var arg *fault.ArgumentError
+			if errors.As(err, &arg) {
+				s.logger.Info("tool call rejected", "tool", name, "error", err)
+				return toolError(err), nil
+			}
+			return nil, err // malformed request: a protocol error
+		}
+
+		if cause := context.Cause(s.closing); cause != nil {
+			return toolError(fmt.Errorf("%s not started: %w", name, cause)), nil
+		}
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		stop := context.AfterFunc(s.closing, func() { cancel(context.Cause(s.closing)) })
+		defer stop()
+
+		out, notice, err := call(ctx, req, args)
+		if err != nil {
+			if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
+				err = fmt.Errorf("%w: %w", cause, err)
+			}
+			s.logger.Info("tool call failed", "tool", name, "pane", args.paneID(), "error", err,
+				"duration", time.Since(start))
+			return toolError(err), nil
+		}
+		res, err = result(name, schemas, out, notice)
+		if err != nil {
+			s.logger.Error("tool result invalid", "tool", name, "error", err)
+			return toolError(err), nil
+		}
+		s.logger.Info("tool call done", "tool", name, "pane", args.paneID(), "duration", time.Since(start))
+		return res, nil
+	}
+}
+
+// result builds a successful tool result: out as structured content, the
+// same JSON as the first text block, and notice (if any) as a second text
+// block, so that a client parsing the first block as JSON still can.
+func result(tool string, schemas *toolSchemas, out any, notice string) (*sdk.CallToolResult, error) {
+	data, err := encode(out)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: encode %s result: %w", tool, err)
+	}
+	// The output types follow the schemas by construction, but a value
+	// from the domain can still break them (a malformed pane id, an
+	// unknown outcome); a client that validates would then reject the
+	// whole result, so say so plainly instead.
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("internal error: decode %s result: %w", tool, err)
+	}
+	if err := schemas.outputResolved.Validate(v); err != nil {
+		// The call was carried out (a command may have run): say what it
+		// returned, so that nobody retries it believing it did nothing.
+		return nil, fmt.Errorf("internal error: the %s result does not match its output schema: %w; the call was carried out and returned %s", tool, err, data)
+	}
+	content := []sdk.Content{&sdk.TextContent{Text: string(data)}}
+	if notice != "" {
+		content = append(content, &sdk.TextContent{Text: notice})
+	}
+	return &sdk.CallToolResult{Content: content, StructuredContent: data}, nil
+}
+
+// encode marshals v as compact JSON without HTML escaping: the text half
+// of a result is read by people and models, for whom a command's "a > b"
+// should not arrive as "a \u003e b".
+func encode(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+}

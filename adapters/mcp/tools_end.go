@@ -1,0 +1,144 @@
+package mcp
+
+import (
+	"context"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// clear_pane_scrollback, kill_pane, kill_window and kill_session, the
+// tools that end or discard something for good: the only destructive ones.
+
+// endRefusals are the refusals every kill and clear shares.
+const endRefusals = "Refused, before anything is done, for a pane a person is watching (even with force), for the " +
+	"pane this server itself runs in unless force, for a pane a command of this server or of another tmux-mcp " +
+	"process holds (busy), and when the backend cannot tell who watches the pane."
+
+// endForce is the force argument of the tools that end or discard.
+type endForce struct {
+	Force bool `json:"force,omitempty" jsonschema:"Allow this for the pane this server itself runs in (or a window or session holding it), which is otherwise refused. It does not override the refusal for a pane a person is watching."`
+}
+
+// killed is what every kill reports first: the panes it ended.
+type killed struct {
+	KilledPaneIDs []ports.PaneID `json:"killedPaneIds" jsonschema:"The panes that were ended, in listing order."`
+}
+
+func (s *Server) clearPaneScrollback() declaration {
+	return tool[clearArgs, clearOutput]{
+		name:        "clear_pane_scrollback",
+		description: clearPaneScrollbackDescription,
+		annotations: endingAnnotations("Clear pane scrollback"),
+		call: serve(s.manage.ClearPaneScrollback, clearArgs.request, func(r lifecycle.ClearScrollbackResult) clearOutput {
+			return clearOutput{ClearedLines: int64(r.ClearedLines), PaneID: r.PaneID}
+		}),
+	}
+}
+
+const clearPaneScrollbackDescription = "Discard a pane's scrollback for good: the rows held above its visible " +
+	"screen, which can no longer be read. The screen itself is left as it is. " + endRefusals
+
+type clearArgs struct {
+	PaneID ports.PaneID `json:"paneId"`
+	endForce
+}
+
+func (a clearArgs) request() lifecycle.ClearScrollbackRequest {
+	return lifecycle.ClearScrollbackRequest{PaneID: a.PaneID, Force: a.Force}
+}
+
+type clearOutput struct {
+	ClearedLines int64        `json:"clearedLines" jsonschema:"How many history rows were discarded."`
+	PaneID       ports.PaneID `json:"paneId"`
+}
+
+func (s *Server) killPane() declaration {
+	return tool[killPaneArgs, killPaneOutput]{
+		name:        "kill_pane",
+		description: killPaneDescription,
+		annotations: endingAnnotations("Kill pane"),
+		// The result names the pane as the call did: a killed pane has no
+		// other id to report.
+		call: func(ctx context.Context, _ *sdk.CallToolRequest, a killPaneArgs) (killPaneOutput, string, error) {
+			r, err := s.manage.KillPane(ctx, lifecycle.KillPaneRequest{PaneID: a.PaneID, Force: a.Force})
+			if err != nil {
+				return killPaneOutput{}, "", err
+			}
+			return killPaneOutput{killed: killed{paneIDs(r.Killed)}, PaneID: a.PaneID}, "", nil
+		},
+	}
+}
+
+const killPaneDescription = "End a pane's program and remove the pane for good; a window left without panes " +
+	"closes, and a session left without windows ends. " + endRefusals
+
+type killPaneArgs struct {
+	PaneID ports.PaneID `json:"paneId" jsonschema:"The pane to end, e.g. %1."`
+	endForce
+}
+
+type killPaneOutput struct {
+	killed
+	PaneID ports.PaneID `json:"paneId"`
+}
+
+func (s *Server) killWindow() declaration {
+	return tool[killWindowArgs, killWindowOutput]{
+		name:        "kill_window",
+		description: killWindowDescription,
+		annotations: endingAnnotations("Kill window"),
+		call: serve(s.manage.KillWindow, killWindowArgs.request, func(r lifecycle.KillResult) killWindowOutput {
+			return killWindowOutput{killed: killed{paneIDs(r.Killed)}, WindowID: windowID(r.WindowID)}
+		}),
+	}
+}
+
+const killWindowDescription = "Close a window for good and end the programs of all its panes; a session left " +
+	"without windows ends. Every pane is checked first as kill_pane checks one; if any is refused, nothing is " +
+	"killed and the error names that pane. " + endRefusals
+
+type killWindowArgs struct {
+	WindowID windowID `json:"windowId" jsonschema:"The window to close, e.g. @2."`
+	endForce
+}
+
+func (a killWindowArgs) request() lifecycle.KillWindowRequest {
+	return lifecycle.KillWindowRequest{WindowID: string(a.WindowID), Force: a.Force}
+}
+
+type killWindowOutput struct {
+	killed
+	WindowID windowID `json:"windowId" jsonschema:"The window that was closed, e.g. @2."`
+}
+
+func (s *Server) killSession() declaration {
+	return tool[killSessionArgs, killSessionOutput]{
+		name:        "kill_session",
+		description: killSessionDescription,
+		annotations: endingAnnotations("Kill session"),
+		call: serve(s.manage.KillSession, killSessionArgs.request, func(r lifecycle.KillResult) killSessionOutput {
+			return killSessionOutput{killed: killed{paneIDs(r.Killed)}, SessionID: sessionID(r.Session.ID), SessionName: r.Session.Name}
+		}),
+	}
+}
+
+const killSessionDescription = "End a session for good: close its windows and end the programs of all their " +
+	"panes. Every pane is checked first as kill_pane checks one; if any is refused, nothing is killed and the " +
+	"error names that pane. Ending the last session may stop the multiplexer server itself. " + endRefusals
+
+type killSessionArgs struct {
+	Session sessionRef `json:"session" jsonschema:"The session to end: its id (e.g. $1) or its exact name (list_sessions lists them)."`
+	endForce
+}
+
+func (a killSessionArgs) request() lifecycle.KillSessionRequest {
+	return lifecycle.KillSessionRequest{Session: string(a.Session), Force: a.Force}
+}
+
+type killSessionOutput struct {
+	killed
+	SessionID   sessionID `json:"sessionId" jsonschema:"The id of the session that was ended, e.g. $1."`
+	SessionName string    `json:"sessionName" jsonschema:"Its name."`
+}

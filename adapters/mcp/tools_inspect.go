@@ -1,0 +1,329 @@
+package mcp
+
+import (
+	"slices"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// list_sessions, list_windows, list_panes, get_pane_info and
+// get_server_info, the tools that say what there is, and the session,
+// window and pane results the lifecycle tools share. As everywhere, a fact
+// the backend could not determine is null, never a zero value that would
+// read as a fact.
+
+func (s *Server) listSessions() declaration {
+	return tool[noArgs, sessionListOutput]{
+		name:        "list_sessions",
+		description: listSessionsDescription,
+		annotations: readingAnnotations("List sessions"),
+		call:        serveNoArgs(s.manage.ListSessions, fromSessionList),
+	}
+}
+
+const listSessionsDescription = "List sessions; accepts no client-supplied executable input. " +
+	"Every session of the terminal multiplexer, with its id (e.g. $1), name, number of windows, the number of " +
+	"people attached to it and when it was created. Sessions are named by id or exact name in list_windows, " +
+	"list_panes, create_window, rename_session and kill_session."
+
+type sessionListOutput struct {
+	Sessions []sessionOutput `json:"sessions" jsonschema:"Every session, in the multiplexer's order."`
+}
+
+// sessionOutput is a session as list_sessions and rename_session report it.
+type sessionOutput struct {
+	Clients int       `json:"clients" jsonschema:"How many people are attached to the session: attached clients that show it on a terminal. Clients that only read output, such as this server's own, are not counted."`
+	Created *string   `json:"created" jsonschema:"When the session was created, in RFC 3339; null when the backend cannot tell."`
+	ID      sessionID `json:"id"`
+	Name    string    `json:"name" jsonschema:"The session's name."`
+	Windows int       `json:"windows" jsonschema:"How many windows the session has."`
+}
+
+func fromSession(s ports.SessionInfo) sessionOutput {
+	return sessionOutput{Clients: s.Clients, Created: timeOrNull(s.Created), ID: sessionID(s.ID), Name: s.Name, Windows: s.Windows}
+}
+
+func fromSessionList(l lifecycle.SessionList) sessionListOutput {
+	out := sessionListOutput{Sessions: make([]sessionOutput, 0, len(l.Sessions))}
+	for _, s := range l.Sessions {
+		out.Sessions = append(out.Sessions, fromSession(s))
+	}
+	return out
+}
+
+func (s *Server) listWindows() declaration {
+	return tool[listWindowsArgs, windowListOutput]{
+		name:        "list_windows",
+		description: listWindowsDescription,
+		annotations: readingAnnotations("List windows"),
+		call:        serve(s.manage.ListWindows, listWindowsArgs.request, fromWindowList),
+	}
+}
+
+const listWindowsDescription = "List windows; accepts no client-supplied executable input. " +
+	"The windows of one session (by id or exact name), or of every session: each window's id (e.g. @2), index, " +
+	"name, whether it is its session's current window, how many panes it has, its size and whether a pane is " +
+	"zoomed."
+
+type listWindowsArgs struct {
+	Session sessionRef `json:"session,omitempty" jsonschema:"Only the windows of this session: its id (e.g. $1) or its exact name (list_sessions lists them)."`
+}
+
+func (a listWindowsArgs) request() lifecycle.ListWindowsRequest {
+	return lifecycle.ListWindowsRequest{Session: string(a.Session)}
+}
+
+type windowListOutput struct {
+	Windows []windowOutput `json:"windows" jsonschema:"The windows, session by session, each session's in index order. Without session, those of every session."`
+}
+
+// windowOutput is a window as list_windows, select_window and
+// rename_window report it.
+type windowOutput struct {
+	Active      bool      `json:"active" jsonschema:"The window is its session's current window."`
+	Height      int       `json:"height" jsonschema:"The window's height in cells."`
+	ID          windowID  `json:"id"`
+	Index       int       `json:"index" jsonschema:"The window's number in its session, as the status line shows it."`
+	Name        string    `json:"name" jsonschema:"The window's name."`
+	Panes       int       `json:"panes" jsonschema:"How many panes the window has."`
+	SessionID   sessionID `json:"sessionId" jsonschema:"The id of the session the window was listed in, e.g. $1. A window linked into several sessions is listed once for each."`
+	SessionName string    `json:"sessionName" jsonschema:"The name of that session."`
+	Width       int       `json:"width" jsonschema:"The window's width in cells."`
+	Zoomed      bool      `json:"zoomed" jsonschema:"One pane fills the window, hiding the others."`
+}
+
+func fromWindow(w ports.WindowInfo) windowOutput {
+	return windowOutput{
+		Active:      w.Active,
+		Height:      w.Height,
+		ID:          windowID(w.ID),
+		Index:       w.Index,
+		Name:        w.Name,
+		Panes:       w.Panes,
+		SessionID:   sessionID(w.Session.ID),
+		SessionName: w.Session.Name,
+		Width:       w.Width,
+		Zoomed:      w.Zoomed,
+	}
+}
+
+func fromWindowList(l lifecycle.WindowList) windowListOutput {
+	out := windowListOutput{Windows: make([]windowOutput, 0, len(l.Windows))}
+	for _, w := range l.Windows {
+		out.Windows = append(out.Windows, fromWindow(w))
+	}
+	return out
+}
+
+func (s *Server) listPanes() declaration {
+	return tool[listPanesArgs, paneListOutput]{
+		name:        "list_panes",
+		description: listPanesDescription,
+		annotations: readingAnnotations("List panes"),
+		call:        serve(s.manage.ListPanes, listPanesArgs.request, fromPaneList),
+	}
+}
+
+const listPanesDescription = "List panes; accepts no client-supplied executable input. " +
+	"Every pane, or those of one session or one window: where each is (session, window, index), what it runs " +
+	"(command, workingDirectory), its size and title, and what decides whether a write to it is refused: watched " +
+	"(a person has it on screen: refused even with force), isServerOwn (this server's own pane: refused without " +
+	"force), busy (a call of this server holds it) and dead. Pane ids (e.g. %3) are what run_shell_command, " +
+	"paste_text, capture_pane and the other pane tools take."
+
+type listPanesArgs struct {
+	Session  sessionRef `json:"session,omitempty" jsonschema:"Only the panes of this session's windows: its id (e.g. $1) or its exact name (list_sessions lists them)."`
+	WindowID windowID   `json:"windowId,omitempty" jsonschema:"Only the panes of this window, e.g. @2. Give session or windowId, not both; give neither to list every pane."`
+}
+
+func (a listPanesArgs) request() lifecycle.ListPanesRequest {
+	return lifecycle.ListPanesRequest{Session: string(a.Session), Window: string(a.WindowID)}
+}
+
+type paneListOutput struct {
+	Panes []paneOutput `json:"panes" jsonschema:"The panes, each once, in session, window and pane order."`
+}
+
+// paneOutput is a pane as list_panes, select_pane and resize_pane report
+// it, and the first part of what get_pane_info does.
+type paneOutput struct {
+	Active           bool         `json:"active" jsonschema:"The pane is its window's active pane."`
+	Busy             *string      `json:"busy" jsonschema:"What of this server holds the pane, such as run_shell_command \"make test\": other writes, kills and clears are refused until it is free. Null when nothing does."`
+	Command          *string      `json:"command" jsonschema:"The pane's foreground program, without a path, such as bash or vim; null when the backend cannot tell."`
+	Dead             bool         `json:"dead" jsonschema:"The pane's program has exited: the pane takes no input and every write to it is refused."`
+	Height           int          `json:"height" jsonschema:"The height of the pane's visible screen in cells."`
+	Index            int          `json:"index" jsonschema:"The pane's number in its window."`
+	IsServerOwn      *bool        `json:"isServerOwn" jsonschema:"This MCP server itself runs in the pane: writing to it, killing or clearing it needs force. Null when the backend cannot tell, which is refused."`
+	PaneID           ports.PaneID `json:"paneId"`
+	SessionID        sessionID    `json:"sessionId" jsonschema:"The id of the session holding the pane, e.g. $1. A pane whose window is linked into several sessions is reported once, in the first."`
+	SessionName      string       `json:"sessionName" jsonschema:"The name of the session holding the pane."`
+	Title            string       `json:"title" jsonschema:"The title the pane's program set, or the multiplexer's default."`
+	Watched          *bool        `json:"watched" jsonschema:"A person has the pane on screen in an attached client: every write to it, and killing or clearing it, is refused, even with force. Null when the backend cannot tell, which is refused the same way."`
+	Watchers         []string     `json:"watchers" jsonschema:"Who has the pane on screen, such as an attached client's terminal (/dev/pts/3); empty when nobody does or when watched is null."`
+	Width            int          `json:"width" jsonschema:"The width of the pane's visible screen in cells."`
+	WindowID         windowID     `json:"windowId" jsonschema:"The id of the window holding the pane, e.g. @2."`
+	WindowIndex      int          `json:"windowIndex" jsonschema:"The number of the window holding the pane, in its session."`
+	WindowName       string       `json:"windowName" jsonschema:"The name of the window holding the pane."`
+	WorkingDirectory *string      `json:"workingDirectory" jsonschema:"The pane's working directory; null when unknown."`
+}
+
+func fromPane(p lifecycle.Pane) paneOutput {
+	unknown := func(f ports.Fact) bool { return slices.Contains(p.Unknown, f) }
+	out := paneOutput{
+		Active:      p.Active,
+		Busy:        stringOrNull(p.Busy),
+		Dead:        p.Dead,
+		Height:      p.Height,
+		Index:       p.Index,
+		PaneID:      p.ID,
+		SessionID:   sessionID(p.Session.ID),
+		SessionName: p.Session.Name,
+		Title:       p.Title,
+		Watchers:    []string{},
+		Width:       p.Width,
+		WindowID:    windowID(p.Window.ID),
+		WindowIndex: p.Window.Index,
+		WindowName:  p.Window.Name,
+		// A backend that does not know a pane's directory says "".
+		WorkingDirectory: stringOrNull(p.Path),
+	}
+	if !unknown(ports.FactCommand) {
+		out.Command = new(p.Command)
+	}
+	if !unknown(ports.FactWatched) {
+		out.Watched = new(len(p.Watchers) > 0)
+		out.Watchers = append(out.Watchers, p.Watchers...)
+	}
+	if !unknown(ports.FactSelf) {
+		out.IsServerOwn = new(p.Self)
+	}
+	return out
+}
+
+func fromPaneList(l lifecycle.PaneList) paneListOutput {
+	out := paneListOutput{Panes: make([]paneOutput, 0, len(l.Panes))}
+	for _, p := range l.Panes {
+		out.Panes = append(out.Panes, fromPane(p))
+	}
+	return out
+}
+
+func (s *Server) getPaneInfo() declaration {
+	return tool[paneArgs, paneDetailsOutput]{
+		name:        "get_pane_info",
+		description: getPaneInfoDescription,
+		annotations: readingAnnotations("Get pane info"),
+		call:        serve(s.manage.GetPaneInfo, paneArgs.request, fromPaneInfo),
+	}
+}
+
+const getPaneInfoDescription = "Describe one pane; accepts no client-supplied executable input. " +
+	"What list_panes says of the pane, plus the other facts every write to it is checked against: its mode " +
+	"(in copy mode input goes to the mode, so writes are refused), the other panes its input would also reach " +
+	"(synchronized panes, also refused), its history size and limit, and whether a person is attached to its " +
+	"session. Call it to find out why a write was refused or before writing to a pane you did not create."
+
+// paneArgs name one pane.
+type paneArgs struct {
+	PaneID ports.PaneID `json:"paneId"`
+}
+
+func (a paneArgs) request() lifecycle.PaneRequest { return lifecycle.PaneRequest{PaneID: a.PaneID} }
+
+// paneDetailsOutput is get_pane_info's: a listing entry and more. The
+// embedded fields are encoded at the top level.
+type paneDetailsOutput struct {
+	paneOutput
+	// AlsoReaches is null when unknown, else a list, maybe empty.
+	AlsoReaches  *[]ports.PaneID `json:"alsoReaches" jsonschema:"Other panes that input to this pane would also reach (synchronized input): writes are refused while it is not empty. Null when the backend cannot tell."`
+	Attended     bool            `json:"attended" jsonschema:"A person is attached to a session holding the pane, whether or not it is on their screen: input may be noticed."`
+	HistoryLimit int             `json:"historyLimit" jsonschema:"How many rows may be held above the screen before the oldest are dropped."`
+	HistorySize  int             `json:"historySize" jsonschema:"Rows held above the visible screen, which capture_pane reaches with negative rows."`
+	Mode         *string         `json:"mode" jsonschema:"The mode the pane is in, such as copy-mode, where input goes to the mode instead of the program and writes are refused; empty when none; null when the backend cannot tell."`
+}
+
+func fromPaneInfo(d lifecycle.PaneDetails) paneDetailsOutput {
+	out := paneDetailsOutput{
+		paneOutput:   fromPane(d.Pane),
+		Attended:     d.Attended,
+		HistoryLimit: d.HistoryLimit,
+		HistorySize:  d.HistorySize,
+	}
+	if !slices.Contains(d.Unknown, ports.FactMode) {
+		out.Mode = new(d.Mode)
+	}
+	if !slices.Contains(d.Unknown, ports.FactAlsoReaches) {
+		out.AlsoReaches = new(paneIDs(d.AlsoReaches))
+	}
+	return out
+}
+
+func (s *Server) getServerInfo() declaration {
+	return tool[noArgs, serverInfoOutput]{
+		name:        "get_server_info",
+		description: getServerInfoDescription,
+		annotations: readingAnnotations("Get server info"),
+		call: serveNoArgs(s.manage.GetServerInfo, func(i ports.ServerInfo) serverInfoOutput {
+			return fromServerInfo(i, s.tier)
+		}),
+	}
+}
+
+const getServerInfoDescription = "Describe the terminal multiplexer server; accepts no client-supplied executable input. " +
+	"Its socket, version, process id and start time, how many sessions, windows, panes and attached clients it " +
+	"has, and this MCP server's safety tier, which decides the tools it offers (readonly, mutating, destructive)."
+
+type serverInfoOutput struct {
+	Clients  int     `json:"clients" jsonschema:"How many clients people use are attached (clients that only read output are not counted)."`
+	Panes    int     `json:"panes" jsonschema:"How many panes the server has."`
+	PID      *int    `json:"pid" jsonschema:"The multiplexer server's process id; null when unknown."`
+	Safety   string  `json:"safety" jsonschema:"This MCP server's safety tier, which decides the tools it offers: readonly (reading tools only), mutating (also tools that write to panes or create, select, resize and rename), destructive (also tools that kill or clear)." schema:"enum=readonly|mutating|destructive"`
+	Sessions int     `json:"sessions" jsonschema:"How many sessions the server has."`
+	Socket   string  `json:"socket" jsonschema:"How the multiplexer server is reached, such as its socket path."`
+	Started  *string `json:"started" jsonschema:"When the multiplexer server started, in RFC 3339; null when unknown."`
+	Version  string  `json:"version" jsonschema:"The multiplexer's version, as it reports it."`
+	Windows  int     `json:"windows" jsonschema:"How many windows the server has; a window linked into several sessions counts once."`
+}
+
+func fromServerInfo(i ports.ServerInfo, tier Tier) serverInfoOutput {
+	out := serverInfoOutput{
+		Clients:  i.Clients,
+		Panes:    i.Panes,
+		Safety:   string(tier),
+		Sessions: i.Sessions,
+		Socket:   i.Address,
+		Started:  timeOrNull(i.Started),
+		Version:  i.Version,
+		Windows:  i.Windows,
+	}
+	if i.PID > 0 {
+		out.PID = new(i.PID)
+	}
+	return out
+}
+
+// paneIDs returns ids, never nil: an empty list reaches JSON as [], which
+// the schemas require of a known list.
+func paneIDs(ids []ports.PaneID) []ports.PaneID {
+	return append([]ports.PaneID{}, ids...)
+}
+
+// timeOrNull formats t in RFC 3339, in UTC, or returns nil for the zero
+// time, which the ports use for "unknown".
+func timeOrNull(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	return new(t.UTC().Format(time.RFC3339))
+}
+
+// stringOrNull returns nil for "", which the domain uses for "none" or
+// "unknown".
+func stringOrNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return new(s)
+}

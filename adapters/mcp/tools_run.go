@@ -1,0 +1,134 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// run_shell_command: its description is its page's, then what a caller
+// must know about refusals, which the page leaves to CONTRACT.md.
+
+func (s *Server) runShellCommand() declaration {
+	return tool[runArgs, runOutput]{
+		name:        "run_shell_command",
+		description: runShellCommandDescription,
+		annotations: writingAnnotations("Run shell command"),
+		// The order of the page's output schema.
+		requiredOrder: []string{"effectiveTimeoutMs", "droppedLines", "missedBytes", "omittedBytes", "foreignOutputSuspected",
+			"exitStatus", "outcome", "output", "outputComplete", "paneId", "returnedBytes", "stillRunning"},
+		call: func(ctx context.Context, req *sdk.CallToolRequest, a runArgs) (runOutput, string, error) {
+			progress, stop := relayProgress(ctx, req)
+			r, err := s.tools.RunShellCommand(ctx, domain.RunRequest{
+				PaneID:    a.PaneID,
+				Command:   a.Command,
+				TimeoutMs: a.TimeoutMs,
+				MaxLines:  a.MaxLines,
+				Force:     a.Force,
+				Progress:  progress,
+			})
+			stop()
+			if err != nil {
+				return runOutput{}, "", err
+			}
+			out := fromRunResult(r)
+			return out, runNotice(out, r), nil
+		},
+	}
+}
+
+const runShellCommandDescription = "Run a shell command in a pane with your user's permissions. " +
+	"Run a shell command in a pane, wait for it to finish, and report its exit status and output. " +
+	"Prefer this over send_keys plus capture_pane: it frames the command so a pane's echo of what you typed " +
+	"can never be mistaken for what the command printed, and it knows when the command actually ended rather " +
+	"than guessing from the screen. The command runs in a subshell, so cd and export do not persist to a later call. " +
+	"A pane is effectively single-writer: this server reserves it until the command settles, but another process " +
+	"with the same tmux socket can still write into it. " +
+	"While a command runs in a pane, even after this call returned timed_out, every other write to that pane is " +
+	"refused at once as busy rather than queued; a write is also refused, before anything is sent, to a pane a " +
+	"person is watching, a pane in a mode such as copy mode, a pane whose input also reaches other panes, a pane " +
+	"not running a supported shell, and this server's own pane unless force is set."
+
+type runArgs struct {
+	PaneID    ports.PaneID `json:"paneId"`
+	Command   string       `json:"command" jsonschema:"The shell command to run."`
+	TimeoutMs int64        `json:"timeoutMs,omitempty" jsonschema:"How long to wait. Clamped by the server ceiling; the result says what was used." schema:"exclusiveMinimum=0"`
+	MaxLines  int64        `json:"maxLines,omitempty" jsonschema:"Keep at most this many lines, from the end. Defaults to the server limit." schema:"exclusiveMinimum=0"`
+	writeForce
+}
+
+type runOutput struct {
+	DroppedLines           int64        `json:"droppedLines" jsonschema:"Lines of output withheld by maxLines. The text half says so in a notice; a caller reading only the structured half would otherwise take the tail for the whole."`
+	EffectiveTimeoutMs     int64        `json:"effectiveTimeoutMs" jsonschema:"The timeout actually enforced."`
+	ExitStatus             *int         `json:"exitStatus" jsonschema:"The command's exit status; null if it did not finish."`
+	ForeignOutputSuspected bool         `json:"foreignOutputSuspected" jsonschema:"Another writer printed into this pane while the command ran. Output that could be attributed to them was removed; what is left may still include theirs. False means no foreign marker was seen, not that the output is certainly this command's."`
+	MissedBytes            int64        `json:"missedBytes" jsonschema:"Output that fell out of the pane's buffer before this read reached it. Nonzero means the command printed more than was kept, so the output here starts partway through it."`
+	OmittedBytes           int64        `json:"omittedBytes" jsonschema:"Output bytes omitted by the result ceiling."`
+	Outcome                string       `json:"outcome" jsonschema:"Why this returned. Read it rather than inferring from the text." schema:"enum=completed|timed_out|pane_died|cancelled"`
+	Output                 string       `json:"output" jsonschema:"The bounded tail of the command's output."`
+	OutputComplete         bool         `json:"outputComplete" jsonschema:"False when capture or result limits omitted any command output."`
+	PaneID                 ports.PaneID `json:"paneId"`
+	ReturnedBytes          int64        `json:"returnedBytes" jsonschema:"UTF-8 output bytes returned."`
+	StillRunning           bool         `json:"stillRunning" jsonschema:"Whether the command may still be running after this call returned."`
+}
+
+func fromRunResult(r domain.RunResult) runOutput {
+	exit := r.ExitStatus
+	// The contract's exit status belongs to a command seen to end; any other
+	// outcome reports null even if the domain had a stale value at hand.
+	if r.Outcome != domain.OutcomeCompleted {
+		exit = nil
+	}
+	return runOutput{
+		DroppedLines:           r.DroppedLines,
+		EffectiveTimeoutMs:     r.EffectiveTimeoutMs,
+		ExitStatus:             exit,
+		ForeignOutputSuspected: r.ForeignOutputSuspected,
+		MissedBytes:            r.MissedBytes,
+		OmittedBytes:           r.OmittedBytes,
+		Outcome:                string(r.Outcome),
+		Output:                 r.Output,
+		OutputComplete:         r.OutputComplete,
+		PaneID:                 r.PaneID,
+		ReturnedBytes:          r.ReturnedBytes,
+		StillRunning:           r.StillRunning,
+	}
+}
+
+// runNotice is the notice the text half of a run_shell_command result
+// carries, after the JSON, when the output is not the whole of what the
+// command printed (or may hold another writer's output). A reader of the
+// text alone would otherwise take the tail for the whole. It is empty when
+// there is nothing to warn of.
+//
+// It also says what the structured half has no field for: that the
+// command never started (and will not run later), that it started only
+// as it was being withdrawn, and that output was dropped because the
+// pane's process was replaced.
+func runNotice(o runOutput, r domain.RunResult) string {
+	var notice []string
+	switch {
+	case r.NotStarted:
+		notice = append(notice, "Notice: the command never started (the pane's shell did not run the typed line: it may be busy, still starting, or inside an open quote); it was withdrawn and will not run later. Look at the pane with capture_pane before trying again.")
+	case r.Raced:
+		notice = append(notice, "Notice: the command started only as it was being withdrawn at the deadline, and C-c was sent to the pane at that moment; it may have been interrupted or may still run.")
+	}
+	if r.UnattributedBytes > 0 {
+		notice = append(notice, fmt.Sprintf("Notice: the pane's process was replaced while the command ran; %s read since it was last seen to be the same process were dropped, as they may be the new process's.",
+			plural(r.UnattributedBytes, "byte")))
+	}
+	if n := incomplete("output", "the command's output", o.DroppedLines, o.OmittedBytes, o.MissedBytes, !o.OutputComplete && r.UnattributedBytes == 0); n != "" {
+		notice = append(notice, n)
+	}
+	if o.ForeignOutputSuspected {
+		notice = append(notice, "Notice: markers that this command's frame did not print were seen in its output (another writer, a recording of earlier commands, or an end marker the command printed itself); they were removed and nothing else was, so the output may hold text that is not this command's.")
+	}
+	if o.Outcome == string(domain.OutcomeTimedOut) && o.StillRunning {
+		notice = append(notice, "Notice: the command may still be running, and the pane stays reserved until it ends; send_keys C-c interrupts it.")
+	}
+	return strings.Join(notice, " ")
+}
