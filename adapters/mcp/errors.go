@@ -30,7 +30,8 @@ const (
 	kindNotFound        errorKind = "not_found" // a session or window
 	kindNameInUse       errorKind = "name_in_use"
 	kindInvalidName     errorKind = "invalid_name"
-	kindNotRun          errorKind = "not_run" // fault.ErrNotRun
+	kindNotRun          errorKind = "not_run"    // fault.ErrNotRun
+	kindNoCommand       errorKind = "no_command" // fault.ErrNoCommand
 	kindPaneDead        errorKind = "pane_dead"
 	kindUnavailable     errorKind = "unavailable"
 	kindUnsupported     errorKind = "unsupported"
@@ -75,6 +76,8 @@ func classify(err error) errorKind {
 		return kindInvalidName
 	case errors.Is(err, fault.ErrNotRun):
 		return kindNotRun
+	case errors.Is(err, fault.ErrNoCommand):
+		return kindNoCommand
 	case errors.Is(err, ports.ErrPaneDead):
 		return kindPaneDead
 	case errors.Is(err, ports.ErrUnavailable):
@@ -135,6 +138,9 @@ func errorText(err error) string {
 		return msg + "; choose a name without it"
 	case kindNotRun:
 		return msg + "; nothing ran: talk to the pane's program with paste_text or send_keys instead"
+	case kindNoCommand:
+		return msg + "; nothing that run_shell_command started there is still running, and any end it had was " +
+			"already returned: to run a command in the pane use run_shell_command, and to see what the pane shows, capture_pane"
 	case kindPaneDead:
 		return msg + "; its program has exited, so it takes no input: use another pane, or restart this one"
 	case kindUnavailable:

@@ -23,6 +23,7 @@ type stubTools struct {
 	since   func(context.Context, domain.CaptureSinceRequest) (domain.CaptureSinceResult, error)
 	wait    func(context.Context, domain.WaitForTextRequest) (domain.WaitForTextResult, error)
 	keys    func(context.Context, domain.SendKeysRequest) (domain.SendKeysResult, error)
+	waitCmd func(context.Context, domain.WaitCommandRequest) (domain.RunResult, error)
 
 	mu       sync.Mutex
 	runs     []domain.RunRequest
@@ -31,6 +32,7 @@ type stubTools struct {
 	sinces   []domain.CaptureSinceRequest
 	waits    []domain.WaitForTextRequest
 	keyCalls []domain.SendKeysRequest
+	waitCmds []domain.WaitCommandRequest
 }
 
 func (s *stubTools) RunShellCommand(ctx context.Context, req domain.RunRequest) (domain.RunResult, error) {
@@ -99,10 +101,21 @@ func (s *stubTools) SendKeys(ctx context.Context, req domain.SendKeysRequest) (d
 	return s.keys(ctx, req)
 }
 
+func (s *stubTools) WaitForCommand(ctx context.Context, req domain.WaitCommandRequest) (domain.RunResult, error) {
+	s.mu.Lock()
+	s.waitCmds = append(s.waitCmds, req)
+	s.mu.Unlock()
+	if s.waitCmd == nil {
+		s.t.Errorf("unexpected WaitForCommand(%+v)", req)
+		return domain.RunResult{}, nil
+	}
+	return s.waitCmd(ctx, req)
+}
+
 func (s *stubTools) calls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.runs) + len(s.pastes) + len(s.captures) + len(s.sinces) + len(s.waits) + len(s.keyCalls)
+	return len(s.runs) + len(s.pastes) + len(s.captures) + len(s.sinces) + len(s.waits) + len(s.keyCalls) + len(s.waitCmds)
 }
 
 // connect serves tools over the SDK's in-memory transport and returns a

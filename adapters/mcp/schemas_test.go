@@ -21,7 +21,7 @@ import (
 var (
 	specifiedTools = []string{"capture_pane", "paste_text", "run_shell_command"}
 	contractTools  = []string{"capture_since", "send_keys", "wait_for_text"}
-	allTools       = []string{"capture_pane", "capture_since", "paste_text", "run_shell_command", "send_keys", "wait_for_text"}
+	allTools       = []string{"capture_pane", "capture_since", "paste_text", "run_shell_command", "send_keys", "wait_for_command", "wait_for_text"}
 )
 
 // docsContract is the repository's own contract, docs/CONTRACT.md, which
@@ -277,6 +277,7 @@ func TestDescriptionsAreTheContractPages(t *testing.T) {
 		"capture_pane":      "Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. ",
 		"capture_since":     "Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. ",
 		"wait_for_text":     "Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. ",
+		"wait_for_command":  "Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. ",
 	}
 	for _, name := range allTools {
 		if got := tools[name].Description; !strings.HasPrefix(got, opening[name]) {
@@ -315,6 +316,8 @@ func TestAnnotationsAreTheTrueOnes(t *testing.T) {
 		"capture_since":     {title: "Capture since", readOnly: true, idempotent: true, destructive: false, openWorld: false},
 		"wait_for_text":     {title: "Wait for text", readOnly: true, idempotent: true, destructive: false, openWorld: false},
 		"send_keys":         {title: "Send keys", readOnly: false, idempotent: false, destructive: false, openWorld: true},
+		// It reads, but hands a command's end out once.
+		"wait_for_command": {title: "Wait for command", readOnly: true, idempotent: false, destructive: false, openWorld: false},
 	}
 	for name, tool := range listTools(t) {
 		a := tool.Annotations

@@ -20,8 +20,9 @@ import (
 // a tool error (see toolError): a *fault.RefusalError, *fault.BusyError
 // or *fault.ArgumentError, or an error wrapping a ports sentinel such as
 // ports.ErrPaneNotFound. A cancelled ctx is not an error for the waiting
-// calls: RunShellCommand and WaitForText report it as a result with outcome
-// "cancelled", and CaptureSince returns what it has read.
+// calls: RunShellCommand, WaitForCommand and WaitForText report it as a
+// result with outcome "cancelled", and CaptureSince returns what it has
+// read.
 type Tools interface {
 	RunShellCommand(ctx context.Context, req domain.RunRequest) (domain.RunResult, error)
 	PasteText(ctx context.Context, req domain.PasteRequest) (domain.PasteResult, error)
@@ -29,6 +30,9 @@ type Tools interface {
 	CaptureSince(ctx context.Context, req domain.CaptureSinceRequest) (domain.CaptureSinceResult, error)
 	WaitForText(ctx context.Context, req domain.WaitForTextRequest) (domain.WaitForTextResult, error)
 	SendKeys(ctx context.Context, req domain.SendKeysRequest) (domain.SendKeysResult, error)
+	// WaitForCommand waits for a command a RunShellCommand call left
+	// running; with none in the pane its error wraps fault.ErrNoCommand.
+	WaitForCommand(ctx context.Context, req domain.WaitCommandRequest) (domain.RunResult, error)
 }
 
 var _ Tools = (*domain.Service)(nil)
@@ -99,7 +103,8 @@ type Options struct {
 const Name = "tmux-mcp"
 
 const instructions = "Tools to work in terminal panes. Pane ids look like %3. " +
-	"Use run_shell_command to run a command and get exactly its output and exit status; " +
+	"Use run_shell_command to run a command and get exactly its output and exit status, " +
+	"and wait_for_command to wait on for one whose call returned before it ended; " +
 	"paste_text to type text into a pane exactly as given; send_keys to press keys such as C-c, Escape or Up; " +
 	"capture_pane to read what a pane shows; capture_since to read only what a pane wrote since a cursor; " +
 	"wait_for_text to wait until a pane prints something. " +

@@ -15,12 +15,10 @@ import (
 
 func (s *Server) runShellCommand() declaration {
 	return tool[runArgs, runOutput]{
-		name:        "run_shell_command",
-		description: runShellCommandDescription,
-		annotations: writingAnnotations("Run shell command"),
-		// The order of the page's output schema.
-		requiredOrder: []string{"effectiveTimeoutMs", "droppedLines", "missedBytes", "omittedBytes", "foreignOutputSuspected",
-			"exitStatus", "outcome", "output", "outputComplete", "paneId", "returnedBytes", "stillRunning"},
+		name:          "run_shell_command",
+		description:   runShellCommandDescription,
+		annotations:   writingAnnotations("Run shell command"),
+		requiredOrder: runRequiredOrder,
 		call: func(ctx context.Context, req *sdk.CallToolRequest, a runArgs) (runOutput, string, error) {
 			progress, stop := relayProgress(ctx, req)
 			r, err := s.tools.RunShellCommand(ctx, domain.RunRequest{
@@ -40,6 +38,11 @@ func (s *Server) runShellCommand() declaration {
 		},
 	}
 }
+
+// runRequiredOrder is the order of run_shell_command's output schema's
+// required list, as its page gives it.
+var runRequiredOrder = []string{"effectiveTimeoutMs", "droppedLines", "missedBytes", "omittedBytes", "foreignOutputSuspected",
+	"exitStatus", "outcome", "output", "outputComplete", "paneId", "returnedBytes", "stillRunning"}
 
 const runShellCommandDescription = "Run a shell command in a pane with your user's permissions. " +
 	"Run a shell command in a pane, wait for it to finish, and report its exit status and output. " +
@@ -127,8 +130,76 @@ func runNotice(o runOutput, r domain.RunResult) string {
 	if o.ForeignOutputSuspected {
 		notice = append(notice, "Notice: markers that this command's frame did not print were seen in its output (another writer, a recording of earlier commands, or an end marker the command printed itself); they were removed and nothing else was, so the output may hold text that is not this command's.")
 	}
-	if o.Outcome == string(domain.OutcomeTimedOut) && o.StillRunning {
-		notice = append(notice, "Notice: the command may still be running, and the pane stays reserved until it ends; send_keys C-c interrupts it.")
+	if (o.Outcome == string(domain.OutcomeTimedOut) || o.Outcome == string(domain.OutcomeCancelled)) && o.StillRunning {
+		notice = append(notice, stillRunningNotice(o.PaneID))
 	}
 	return strings.Join(notice, " ")
+}
+
+// stillRunningNotice is what a result says of a command that outlived its
+// call: that the pane stays reserved, and how to finish the wait or end
+// the command.
+func stillRunningNotice(pane ports.PaneID) string {
+	return fmt.Sprintf("Notice: the command may still be running, and the pane stays reserved until it ends; "+
+		"call wait_for_command with paneId %s to wait for its end and exit status (and the rest of its output), "+
+		"or send_keys C-c to interrupt it.", pane)
+}
+
+// wait_for_command finishes what run_shell_command began: the same result
+// and notices, for the command a call left running. It has no page; its
+// description says how it relates to run_shell_command.
+
+func (s *Server) waitForCommand() declaration {
+	return tool[waitCommandArgs, runOutput]{
+		name:        "wait_for_command",
+		description: waitForCommandDescription,
+		annotations: waitCommandAnnotations(),
+		// run_shell_command's result, in its order.
+		requiredOrder: runRequiredOrder,
+		call: func(ctx context.Context, req *sdk.CallToolRequest, a waitCommandArgs) (runOutput, string, error) {
+			progress, stop := relayProgress(ctx, req)
+			r, err := s.tools.WaitForCommand(ctx, domain.WaitCommandRequest{
+				PaneID:    a.PaneID,
+				TimeoutMs: a.TimeoutMs,
+				MaxLines:  a.MaxLines,
+				Progress:  progress,
+			})
+			stop()
+			if err != nil {
+				return runOutput{}, "", err
+			}
+			out := fromRunResult(r)
+			return out, runNotice(out, r), nil
+		},
+	}
+}
+
+// waitCommandAnnotations are those of a reading tool, but for
+// idempotence: wait_for_command writes nothing to a pane and starts or
+// stops nothing, so it is read-only and, by tier.go's rule, offered from
+// the readonly tier on (where no run_shell_command can have started a
+// command, so it only ever says there is none). It is not idempotent: the
+// end of a command is handed out once, and a second call after it is a
+// tool error.
+func waitCommandAnnotations() *sdk.ToolAnnotations {
+	a := readingAnnotations("Wait for command")
+	a.IdempotentHint = false
+	return a
+}
+
+const waitForCommandDescription = "Read pane output; accepts no client-supplied executable input. " +
+	"Returned content may be sensitive or untrusted. " +
+	"Wait for the command that run_shell_command started in a pane and that outlived its call (the call returned " +
+	"timed_out or cancelled with stillRunning true), and return what run_shell_command would have returned had it " +
+	"waited so long: the same fields and notices, the outcome, exitStatus once the command has ended, and its " +
+	"output since it started, bounded by maxLines and the byte ceiling and accounted as run_shell_command " +
+	"accounts it. While the result says stillRunning true, call it again, as often as needed; once it returns the " +
+	"end (completed or pane_died) the end has been handed out, and a later call is a tool error. It writes " +
+	"nothing to the pane and runs nothing, so it is offered with the reading tools; with no command of this " +
+	"server running in the pane it is a tool error: run one with run_shell_command."
+
+type waitCommandArgs struct {
+	PaneID    ports.PaneID `json:"paneId"`
+	TimeoutMs int64        `json:"timeoutMs,omitempty" jsonschema:"How long to wait. Clamped by the server ceiling; the result says what was used." schema:"exclusiveMinimum=0"`
+	MaxLines  int64        `json:"maxLines,omitempty" jsonschema:"Keep at most this many lines, from the end. Defaults to the server limit." schema:"exclusiveMinimum=0"`
 }

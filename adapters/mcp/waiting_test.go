@@ -410,9 +410,14 @@ func waitingCalls(t *testing.T, report func(domain.ProgressFunc)) (*stubTools, m
 			check(req.Progress)
 			return domain.WaitForTextResult{PaneID: req.PaneID, Outcome: domain.WaitTimedOut, Cursor: cur}, nil
 		},
+		waitCmd: func(_ context.Context, req domain.WaitCommandRequest) (domain.RunResult, error) {
+			check(req.Progress)
+			return completed(0), nil
+		},
 	}
 	return stub, map[string]map[string]any{
 		"run_shell_command": {"paneId": "%1", "command": "make"},
+		"wait_for_command":  {"paneId": "%1"},
 		"capture_since":     {"paneId": "%1", "cursor": "c", "waitMs": 30000},
 		"wait_for_text":     {"paneId": "%1", "patterns": []string{"done"}},
 	}
@@ -474,7 +479,7 @@ func TestWaitingToolsWithoutAProgressTokenGetNoProgressFunc(t *testing.T) {
 }
 
 func TestClientCancellationReachesTheWaitingCalls(t *testing.T) {
-	for _, tool := range []string{"capture_since", "wait_for_text"} {
+	for _, tool := range []string{"capture_since", "wait_for_text", "wait_for_command"} {
 		t.Run(tool, func(t *testing.T) {
 			entered, sawCancel := make(chan struct{}), make(chan struct{})
 			wait := func(ctx context.Context) {
@@ -490,6 +495,10 @@ func TestClientCancellationReachesTheWaitingCalls(t *testing.T) {
 				wait: func(ctx context.Context, req domain.WaitForTextRequest) (domain.WaitForTextResult, error) {
 					wait(ctx)
 					return domain.WaitForTextResult{PaneID: req.PaneID, Outcome: domain.WaitCancelled, Cursor: "c"}, nil
+				},
+				waitCmd: func(ctx context.Context, req domain.WaitCommandRequest) (domain.RunResult, error) {
+					wait(ctx)
+					return domain.RunResult{PaneID: req.PaneID, Outcome: domain.OutcomeCancelled, StillRunning: true, OutputComplete: true}, nil
 				},
 			}
 			cs, _ := connect(t, stub)
