@@ -137,7 +137,7 @@ func Main(args []string, env func(string) string, std Stdio) int {
 	log := NewLogger(std.Err)
 	log.Info("starting tmux-mcp", zap.String("version", Version()), zap.String("backend", cfg.Backend),
 		zap.Bool("audit", cfg.AuditPath != ""),
-		zap.String("transport", cfg.Transport), zap.String("safety", string(cfg.Safety)),
+		zap.String("transport", cfg.Transport), zap.String("safety", string(cfg.Safety)), zap.Strings("tools", cfg.Tools),
 		zap.Duration("waitMax", cfg.WaitMax), zap.Int("maxResultLines", cfg.MaxResultLines))
 
 	startCtx, cancel := context.WithTimeout(context.Background(), app.StartTimeout())

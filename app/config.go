@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 )
@@ -46,8 +48,11 @@ type Config struct {
 	TmuxBin    string // the tmux binary; empty for "tmux" on PATH (the remote PATH with SSH)
 	// Shell is the shell of the private tmux server's panes; empty for
 	// the login shell.
-	Shell     string
-	Safety    Safety
+	Shell  string
+	Safety Safety
+	// Tools, if not empty, are the only tools offered (within Safety): an
+	// allowlist of tool names, each one a tool of the server.
+	Tools     []string
 	Transport string // TransportStdio or TransportHTTP
 	Listen    string // the address for TransportHTTP
 	Backend   string // BackendTmux, BackendFake or BackendScreen
@@ -101,6 +106,7 @@ const (
 	EnvToken          = "TMUX_MCP_TOKEN"
 	EnvSSH            = "TMUX_MCP_SSH"
 	EnvSSHConfig      = "TMUX_MCP_SSH_CONFIG"
+	EnvTools          = "TMUX_MCP_TOOLS"
 )
 
 // ErrInvalidSetting marks a configuration error: the server must not
@@ -131,6 +137,7 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	fs.StringVar(&cfg.SSH, "ssh", "", "drive the tmux server on this ssh destination (host, user@host or a Host of the ssh configuration) through the system ssh (env "+EnvSSH+"); without a socket setting, the remote default server")
 	fs.StringVar(&cfg.SSHConfig, "ssh-config", "", "ssh client configuration file for -ssh, as ssh -F (env "+EnvSSHConfig+"; default: ~/.ssh/config)")
 	safety := fs.String("safety", "", "safety tier: readonly, mutating or destructive (env "+EnvSafety+"; default mutating)")
+	tools := fs.String("tools", "", "offer only these tools, within the safety tier: tool names separated by commas, such as run_shell_command,capture_pane (env "+EnvTools+"; default every tool of the tier)")
 	fs.StringVar(&cfg.Transport, "transport", TransportStdio, "transport: stdio or http")
 	fs.StringVar(&cfg.Listen, "listen", DefaultListen, "address for the http transport, which serves MCP at /mcp")
 	fs.StringVar(&cfg.Backend, "backend", BackendTmux, "terminal backend: tmux, screen (GNU screen), or fake (an in-memory terminal for demos and tests)")
@@ -178,6 +185,12 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	}
 	var err error
 	if cfg.Safety, err = parseSafety(*safety, set["safety"]); err != nil {
+		return Config{}, err
+	}
+	if !set["tools"] {
+		*tools = env(EnvTools)
+	}
+	if cfg.Tools, err = parseTools(*tools, set["tools"]); err != nil {
 		return Config{}, err
 	}
 	switch cfg.Transport {
@@ -240,6 +253,40 @@ func parseSafety(s string, fromFlag bool) (Safety, error) {
 		source = "-safety"
 	}
 	return "", fmt.Errorf("%w: %s %q: want readonly, mutating or destructive", ErrInvalidSetting, source, s)
+}
+
+// parseTools reads a tool allowlist: names separated by commas, with
+// white space around them ignored. "" from the environment is no list; a
+// flag given empty, a list that names nothing, and a name that is no
+// tool's are errors.
+func parseTools(s string, fromFlag bool) ([]string, error) {
+	source := EnvTools
+	if fromFlag {
+		source = "-tools"
+	}
+	if s == "" && !fromFlag {
+		return nil, nil
+	}
+	known := mcp.ToolNames()
+	var names []string
+	for _, f := range strings.Split(s, ",") {
+		name := strings.TrimSpace(f)
+		if name == "" {
+			continue
+		}
+		if !slices.Contains(known, name) {
+			return nil, fmt.Errorf("%w: %s: %q is not a tool of this server; the tools are %s",
+				ErrInvalidSetting, source, name, strings.Join(known, ", "))
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%w: %s names no tool; list tool names separated by commas, or leave it out to offer every tool of the tier",
+			ErrInvalidSetting, source)
+	}
+	return names, nil
 }
 
 func parseWaitMax(s string) (time.Duration, error) {

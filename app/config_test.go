@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -113,8 +114,25 @@ func TestParseConfig(t *testing.T) {
 		},
 		{
 			name: "empty variables count as unset",
-			env:  map[string]string{"LIBTMUX_SAFETY": "", "LIBTMUX_MCP_WAIT_MAX_SECONDS": "", "LIBTMUX_MCP_MAX_RESULT_LINES": ""},
+			env: map[string]string{"LIBTMUX_SAFETY": "", "LIBTMUX_MCP_WAIT_MAX_SECONDS": "", "LIBTMUX_MCP_MAX_RESULT_LINES": "",
+				"TMUX_MCP_TOOLS": ""},
 			edit: func(*app.Config) {},
+		},
+		{
+			name: "a tool allowlist, spaces, repeats and a trailing comma ignored",
+			args: []string{"-tools", "run_shell_command, capture_pane,run_shell_command,"},
+			edit: func(c *app.Config) { c.Tools = []string{"run_shell_command", "capture_pane"} },
+		},
+		{
+			name: "a tool allowlist from the environment, the flag winning",
+			args: []string{"-tools", "list_panes"},
+			env:  map[string]string{"TMUX_MCP_TOOLS": "capture_pane"},
+			edit: func(c *app.Config) { c.Tools = []string{"list_panes"} },
+		},
+		{
+			name: "a tool allowlist from the environment",
+			env:  map[string]string{"TMUX_MCP_TOOLS": "wait_for_command,kill_pane"},
+			edit: func(c *app.Config) { c.Tools = []string{"wait_for_command", "kill_pane"} },
 		},
 	}
 	for _, tt := range tests {
@@ -125,7 +143,7 @@ func TestParseConfig(t *testing.T) {
 			}
 			want := defaults()
 			tt.edit(&want)
-			if got != want {
+			if !reflect.DeepEqual(got, want) {
 				t.Errorf("ParseConfig =\n %+v\nwant\n %+v", got, want)
 			}
 		})
@@ -164,6 +182,10 @@ func TestParseConfigRefusesToStartOnABadSetting(t *testing.T) {
 		{"wait ceiling beyond a Duration", nil, map[string]string{"LIBTMUX_MCP_WAIT_MAX_SECONDS": "1e300"}, "positive"},
 		{"result lines zero", nil, map[string]string{"LIBTMUX_MCP_MAX_RESULT_LINES": "0"}, "LIBTMUX_MCP_MAX_RESULT_LINES"},
 		{"result lines fractional", nil, map[string]string{"LIBTMUX_MCP_MAX_RESULT_LINES": "2.5"}, "whole number"},
+		{"unknown tool in the allowlist", []string{"-tools", "capture_pane,run_command"}, nil, `-tools: "run_command" is not a tool of this server`},
+		{"unknown tool in the allowlist variable", nil, map[string]string{"TMUX_MCP_TOOLS": "Capture_Pane"}, `TMUX_MCP_TOOLS: "Capture_Pane"`},
+		{"an allowlist naming nothing", []string{"-tools", " , "}, nil, "-tools names no tool"},
+		{"an empty allowlist flag", []string{"-tools", ""}, nil, "-tools names no tool"},
 		{"unknown flag", []string{"-verbose"}, nil, "-verbose"},
 		{"positional argument", []string{"serve"}, nil, `"serve"`},
 	}
@@ -191,7 +213,7 @@ func TestParseConfigHelpWritesUsage(t *testing.T) {
 		t.Fatalf("error = %v, want flag.ErrHelp", err)
 	}
 	for _, s := range []string{"-socket-name", "LIBTMUX_SOCKET", "-safety", "LIBTMUX_MCP_WAIT_MAX_SECONDS", "LIBTMUX_MCP_MAX_RESULT_LINES", "/mcp",
-		"-audit", "-token-file", "TMUX_MCP_TOKEN", "-screen-session", "screen", "-ssh", "TMUX_MCP_SSH", "-ssh-config"} {
+		"-audit", "-token-file", "TMUX_MCP_TOKEN", "-screen-session", "screen", "-ssh", "TMUX_MCP_SSH", "-ssh-config", "-tools", "TMUX_MCP_TOOLS"} {
 		if !strings.Contains(usage.String(), s) {
 			t.Errorf("usage lacks %q:\n%s", s, usage.String())
 		}

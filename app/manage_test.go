@@ -207,3 +207,22 @@ func TestMainServesAPrivateScreenSession(t *testing.T) {
 		t.Errorf("the private screen session %s still runs after the server stopped:\n%s", m[1], out)
 	}
 }
+
+// The tool allowlist, on top of the tier: the binary lists exactly the
+// named tools its tier offers, and a named tool above the tier is said on
+// stderr and not offered.
+func TestMainOffersOnlyTheToolsOfItsAllowlist(t *testing.T) {
+	cs, stderr, end := mainSessionWith(t, map[string]string{"TMUX_MCP_TOOLS": "run_shell_command"},
+		"-backend", "fake", "-tools", "capture_pane, wait_for_command,kill_pane,list_panes")
+	defer end()
+	if got, want := toolNames(t, cs), []string{"capture_pane", "list_panes", "wait_for_command"}; !slices.Equal(got, want) {
+		t.Errorf("tools/list = %v, want %v", got, want)
+	}
+	if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "run_shell_command",
+		Arguments: map[string]any{"paneId": "%0", "command": "true"}}); err == nil {
+		t.Error("run_shell_command, outside the allowlist, could be called")
+	}
+	if !strings.Contains(stderr.String(), "above the safety tier") || !strings.Contains(stderr.String(), `"tool": "kill_pane"`) {
+		t.Errorf("stderr does not say that kill_pane is above the tier:\n%s", stderr.String())
+	}
+}

@@ -543,12 +543,13 @@ var MCPModule = fx.Module("mcp",
 )
 
 // NewMCPServer returns the MCP server whose pane tools call s and whose
-// inspect and lifecycle tools call life, at the given safety tier,
+// inspect and lifecycle tools call life, at the given safety tier and
+// with only the tools named (all of the tier's when tools is empty),
 // recording each call in auditLog (nil for none). A nil life is a backend
 // that cannot list and shape sessions: those tools, which would only
 // fail, are not offered.
-func NewMCPServer(s *domain.Service, life *lifecycle.Service, safety Safety, auditLog *audit.Log, log *slog.Logger) *mcp.Server {
-	opts := mcp.Options{Version: Version(), Logger: log, Safety: mcp.Tier(safety), Audit: auditLog}
+func NewMCPServer(s *domain.Service, life *lifecycle.Service, safety Safety, tools []string, auditLog *audit.Log, log *slog.Logger) *mcp.Server {
+	opts := mcp.Options{Version: Version(), Logger: log, Safety: mcp.Tier(safety), Tools: tools, Audit: auditLog}
 	if life != nil {
 		opts.Manage = life
 	}
@@ -565,5 +566,5 @@ type mcpServerParams struct {
 }
 
 func provideMCPServer(p mcpServerParams) *mcp.Server {
-	return NewMCPServer(p.Service, p.Lifecycle, p.Config.Safety, p.Audit, p.Logger)
+	return NewMCPServer(p.Service, p.Lifecycle, p.Config.Safety, p.Config.Tools, p.Audit, p.Logger)
 }

@@ -56,7 +56,11 @@ type declaration interface {
 	// types are the tool's argument and result types, for the tests that
 	// hold every declaration to its schemas.
 	types() (in, out reflect.Type)
+	// toolName is the tool's name, as tools/list gives it.
+	toolName() string
 }
+
+func (t tool[In, Out]) toolName() string { return t.name }
 
 func (t tool[In, Out]) types() (in, out reflect.Type) {
 	return reflect.TypeFor[In](), reflect.TypeFor[Out]()

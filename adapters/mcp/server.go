@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -90,6 +92,13 @@ type Options struct {
 	// tier: the caller validates the setting.
 	Safety Tier
 
+	// Tools, if not empty, is an allowlist on top of the tier: a tool
+	// whose name is not in it is not registered, as one above the tier is
+	// not. NewServer panics on a name that is no tool of this package
+	// (see ToolNames): the caller validates the setting. A name of a tool
+	// the tier or the backend does not offer is only logged.
+	Tools []string
+
 	// Audit, if not nil, gets one entry per tool call (see audited).
 	Audit *audit.Log
 
@@ -125,6 +134,10 @@ type Server struct {
 	audit  *audit.Log
 	logger *slog.Logger
 
+	// offered are the names of the tools registered, in the order they
+	// are listed.
+	offered []string
+
 	// closing is cancelled by Close. Every call's context is cancelled
 	// with it, so that a shutdown does not wait out a long command.
 	closing   context.Context
@@ -159,6 +172,10 @@ func NewServer(t Tools, opts Options) *Server {
 		closing: closing,
 		close:   closeFn,
 	}
+	allowed, err := allowlist(opts.Tools)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: %v", err))
+	}
 	decls := s.paneTools()
 	if opts.Manage != nil {
 		s.manage = opts.Manage
@@ -171,14 +188,69 @@ func NewServer(t Tools, opts Options) *Server {
 		if err != nil {
 			panic(fmt.Sprintf("mcp: %v", err))
 		}
-		if !s.tier.Offers(TierOf(tool.Annotations)) {
+		listed := allowed == nil || allowed[tool.Name]
+		offered := s.tier.Offers(TierOf(tool.Annotations))
+		if allowed != nil && listed {
+			allowed[tool.Name] = false // seen: not worth a warning below
+		}
+		if !listed {
+			continue // neither listed nor callable, as above the tier
+		}
+		if !offered {
+			if allowed != nil {
+				logger.Warn("a tool of the tool allowlist is above the safety tier, so it is not offered",
+					"tool", tool.Name, "tier", string(TierOf(tool.Annotations)), "safety", string(s.tier))
+			}
 			continue // neither listed nor callable: see Tier
 		}
 		s.sdk.AddTool(tool, handler)
+		s.offered = append(s.offered, tool.Name)
+	}
+	for _, name := range slices.Sorted(maps.Keys(allowed)) {
+		if allowed[name] {
+			logger.Warn("a tool of the tool allowlist needs what this backend cannot do (list and shape sessions), so it is not offered",
+				"tool", name)
+		}
 	}
 	res.register(s.sdk)
 	return s
 }
+
+// ToolNames returns the name of every tool the package declares, offered
+// or not: those of Tools, then those of ManageTools, in the order
+// tools/list gives them. They are the names Options.Tools may hold.
+func ToolNames() []string {
+	// The declarations only name the calls they will make: a Server whose
+	// Tools and ManageTools are empty shells is enough to read them.
+	s := &Server{tools: struct{ Tools }{}, manage: struct{ ManageTools }{}}
+	var names []string
+	for _, d := range append(s.paneTools(), s.manageTools()...) {
+		names = append(names, d.toolName())
+	}
+	return names
+}
+
+// allowlist returns the names of tools as a set, with every value true,
+// or nil for an empty list, which allows every tool. A name that is no
+// tool's is an error.
+func allowlist(tools []string) (map[string]bool, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	known := ToolNames()
+	set := make(map[string]bool, len(tools))
+	for _, name := range tools {
+		if !slices.Contains(known, name) {
+			return nil, fmt.Errorf("%q in the tool allowlist is no tool of this server", name)
+		}
+		set[name] = true
+	}
+	return set, nil
+}
+
+// Offered returns the names of the tools the Server offers, in the order
+// tools/list gives them.
+func (s *Server) Offered() []string { return slices.Clone(s.offered) }
 
 // SDK returns the underlying go-sdk server, to serve on other transports.
 func (s *Server) SDK() *sdk.Server { return s.sdk }
