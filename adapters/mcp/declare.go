@@ -216,6 +216,7 @@ func (s *Server) handler(name string, schemas *toolSchemas, call func(context.Co
 			return toolError(err), nil
 		}
 		s.logger.Info("tool call done", "tool", name, "pane", args.paneID(), "duration", time.Since(start))
+		s.seen.add(args.paneID())
 		return res, nil
 	}
 }

@@ -137,6 +137,12 @@ type Server struct {
 	// offered are the names of the tools registered, in the order they
 	// are listed.
 	offered []string
+	// promptArgs are the arguments of each prompt registered, by name,
+	// for completion.
+	promptArgs map[string][]promptArg
+	// seen are the panes calls worked in, for completion without
+	// listings.
+	seen seenPanes
 
 	// closing is cancelled by Close. Every call's context is cancelled
 	// with it, so that a shutdown does not wait out a long command.
@@ -161,17 +167,18 @@ func NewServer(t Tools, opts Options) *Server {
 		version = "devel"
 	}
 	closing, closeFn := context.WithCancelCause(context.Background())
-	sdkOpts := &sdk.ServerOptions{Instructions: instructions, Logger: logger}
-	res := newResources(t, opts.Manage, opts.Clock, logger, closing, sdkOpts)
 	s := &Server{
-		sdk:     sdk.NewServer(&sdk.Implementation{Name: Name, Title: "tmux MCP server", Version: version}, sdkOpts),
-		tools:   t,
-		tier:    tierOrDefault(opts.Safety),
-		audit:   opts.Audit,
-		logger:  logger,
-		closing: closing,
-		close:   closeFn,
+		tools:      t,
+		tier:       tierOrDefault(opts.Safety),
+		audit:      opts.Audit,
+		logger:     logger,
+		promptArgs: map[string][]promptArg{},
+		closing:    closing,
+		close:      closeFn,
 	}
+	sdkOpts := &sdk.ServerOptions{Instructions: instructions, Logger: logger, CompletionHandler: s.complete}
+	res := newResources(t, opts.Manage, opts.Clock, logger, closing, sdkOpts)
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: Name, Title: "tmux MCP server", Version: version}, sdkOpts)
 	allowed, err := allowlist(opts.Tools)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: %v", err))
@@ -213,6 +220,7 @@ func NewServer(t Tools, opts Options) *Server {
 		}
 	}
 	res.register(s.sdk)
+	s.registerPrompts()
 	return s
 }
 
