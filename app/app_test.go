@@ -55,6 +55,12 @@ func mainSession(t *testing.T, args ...string) (cs *sdk.ClientSession, stderr *s
 // mainSessionWith is mainSession with environment variables.
 func mainSessionWith(t *testing.T, env map[string]string, args ...string) (cs *sdk.ClientSession, stderr *syncBuffer, end func() (int, []string)) {
 	t.Helper()
+	return mainSessionOpts(t, env, nil, args...)
+}
+
+// mainSessionOpts is mainSessionWith with the client's options.
+func mainSessionOpts(t *testing.T, env map[string]string, opts *sdk.ClientOptions, args ...string) (cs *sdk.ClientSession, stderr *syncBuffer, end func() (int, []string)) {
+	t.Helper()
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
 	stderr = &syncBuffer{}
@@ -79,7 +85,7 @@ func mainSessionWith(t *testing.T, env map[string]string, args ...string) (cs *s
 		}
 		teeW.Close()
 	}()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil).
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, opts).
 		Connect(context.Background(), &sdk.IOTransport{Reader: clientR, Writer: stdinW}, nil)
 	if err != nil {
 		stdinW.Close()

@@ -545,11 +545,12 @@ var MCPModule = fx.Module("mcp",
 // NewMCPServer returns the MCP server whose pane tools call s and whose
 // inspect and lifecycle tools call life, at the given safety tier and
 // with only the tools named (all of the tier's when tools is empty),
-// recording each call in auditLog (nil for none). A nil life is a backend
-// that cannot list and shape sessions: those tools, which would only
-// fail, are not offered.
-func NewMCPServer(s *domain.Service, life *lifecycle.Service, safety Safety, tools []string, auditLog *audit.Log, log *slog.Logger) *mcp.Server {
-	opts := mcp.Options{Version: Version(), Logger: log, Safety: mcp.Tier(safety), Tools: tools, Audit: auditLog}
+// recording each call in auditLog (nil for none) and sending the log
+// lines published to logs (nil for none) to the clients that ask. A nil
+// life is a backend that cannot list and shape sessions: those tools,
+// which would only fail, are not offered.
+func NewMCPServer(s *domain.Service, life *lifecycle.Service, safety Safety, tools []string, auditLog *audit.Log, log *slog.Logger, logs *mcp.LogBridge) *mcp.Server {
+	opts := mcp.Options{Version: Version(), Logger: log, Safety: mcp.Tier(safety), Tools: tools, Audit: auditLog, Logs: logs}
 	if life != nil {
 		opts.Manage = life
 	}
@@ -563,8 +564,9 @@ type mcpServerParams struct {
 	Config    Config
 	Audit     *audit.Log
 	Logger    *slog.Logger
+	Logs      *mcp.LogBridge `optional:"true"`
 }
 
 func provideMCPServer(p mcpServerParams) *mcp.Server {
-	return NewMCPServer(p.Service, p.Lifecycle, p.Config.Safety, p.Config.Tools, p.Audit, p.Logger)
+	return NewMCPServer(p.Service, p.Lifecycle, p.Config.Safety, p.Config.Tools, p.Audit, p.Logger, p.Logs)
 }

@@ -99,6 +99,11 @@ type Options struct {
 	// the tier or the backend does not offer is only logged.
 	Tools []string
 
+	// Logs, if not nil, is told the log levels the sessions ask for
+	// (logging/setLevel), and then sends them the lines published to it.
+	// The Logger should publish to it what it writes (LogBridge.Handler).
+	Logs *LogBridge
+
 	// Audit, if not nil, gets one entry per tool call (see audited).
 	Audit *audit.Log
 
@@ -221,6 +226,9 @@ func NewServer(t Tools, opts Options) *Server {
 	}
 	res.register(s.sdk)
 	s.registerPrompts()
+	if opts.Logs != nil {
+		opts.Logs.attach(s.sdk)
+	}
 	return s
 }
 
