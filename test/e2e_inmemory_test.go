@@ -70,7 +70,7 @@ func newInmemOnWith(t *testing.T, term *fake.Terminal, clock *fake.Clock, opts *
 	t.Helper()
 	e := &inmem{t: t, clock: clock, term: term, responses: make(chan *jsonrpc.Response, 64)}
 	svc := domain.NewService(e.term, e.clock, random.New(), domain.Config{WaitMax: 60 * time.Second, MaxResultLines: 100})
-	e.srv = mcp.NewServer(svc, mcp.Options{Version: "e2e"})
+	e.srv = mcp.NewServer(svc, mcp.Options{Version: "e2e", CheckResults: true})
 	st, ct := sdk.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := e.srv.SDK().Connect(ctx, st, nil)

@@ -42,7 +42,7 @@ import (
 func manageServer(t *testing.T, p process, term *fake.Terminal, clk *fake.Clock) *inmem {
 	t.Helper()
 	e := &inmem{t: t, clock: clk, term: term, responses: make(chan *jsonrpc.Response, 64)}
-	e.srv = mcp.NewServer(p.svc, mcp.Options{Version: "e2e", Manage: p.life, Safety: mcp.TierDestructive})
+	e.srv = mcp.NewServer(p.svc, mcp.Options{Version: "e2e", Manage: p.life, Safety: mcp.TierDestructive, CheckResults: true})
 	st, ct := sdk.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := e.srv.SDK().Connect(ctx, st, nil)
@@ -515,7 +515,7 @@ func manageOnTmux(t *testing.T) (cs *sdk.ClientSession, term *tmux.Terminal, soc
 	}
 	t.Cleanup(func() { term.Close() })
 	p := newProcess(term, term, clock.New(), term, app.NewLeaseOwner(), domain.Config{WaitMax: 10 * time.Second})
-	srv := mcp.NewServer(p.svc, mcp.Options{Version: "e2e", Manage: p.life, Safety: mcp.TierDestructive})
+	srv := mcp.NewServer(p.svc, mcp.Options{Version: "e2e", Manage: p.life, Safety: mcp.TierDestructive, CheckResults: true})
 	st, ct := sdk.NewInMemoryTransports()
 	ss, err := srv.SDK().Connect(context.Background(), st, nil)
 	if err != nil {

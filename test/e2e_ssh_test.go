@@ -177,7 +177,7 @@ func TestManageNoToolRunsAClientsFormatOrCommandOverSSH(t *testing.T) {
 	}
 	t.Cleanup(func() { term.Close() })
 	p := newProcess(term, term, clock.New(), term, app.NewLeaseOwner(), domain.Config{WaitMax: 10 * time.Second})
-	mcpSrv := mcp.NewServer(p.svc, mcp.Options{Version: "e2e", Manage: p.life, Safety: mcp.TierDestructive})
+	mcpSrv := mcp.NewServer(p.svc, mcp.Options{Version: "e2e", Manage: p.life, Safety: mcp.TierDestructive, CheckResults: true})
 	st, ct := sdk.NewInMemoryTransports()
 	ss, err := mcpSrv.SDK().Connect(context.Background(), st, nil)
 	if err != nil {

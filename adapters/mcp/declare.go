@@ -210,7 +210,7 @@ func (s *Server) handler(name string, schemas *toolSchemas, call func(context.Co
 				"duration", time.Since(start))
 			return toolError(err), nil
 		}
-		res, err = result(name, schemas, out, notice)
+		res, err = result(name, schemas, out, notice, s.checkResults)
 		if err != nil {
 			s.logger.Error("tool result invalid", "tool", name, "error", err)
 			return toolError(err), nil
@@ -223,30 +223,57 @@ func (s *Server) handler(name string, schemas *toolSchemas, call func(context.Co
 
 // result builds a successful tool result: out as structured content, the
 // same JSON as the first text block, and notice (if any) as a second text
-// block, so that a client parsing the first block as JSON still can.
-func result(tool string, schemas *toolSchemas, out any, notice string) (*sdk.CallToolResult, error) {
+// block, so that a client parsing the first block as JSON still can. With
+// check, the result is first held to the tool's output schema
+// (checkResult).
+func result(tool string, schemas *toolSchemas, out any, notice string, check bool) (*sdk.CallToolResult, error) {
 	data, err := encode(out)
 	if err != nil {
 		return nil, fmt.Errorf("internal error: encode %s result: %w", tool, err)
 	}
-	// The output types follow the schemas by construction, but a value
-	// from the domain can still break them (a malformed pane id, an
-	// unknown outcome); a client that validates would then reject the
-	// whole result, so say so plainly instead.
+	if check {
+		if err := checkResult(tool, schemas, data); err != nil {
+			return nil, err
+		}
+	}
+	return resultOf(data, notice), nil
+}
+
+// alwaysCheckResults makes every Server check every result, whatever its
+// Options say: the package's tests set it (export_test.go), so that every
+// result any of them produces is held to its schema.
+var alwaysCheckResults = false
+
+// checkResult holds a result's JSON to the tool's output schema. The
+// output types follow the schemas by construction, but a value from the
+// domain could still break them (a malformed pane id, an unknown outcome,
+// a list left nil); a client that validates would then reject the whole
+// result. It costs a decode and a validation per call, from 2% of a light
+// call to more than the call itself for a large result (BENCHMARKS.md,
+// "Checking results against their schemas"), so a server does it only
+// when its Options ask (Options.CheckResults): the tests do, and they hold
+// every tool's every result shape to its schema (results_test.go), so
+// that a served result need not be checked again.
+func checkResult(tool string, schemas *toolSchemas, data json.RawMessage) error {
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, fmt.Errorf("internal error: decode %s result: %w", tool, err)
+		return fmt.Errorf("internal error: decode %s result: %w", tool, err)
 	}
 	if err := schemas.outputResolved.Validate(v); err != nil {
 		// The call was carried out (a command may have run): say what it
 		// returned, so that nobody retries it believing it did nothing.
-		return nil, fmt.Errorf("internal error: the %s result does not match its output schema: %w; the call was carried out and returned %s", tool, err, data)
+		return fmt.Errorf("internal error: the %s result does not match its output schema: %w; the call was carried out and returned %s", tool, err, data)
 	}
+	return nil
+}
+
+// resultOf is the tool result holding data, and notice when not empty.
+func resultOf(data json.RawMessage, notice string) *sdk.CallToolResult {
 	content := []sdk.Content{&sdk.TextContent{Text: string(data)}}
 	if notice != "" {
 		content = append(content, &sdk.TextContent{Text: notice})
 	}
-	return &sdk.CallToolResult{Content: content, StructuredContent: data}, nil
+	return &sdk.CallToolResult{Content: content, StructuredContent: data}
 }
 
 // encode marshals v as compact JSON without HTML escaping: the text half

@@ -31,7 +31,7 @@ type declared struct {
 	outTree map[string]any
 }
 
-func declaredTools(t *testing.T) []declared {
+func declaredTools(t testing.TB) []declared {
 	t.Helper()
 	s := &Server{tools: nopTools{}, manage: nopManage{}, tier: TierDestructive}
 	var out []declared
@@ -51,7 +51,7 @@ func declaredTools(t *testing.T) []declared {
 	return out
 }
 
-func tree(t *testing.T, data []byte) map[string]any {
+func tree(t testing.TB, data []byte) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {

@@ -104,6 +104,13 @@ type Options struct {
 	// The Logger should publish to it what it writes (LogBridge.Handler).
 	Logs *LogBridge
 
+	// CheckResults holds every result to its tool's output schema before
+	// it is sent, and sends a tool error instead of one that breaks it.
+	// It costs a decode and a validation per call, which the tests pay
+	// rather than every call: they set it, and they check every tool's
+	// every result shape.
+	CheckResults bool
+
 	// Audit, if not nil, gets one entry per tool call (see audited).
 	Audit *audit.Log
 
@@ -139,6 +146,9 @@ type Server struct {
 	audit  *audit.Log
 	logger *slog.Logger
 
+	// checkResults: see Options.CheckResults.
+	checkResults bool
+
 	// offered are the names of the tools registered, in the order they
 	// are listed.
 	offered []string
@@ -173,13 +183,14 @@ func NewServer(t Tools, opts Options) *Server {
 	}
 	closing, closeFn := context.WithCancelCause(context.Background())
 	s := &Server{
-		tools:      t,
-		tier:       tierOrDefault(opts.Safety),
-		audit:      opts.Audit,
-		logger:     logger,
-		promptArgs: map[string][]promptArg{},
-		closing:    closing,
-		close:      closeFn,
+		tools:        t,
+		tier:         tierOrDefault(opts.Safety),
+		audit:        opts.Audit,
+		logger:       logger,
+		promptArgs:   map[string][]promptArg{},
+		checkResults: opts.CheckResults || alwaysCheckResults,
+		closing:      closing,
+		close:        closeFn,
 	}
 	sdkOpts := &sdk.ServerOptions{Instructions: instructions, Logger: logger, CompletionHandler: s.complete}
 	res := newResources(t, opts.Manage, opts.Clock, logger, closing, sdkOpts)
