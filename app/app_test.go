@@ -23,6 +23,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/app"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of loggers.
@@ -117,7 +118,7 @@ func runEcho(t *testing.T, cs *mcp.ClientSession, pane string) {
 		t.Fatal(err)
 	}
 	got, _ := res.StructuredContent.(map[string]any)
-	if res.IsError || got["outcome"] != "completed" || got["exitStatus"] != 3.0 || got["output"] != "hello\n" {
+	if res.IsError || got["outcome"] != "completed" || got["exitStatus"] != 3.0 || got["output"] != "hello" {
 		var text []string
 		for _, c := range res.Content {
 			if tc, ok := c.(*mcp.TextContent); ok {
@@ -198,9 +199,7 @@ func TestMainServesTheWaitingAndInputTools(t *testing.T) {
 // socket named: it starts a private tmux server, serves its pane, and
 // kills the server when stdin ends.
 func TestMainServesAPrivateTmuxServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs tmux")
-	}
+	gate.Real(t, "tmux")
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
 	}
@@ -347,9 +346,7 @@ func TestHTTPTransportServesMCPAtSlashMCP(t *testing.T) {
 // audit log cannot be opened) must not leave that server behind: fx runs
 // no stop hook when building the application fails.
 func TestMainStopsThePrivateTmuxServerWhenItCannotStart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs tmux")
-	}
+	gate.Real(t, "tmux")
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
 	}

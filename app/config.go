@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 )
 
@@ -42,11 +43,20 @@ const (
 type Config struct {
 	SocketName string // tmux -L; empty for none
 	SocketPath string // tmux -S; empty for none
-	TmuxBin    string // the tmux binary; empty for "tmux" on PATH
-	Safety     Safety
-	Transport  string // TransportStdio or TransportHTTP
-	Listen     string // the address for TransportHTTP
-	Backend    string // BackendTmux, BackendFake or BackendScreen
+	TmuxBin    string // the tmux binary; empty for "tmux" on PATH (the remote PATH with SSH)
+	// Shell is the shell of the private tmux server's panes; empty for
+	// the login shell.
+	Shell     string
+	Safety    Safety
+	Transport string // TransportStdio or TransportHTTP
+	Listen    string // the address for TransportHTTP
+	Backend   string // BackendTmux, BackendFake or BackendScreen
+
+	// SSH is the ssh destination whose tmux server the tmux backend
+	// drives; empty for this host. SSHConfig is the ssh client
+	// configuration file (ssh -F) to read instead of ~/.ssh/config.
+	SSH       string
+	SSHConfig string
 
 	// ScreenSession names the GNU screen session of BackendScreen; empty
 	// for a private session of the server's own.
@@ -89,6 +99,8 @@ const (
 	EnvWaitMaxSeconds = "LIBTMUX_MCP_WAIT_MAX_SECONDS"
 	EnvMaxResultLines = "LIBTMUX_MCP_MAX_RESULT_LINES"
 	EnvToken          = "TMUX_MCP_TOKEN"
+	EnvSSH            = "TMUX_MCP_SSH"
+	EnvSSHConfig      = "TMUX_MCP_SSH_CONFIG"
 )
 
 // ErrInvalidSetting marks a configuration error: the server must not
@@ -114,7 +126,10 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&cfg.SocketName, "socket-name", "", "tmux socket name, as tmux -L (env "+EnvSocketName+")")
 	fs.StringVar(&cfg.SocketPath, "socket-path", "", "tmux socket path, as tmux -S (env "+EnvSocketPath+")")
-	fs.StringVar(&cfg.TmuxBin, "tmux-bin", "", "tmux binary (env "+EnvTmuxBin+"; default: tmux on PATH)")
+	fs.StringVar(&cfg.Shell, "shell", "", "the shell the private tmux server runs in its panes: bash, zsh, dash, ksh, fish, sh or a path (default: your login shell; a server you name with -socket-name or -socket-path runs what its default-shell and default-command say)")
+	fs.StringVar(&cfg.TmuxBin, "tmux-bin", "", "tmux binary (env "+EnvTmuxBin+"; default: tmux on PATH, the remote one with -ssh)")
+	fs.StringVar(&cfg.SSH, "ssh", "", "drive the tmux server on this ssh destination (host, user@host or a Host of the ssh configuration) through the system ssh (env "+EnvSSH+"); without a socket setting, the remote default server")
+	fs.StringVar(&cfg.SSHConfig, "ssh-config", "", "ssh client configuration file for -ssh, as ssh -F (env "+EnvSSHConfig+"; default: ~/.ssh/config)")
 	safety := fs.String("safety", "", "safety tier: readonly, mutating or destructive (env "+EnvSafety+"; default mutating)")
 	fs.StringVar(&cfg.Transport, "transport", TransportStdio, "transport: stdio or http")
 	fs.StringVar(&cfg.Listen, "listen", DefaultListen, "address for the http transport, which serves MCP at /mcp")
@@ -152,6 +167,12 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	if !set["tmux-bin"] {
 		cfg.TmuxBin = env(EnvTmuxBin)
 	}
+	if !set["ssh"] {
+		cfg.SSH = env(EnvSSH)
+	}
+	if !set["ssh-config"] {
+		cfg.SSHConfig = env(EnvSSHConfig)
+	}
 	if !set["safety"] {
 		*safety = env(EnvSafety)
 	}
@@ -168,6 +189,19 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	case BackendTmux, BackendFake, BackendScreen:
 	default:
 		return Config{}, fmt.Errorf("%w: -backend %q: want tmux, screen or fake", ErrInvalidSetting, cfg.Backend)
+	}
+	if cfg.SSH != "" {
+		if cfg.Backend != BackendTmux {
+			return Config{}, fmt.Errorf("%w: -ssh drives a remote tmux server; it is for -backend tmux, not %s", ErrInvalidSetting, cfg.Backend)
+		}
+		if err := tmux.CheckDestination(cfg.SSH); err != nil {
+			return Config{}, fmt.Errorf("%w: -ssh %q: %v", ErrInvalidSetting, cfg.SSH, err)
+		}
+	} else if cfg.SSHConfig != "" {
+		return Config{}, fmt.Errorf("%w: -ssh-config is for -ssh; name the destination too", ErrInvalidSetting)
+	}
+	if cfg.Shell != "" && (cfg.SocketName != "" || cfg.SocketPath != "" || cfg.SSH != "" || cfg.Backend != BackendTmux) {
+		return Config{}, fmt.Errorf("%w: -shell chooses the shell of the server's private tmux server; a server you name runs what its own default-shell and default-command options say", ErrInvalidSetting)
 	}
 	if set["screen-no-copy-mode"] && !set["screen-session"] {
 		return Config{}, fmt.Errorf("%w: -screen-no-copy-mode vouches for a -screen-session; the server's private session needs no vouching", ErrInvalidSetting)

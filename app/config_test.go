@@ -78,6 +78,11 @@ func TestParseConfig(t *testing.T) {
 			edit: func(c *app.Config) { c.Backend, c.ScreenSession, c.ScreenNoCopyMode = "screen", "work", true },
 		},
 		{
+			name: "the private server's shell",
+			args: []string{"-shell", "zsh"},
+			edit: func(c *app.Config) { c.Shell = "zsh" },
+		},
+		{
 			name: "the token from the environment",
 			env:  map[string]string{"TMUX_MCP_TOKEN": "s3cr3t"},
 			edit: func(c *app.Config) { c.Token = "s3cr3t" },
@@ -92,6 +97,19 @@ func TestParseConfig(t *testing.T) {
 			name: "screen without a session: a private one",
 			args: []string{"-backend", "screen"},
 			edit: func(c *app.Config) { c.Backend = "screen" },
+		},
+		{
+			name: "a remote host and its ssh configuration",
+			args: []string{"-ssh", "me@build-box", "-ssh-config", "/etc/tmux-mcp/ssh_config", "-socket-name", "agents"},
+			edit: func(c *app.Config) {
+				c.SSH, c.SSHConfig, c.SocketName = "me@build-box", "/etc/tmux-mcp/ssh_config", "agents"
+			},
+		},
+		{
+			name: "the remote host from the environment, the flag winning",
+			args: []string{"-ssh", "flag-box"},
+			env:  map[string]string{"TMUX_MCP_SSH": "env-box", "TMUX_MCP_SSH_CONFIG": "/env/ssh_config"},
+			edit: func(c *app.Config) { c.SSH, c.SSHConfig = "flag-box", "/env/ssh_config" },
 		},
 		{
 			name: "empty variables count as unset",
@@ -128,6 +146,14 @@ func TestParseConfigRefusesToStartOnABadSetting(t *testing.T) {
 		{"screen session for another backend", []string{"-screen-session", "work"}, nil, "-screen-session is for -backend screen"},
 		{"vouching without a screen session", []string{"-backend", "screen", "-screen-no-copy-mode"}, nil, "-screen-no-copy-mode vouches for a -screen-session"},
 		{"empty token file", []string{"-token-file", ""}, nil, "-token-file is empty"},
+		{"a shell for a server named by socket", []string{"-shell", "zsh", "-socket-name", "work"}, nil, "-shell chooses the shell of the server's private tmux server"},
+		{"a shell for a server named by a variable", []string{"-shell", "zsh"}, map[string]string{"LIBTMUX_SOCKET": "work"}, "-shell chooses"},
+		{"a shell for a remote server", []string{"-shell", "zsh", "-ssh", "box"}, nil, "-shell chooses"},
+		{"a shell for screen", []string{"-shell", "zsh", "-backend", "screen"}, nil, "-shell chooses"},
+		{"ssh with another backend", []string{"-ssh", "box", "-backend", "screen"}, nil, "-ssh drives a remote tmux server"},
+		{"ssh destination that is an option", []string{"-ssh", "-oProxyCommand=sh"}, nil, `-ssh "-oProxyCommand=sh"`},
+		{"ssh destination with a space", nil, map[string]string{"TMUX_MCP_SSH": "box other"}, "space"},
+		{"ssh configuration without a destination", []string{"-ssh-config", "/etc/ssh_config"}, nil, "-ssh-config is for -ssh"},
 		{"empty audit path", []string{"-audit", ""}, nil, "-audit is empty"},
 		{"both socket flags", []string{"-socket-name", "a", "-socket-path", "/b"}, nil, "both"},
 		{"both socket variables", nil, map[string]string{"LIBTMUX_SOCKET": "a", "LIBTMUX_SOCKET_PATH": "/b"}, "both"},
@@ -165,7 +191,7 @@ func TestParseConfigHelpWritesUsage(t *testing.T) {
 		t.Fatalf("error = %v, want flag.ErrHelp", err)
 	}
 	for _, s := range []string{"-socket-name", "LIBTMUX_SOCKET", "-safety", "LIBTMUX_MCP_WAIT_MAX_SECONDS", "LIBTMUX_MCP_MAX_RESULT_LINES", "/mcp",
-		"-audit", "-token-file", "TMUX_MCP_TOKEN", "-screen-session", "screen"} {
+		"-audit", "-token-file", "TMUX_MCP_TOKEN", "-screen-session", "screen", "-ssh", "TMUX_MCP_SSH", "-ssh-config"} {
 		if !strings.Contains(usage.String(), s) {
 			t.Errorf("usage lacks %q:\n%s", s, usage.String())
 		}

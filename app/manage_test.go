@@ -16,6 +16,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 	"github.com/tmux-mcp/tmux-mcp/app"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
@@ -183,9 +184,7 @@ func TestLeaseOwnersTellProcessesApart(t *testing.T) {
 // no session named: it starts a private session, serves its window, and
 // quits the session when stdin ends. screen has no lifecycle tools.
 func TestMainServesAPrivateScreenSession(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs screen")
-	}
+	gate.Real(t, "screen")
 	if _, err := exec.LookPath("screen"); err != nil {
 		t.Skip("GNU screen not installed")
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -18,9 +19,12 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/adapters/screen"
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -64,28 +68,56 @@ func (u *Undo) Run() error {
 	return errors.Join(errs...)
 }
 
-// DomainModule provides the Service that carries out every call. There
-// must be one per process: it holds the pane reservations. It takes the
-// backend's ports.Manager and ports.Leaser when the backend provides them.
+// DomainModule provides what carries out the calls: the writers.Pool of
+// the process (one writer per pane: its reservations, and its leases when
+// the backend has a ports.Leaser), the pane tools' *domain.Service on it
+// and, when the backend has a ports.Manager, the lifecycle tools'
+// *lifecycle.Service on the same pool. There must be one of each per
+// process, since the pool holds the reservations.
 var DomainModule = fx.Module("domain",
-	fx.Provide(provideService),
+	fx.Provide(
+		fx.Annotate(random.New, fx.As(new(ports.IDSource))),
+		providePool,
+		provideService,
+		provideLifecycle,
+	),
 )
 
-// NewService returns the domain service on the given terminal and clock,
-// with the backend's Manager for the inspect and lifecycle tools and its
-// Leaser to keep one writer per pane across server processes, leasing as
-// owner. m and l may be nil for a backend without them: the lifecycle
-// tools then fail as unsupported, and one writer per pane holds within
-// this process only.
-func NewService(term ports.Terminal, clk ports.Clock, cfg domain.Config, m ports.Manager, l ports.Leaser, owner string) *domain.Service {
-	var opts []domain.Option
-	if m != nil {
-		opts = append(opts, domain.WithManager(m))
+// NewPool returns the pane writers of a process that leases panes through
+// l as owner, or takes no leases when l is nil: one writer per pane then
+// holds within this process only.
+func NewPool(l ports.Leaser, clk ports.Clock, owner string) *writers.Pool {
+	if l == nil {
+		return writers.NewPool(nil)
 	}
-	if l != nil {
-		opts = append(opts, domain.WithLeaser(l, owner, 0))
+	return writers.NewPool(writers.NewLeases(l, clk, owner, 0))
+}
+
+type poolParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Clock     ports.Clock
+	Leaser    ports.Leaser `optional:"true"`
+	Logger    *slog.Logger
+}
+
+func providePool(p poolParams) *writers.Pool {
+	owner := NewLeaseOwner()
+	pool := NewPool(p.Leaser, p.Clock, owner)
+	if p.Leaser != nil {
+		p.Logger.Info("leasing panes so that other tmux-mcp processes on the same server do not write into them at once",
+			"owner", owner)
 	}
-	return domain.NewService(term, clk, cfg, opts...)
+	// Constructed before the Services, so stopped after them: their last
+	// releases still reach the leaser.
+	p.Lifecycle.Append(fx.StopHook(pool.Close))
+	return pool
+}
+
+// NewService returns the pane tools' Service on the given terminal, clock
+// and ids, holding panes in pool, which the lifecycle tools must share.
+func NewService(term ports.Terminal, clk ports.Clock, ids ports.IDSource, cfg domain.Config, pool *writers.Pool) *domain.Service {
+	return domain.NewService(term, clk, ids, cfg, domain.WithWriters(pool))
 }
 
 type serviceParams struct {
@@ -93,23 +125,50 @@ type serviceParams struct {
 	Lifecycle fx.Lifecycle
 	Terminal  ports.Terminal
 	Clock     ports.Clock
+	IDs       ports.IDSource
 	Config    domain.Config
-	Manager   ports.Manager `optional:"true"`
-	Leaser    ports.Leaser  `optional:"true"`
-	Logger    *slog.Logger
+	Pool      *writers.Pool
+	Starting  StartingPanes `optional:"true"`
 }
 
 func provideService(p serviceParams) *domain.Service {
-	owner := NewLeaseOwner()
-	s := NewService(p.Terminal, p.Clock, p.Config, p.Manager, p.Leaser, owner)
-	if p.Leaser != nil {
-		p.Logger.Info("leasing panes so that other tmux-mcp processes on the same server do not write into them at once",
-			"owner", owner)
+	s := NewService(p.Terminal, p.Clock, p.IDs, p.Config, p.Pool)
+	for _, pane := range p.Starting {
+		s.ExpectStartingShell(pane)
 	}
 	// The Service's output streams are stopped before the backend that
 	// serves them (fx stops in reverse order of construction).
 	p.Lifecycle.Append(fx.StopHook(s.Close))
 	return s
+}
+
+// StartingPanes are panes a backend has just made, whose shells may not
+// read input yet: the pane tools wait for them before they first type
+// (see domain.Service.ExpectStartingShell).
+type StartingPanes []ports.PaneID
+
+// NewLifecycle returns the lifecycle tools' Service on the backend's
+// Manager m, describing panes through term and holding them in pool; the
+// panes it creates are waited for by svc before it types into them.
+func NewLifecycle(m ports.Manager, term ports.Terminal, pool *writers.Pool, svc *domain.Service) *lifecycle.Service {
+	return lifecycle.New(lifecycle.FromManager(m), term, pool, svc.ExpectStartingShell)
+}
+
+type lifecycleParams struct {
+	fx.In
+	Manager  ports.Manager `optional:"true"`
+	Terminal ports.Terminal
+	Pool     *writers.Pool
+	Service  *domain.Service
+}
+
+// provideLifecycle returns nil when the backend has no Manager: the
+// inspect and lifecycle tools are then not offered.
+func provideLifecycle(p lifecycleParams) *lifecycle.Service {
+	if p.Manager == nil {
+		return nil
+	}
+	return NewLifecycle(p.Manager, p.Terminal, p.Pool, p.Service)
 }
 
 // NewLeaseOwner returns a fresh id for this process's pane leases:
@@ -246,6 +305,7 @@ var TmuxBackendModule = fx.Module("backend-tmux",
 		fx.Annotate((*TmuxBackend).terminal,
 			fx.As(new(ports.Terminal)), fx.As(new(ports.Manager)), fx.As(new(ports.Leaser))),
 		(*TmuxBackend).workspace,
+		(*TmuxBackend).starting,
 	),
 )
 
@@ -253,7 +313,12 @@ var TmuxBackendModule = fx.Module("backend-tmux",
 type TmuxBackend struct {
 	Terminal *tmux.Terminal
 	Target   TmuxTarget
+	// Starting are the panes of a private server's session, whose shell
+	// was started with the server and may not read input yet.
+	Starting StartingPanes
 }
+
+func (b *TmuxBackend) starting() StartingPanes { return b.Starting }
 
 func (b *TmuxBackend) terminal() *tmux.Terminal { return b.Terminal }
 func (b *TmuxBackend) workspace() Workspace     { return b.Target.Workspace() }
@@ -266,6 +331,9 @@ type TmuxTarget struct {
 	// Session is the session of a private server; empty for a server the
 	// settings named.
 	Session string
+	// SSH is the host the server is on, reached through ssh; empty for
+	// this machine.
+	SSH string
 }
 
 // NewTmuxBackend returns the tmux terminal cfg selects, closed when the
@@ -273,11 +341,33 @@ type TmuxTarget struct {
 // server with one session and kills it when the application stops, so that
 // the server never writes into panes of a tmux server nobody named; the
 // log says how to attach to it.
+//
+// With cfg.SSH the tmux server is on that host, reached through ssh, and
+// without a socket setting it is the remote user's default server: a
+// private server there would outlive a crash of this process with nothing
+// to remove it. ssh failing to connect or log in fails the start; a
+// remote host with no tmux server running yet is only logged, since
+// create_session starts one.
 func NewTmuxBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo) (*TmuxBackend, error) {
-	target := TmuxTarget{Bin: cfg.TmuxBin, SocketName: cfg.SocketName, SocketPath: cfg.SocketPath}
+	target := TmuxTarget{Bin: cfg.TmuxBin, SocketName: cfg.SocketName, SocketPath: cfg.SocketPath, SSH: cfg.SSH}
+	if cfg.SSH != "" {
+		t, err := tmux.New(tmux.Options{Bin: cfg.TmuxBin, SocketName: cfg.SocketName, SocketPath: cfg.SocketPath, Logger: log,
+			SSH: cfg.SSH, SSHConfig: cfg.SSHConfig})
+		if err != nil {
+			return nil, err
+		}
+		lc.Append(fx.StopHook(t.Close))
+		log.Info("driving tmux on a remote host over ssh", "ssh", cfg.SSH, "socket", target.Workspace().Panes, "version", t.Version())
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := t.Ping(ctx); err != nil {
+			log.Warn("no tmux server answers on the remote host yet", "ssh", cfg.SSH, "error", err)
+		}
+		return &TmuxBackend{Terminal: t, Target: target}, nil
+	}
 	stopPrivate := func() error { return nil }
 	if cfg.SocketName == "" && cfg.SocketPath == "" {
-		name, session, stop, err := tmux.StartPrivate(tmux.Options{Bin: cfg.TmuxBin, Logger: log})
+		name, session, stop, err := tmux.StartPrivate(tmux.Options{Bin: cfg.TmuxBin, Shell: cfg.Shell, Logger: log})
 		if err != nil {
 			return nil, err
 		}
@@ -291,7 +381,19 @@ func NewTmuxBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo) (
 		return nil, errors.Join(err, stopPrivate())
 	}
 	lc.Append(fx.StopHook(func() error { return errors.Join(t.Close(), stopPrivate()) }))
-	return &TmuxBackend{Terminal: t, Target: target}, nil
+	b := &TmuxBackend{Terminal: t, Target: target}
+	if target.Session != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		panes, err := t.ListPanes(ctx, ports.PaneFilter{Session: target.Session})
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("list the panes of the private session: %w", err), t.Close(), stopPrivate())
+		}
+		for _, p := range panes {
+			b.Starting = append(b.Starting, p.ID)
+		}
+	}
+	return b, nil
 }
 
 // Workspace says where the target's panes are.
@@ -300,7 +402,22 @@ func (t TmuxTarget) Workspace() Workspace {
 	if bin == "" {
 		bin = "tmux"
 	}
+	var socket []string
 	switch {
+	case t.SocketPath != "":
+		socket = []string{"-S", t.SocketPath}
+	case t.SocketName != "":
+		socket = []string{"-L", t.SocketName}
+	}
+	switch {
+	case t.SSH != "":
+		where := "the default tmux server"
+		if socket != nil {
+			where = "the tmux server on " + strings.Join(socket, " ")
+		}
+		attach := append(append([]string{bin}, socket...), "attach")
+		return Workspace{Panes: where + " of " + t.SSH + ", reached through ssh",
+			Attach: shellJoin("ssh", "-t", t.SSH, shellJoin(attach...))}
 	case t.Session != "":
 		return Workspace{Panes: "a private tmux server of its own, removed when it exits",
 			Attach: shellJoin(bin, "-L", t.SocketName, "attach", "-t", t.Session)}
@@ -416,27 +533,28 @@ var MCPModule = fx.Module("mcp",
 	fx.Provide(provideMCPServer),
 )
 
-// NewMCPServer returns the MCP server whose tools call s, at the given
-// safety tier, recording each call in auditLog (nil for none). manage
-// says whether the backend can list and shape sessions: without it the
-// inspect and lifecycle tools, which would only fail, are not offered.
-func NewMCPServer(s *domain.Service, manage bool, safety Safety, auditLog *audit.Log, log *slog.Logger) *mcpadapter.Server {
+// NewMCPServer returns the MCP server whose pane tools call s and whose
+// inspect and lifecycle tools call life, at the given safety tier,
+// recording each call in auditLog (nil for none). A nil life is a backend
+// that cannot list and shape sessions: those tools, which would only
+// fail, are not offered.
+func NewMCPServer(s *domain.Service, life *lifecycle.Service, safety Safety, auditLog *audit.Log, log *slog.Logger) *mcpadapter.Server {
 	opts := mcpadapter.Options{Version: Version(), Logger: log, Safety: mcpadapter.Tier(safety), Audit: auditLog}
-	if manage {
-		opts.Manage = s
+	if life != nil {
+		opts.Manage = life
 	}
 	return mcpadapter.NewServer(s, opts)
 }
 
 type mcpServerParams struct {
 	fx.In
-	Service *domain.Service
-	Manager ports.Manager `optional:"true"`
-	Config  Config
-	Audit   *audit.Log
-	Logger  *slog.Logger
+	Service   *domain.Service
+	Lifecycle *lifecycle.Service
+	Config    Config
+	Audit     *audit.Log
+	Logger    *slog.Logger
 }
 
 func provideMCPServer(p mcpServerParams) *mcpadapter.Server {
-	return NewMCPServer(p.Service, p.Manager != nil, p.Config.Safety, p.Audit, p.Logger)
+	return NewMCPServer(p.Service, p.Lifecycle, p.Config.Safety, p.Audit, p.Logger)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/termtext"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -27,7 +28,7 @@ func BenchmarkTailByteCeiling(b *testing.B) {
 	b.SetBytes(total)
 	b.ReportAllocs()
 	for b.Loop() {
-		tail := domain.NewTail(domain.DefaultMaxResultLines, domain.MaxResultBytes)
+		tail := termtext.NewTail(domain.DefaultMaxResultLines, domain.MaxResultBytes)
 		for written := 0; written < total; written += len(line) {
 			tail.Write(line)
 		}
@@ -46,7 +47,7 @@ func BenchmarkTailOneLongLine(b *testing.B) {
 	b.SetBytes(total)
 	b.ReportAllocs()
 	for b.Loop() {
-		tail := domain.NewTail(domain.DefaultMaxResultLines, domain.MaxResultBytes)
+		tail := termtext.NewTail(domain.DefaultMaxResultLines, domain.MaxResultBytes)
 		for written := 0; written < total; written += len(chunk) {
 			tail.Write(chunk)
 		}
@@ -82,7 +83,7 @@ func BenchmarkCapturePaneAccounting(b *testing.B) {
 		rows[i] = "row " + strconv.Itoa(i) + strings.Repeat(" of a 10,000-row capture.", 3)
 	}
 	term := rowsTerminal{info: ports.PaneInfo{ID: "%1", Height: height, Width: 200, HistorySize: history}, rows: rows}
-	svc := domain.NewService(term, fake.NewClock(time.Unix(0, 0)), domain.DefaultConfig())
+	svc := domain.NewService(term, fake.NewClock(time.Unix(0, 0)), fake.NewIDs(), domain.DefaultConfig())
 	start, end := int64(-10_000), int64(-1)
 	for _, tt := range []struct {
 		name     string

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/termtext"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -17,15 +19,15 @@ const MaxCaptureRows = 100_000
 // effective range says what was read); a range longer than MaxCaptureRows
 // keeps its newest rows; then maxLines and the byte ceiling trim the front.
 //
-// Errors: *ArgumentError for a bad request; wrapped ports errors from the
+// Errors: *fault.ArgumentError for a bad request; wrapped ports errors from the
 // terminal. Reading is never refused for a busy or watched pane.
 func (s *Service) CapturePane(ctx context.Context, req CaptureRequest) (CaptureResult, error) {
 	if req.MaxLines < 0 {
-		return CaptureResult{}, &ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
+		return CaptureResult{}, &fault.ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
 	}
 	info, err := s.term.Pane(ctx, req.PaneID)
 	if err != nil {
-		return CaptureResult{}, fmt.Errorf("describe pane %s: %w", req.PaneID, err)
+		return CaptureResult{}, err
 	}
 	return s.capture(ctx, info, req)
 }
@@ -60,7 +62,7 @@ func (s *Service) capture(ctx context.Context, info ports.PaneInfo, req CaptureR
 	}
 	// Each row ends in a newline, as the terminal prints it, so that the
 	// tail counts an empty last row as a line.
-	t := TailOf(strings.Join(rows, "\n")+"\n", s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
+	t := termtext.TailOf(strings.Join(rows, "\n")+"\n", s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
 	res.Text = t.Text
 	res.TotalLines = int64(len(rows))
 	res.DroppedLines = t.DroppedLines

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -31,7 +32,7 @@ func (c cursor) String() string {
 // parseCursor decodes s; the error is an *ArgumentError.
 func parseCursor(s string) (cursor, error) {
 	bad := func(why string) (cursor, error) {
-		return cursor{}, &ArgumentError{Field: "cursor", Reason: why + "; call without a cursor to start again"}
+		return cursor{}, &fault.ArgumentError{Field: "cursor", Reason: why + "; call without a cursor to start again"}
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
@@ -57,11 +58,11 @@ func (s *Service) checkCursor(str string, info ports.PaneInfo) (cursor, error) {
 	}
 	switch {
 	case c.Instance != s.instance:
-		return c, &ArgumentError{Field: "cursor", Reason: "was issued by an earlier run of this server; call without a cursor to start again"}
+		return c, &fault.ArgumentError{Field: "cursor", Reason: "was issued by an earlier run of this server; call without a cursor to start again"}
 	case c.Pane != info.ID:
-		return c, &ArgumentError{Field: "cursor", Reason: fmt.Sprintf("belongs to pane %s, not %s", c.Pane, info.ID)}
+		return c, &fault.ArgumentError{Field: "cursor", Reason: fmt.Sprintf("belongs to pane %s, not %s", c.Pane, info.ID)}
 	case c.Generation != info.Generation:
-		return c, &ArgumentError{Field: "cursor", Reason: fmt.Sprintf("belongs to an earlier process of pane %s (the pane was restarted); call without a cursor to start again", info.ID)}
+		return c, &fault.ArgumentError{Field: "cursor", Reason: fmt.Sprintf("belongs to an earlier process of pane %s (the pane was restarted); call without a cursor to start again", info.ID)}
 	}
 	return c, nil
 }

@@ -3,7 +3,6 @@ package domain
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -35,12 +34,12 @@ type follower struct {
 
 // ended reports whether the follower's stream ended because its pane went
 // away (its last words stay readable), and whether it ended at all.
-func (fl *follower) ended() (paneGone, ended bool) {
+func (fl *follower) ended() (gone, ended bool) {
 	if fl.err != nil {
 		return false, true
 	}
 	e := fl.stream.ReadFrom(fl.stream.End()).Ended
-	return errors.Is(e, ports.ErrPaneDead) || errors.Is(e, ports.ErrPaneNotFound), e != nil
+	return paneGone(e), e != nil
 }
 
 // follow returns the open stream of the pane described by info, opening it
@@ -63,7 +62,7 @@ func (s *Service) follow(ctx context.Context, info ports.PaneInfo) (ports.Output
 			close(nf.ready)
 			if nf.err != nil {
 				f.drop(info.ID, nf)
-				return nil, fmt.Errorf("open output of pane %s: %w", info.ID, nf.err)
+				return nil, nf.err
 			}
 			return nf.stream, nil
 		}
@@ -77,7 +76,7 @@ func (s *Service) follow(ctx context.Context, info ports.PaneInfo) (ports.Output
 		// last words, which cursors into it must be able to read; only a
 		// new process, or a stream that broke for another reason, calls
 		// for a new one.
-		if paneGone, ended := cur.ended(); cur.generation == info.Generation && (!ended || paneGone) {
+		if gone, ended := cur.ended(); cur.generation == info.Generation && (!ended || gone) {
 			return cur.stream, nil
 		}
 		f.drop(info.ID, cur)
@@ -117,9 +116,8 @@ func (f *followers) evictLocked() {
 	}
 }
 
-// Close closes every stream the Service holds open.
-func (s *Service) Close() error {
-	f := &s.followers
+// close closes every stream kept open for cursors.
+func (f *followers) close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var errs []error

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -32,14 +32,14 @@ func (s stubStream) Close() error                       { return nil }
 
 func TestCursorPastTheEndIsRefused(t *testing.T) {
 	info := ports.PaneInfo{ID: "%3", Generation: "g1", Height: 24}
-	svc := NewService(stubTerminal{info: info, stream: stubStream{end: 100}}, nil, Config{})
+	svc := NewService(stubTerminal{info: info, stream: stubStream{end: 100}}, nil, testIDs{}, Config{})
 	future := cursor{Instance: svc.instance, Pane: "%3", Generation: "g1", Offset: 101}.String()
 	_, err := svc.CaptureSince(context.Background(), CaptureSinceRequest{PaneID: "%3", Cursor: future})
-	if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "past the end") {
+	if !errors.Is(err, fault.ErrInvalidArgument) || !strings.Contains(err.Error(), "past the end") {
 		t.Fatalf("err %v", err)
 	}
 	_, err = svc.WaitForText(context.Background(), WaitForTextRequest{PaneID: "%3", Patterns: []string{"x"}, Cursor: future})
-	if !errors.Is(err, ErrInvalidArgument) {
+	if !errors.Is(err, fault.ErrInvalidArgument) {
 		t.Fatalf("wait_for_text: %v", err)
 	}
 }
@@ -51,7 +51,7 @@ func TestCursorRoundTrip(t *testing.T) {
 		t.Fatalf("round trip: %+v, %v", got, err)
 	}
 	for _, bad := range []string{"", "%%%", "YWJj", cursor{Instance: "a", Pane: "%1", Generation: "g", Offset: -1}.String()} {
-		if _, err := parseCursor(bad); !errors.Is(err, ErrInvalidArgument) {
+		if _, err := parseCursor(bad); !errors.Is(err, fault.ErrInvalidArgument) {
 			t.Errorf("parseCursor(%q): %v", bad, err)
 		}
 	}
@@ -96,31 +96,6 @@ func TestQuoteCommandShortensLongCommands(t *testing.T) {
 	}
 }
 
-func TestReservationsAreOnePerPane(t *testing.T) {
-	r := NewReservations()
-	a, err := r.Acquire("%1", "first")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Acquire("%1", "second"); !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "first") {
-		t.Fatalf("second writer: %v", err)
-	}
-	if _, err := r.Acquire("%2", "other pane"); err != nil {
-		t.Fatalf("another pane: %v", err)
-	}
-	released := r.Released("%1")
-	a.Release()
-	a.Release() // harmless
-	select {
-	case <-released:
-	case <-time.After(time.Second):
-		t.Fatal("Released channel not closed")
-	}
-	if _, err := r.Acquire("%1", "third"); err != nil {
-		t.Fatalf("after release: %v", err)
-	}
-}
-
 func TestTextMatcherFindsPatternsAcrossFeedsAndTrims(t *testing.T) {
 	match, _ := compilePatterns([]string{"needle-42"}, false)
 	m := newTextMatcher(match, []string{"needle-42"}, false)
@@ -148,32 +123,6 @@ func TestTextMatcherFindsPatternsAcrossFeedsAndTrims(t *testing.T) {
 	}
 }
 
-func TestWhileReturnedHoldsOffRelease(t *testing.T) {
-	r := NewReservations()
-	rv, _ := r.Acquire("%1", "run")
-	if ran, _ := r.WhileReturned("%1", func() error { return nil }); ran {
-		t.Fatal("ran while the call had not returned")
-	}
-	rv.Returned("run (returned)")
-	released := make(chan struct{})
-	ran, err := r.WhileReturned("%1", func() error {
-		go func() { rv.Release(); close(released) }()
-		select {
-		case <-released:
-			t.Error("the reservation was released while an interrupt was being sent")
-		case <-time.After(20 * time.Millisecond):
-		}
-		return nil
-	})
-	if !ran || err != nil {
-		t.Fatalf("ran %v, %v", ran, err)
-	}
-	<-released
-	if ran, _ := r.WhileReturned("%1", func() error { return nil }); ran {
-		t.Fatal("ran after the release")
-	}
-}
-
 type deadStream struct{ stubStream }
 
 func (deadStream) ReadFrom(o int64) ports.OutputChunk {
@@ -187,7 +136,7 @@ func (deadPanes) OpenOutput(context.Context, ports.PaneID) (ports.OutputStream, 
 }
 
 func TestFollowersOfGonePanesAreDroppedPastTheBound(t *testing.T) {
-	svc := NewService(deadPanes{}, nil, Config{})
+	svc := NewService(deadPanes{}, nil, testIDs{}, Config{})
 	for i := 0; i < 3*maxFollowers; i++ {
 		id := ports.PaneID(fmt.Sprintf("%%%d", i))
 		if _, err := svc.follow(context.Background(), ports.PaneInfo{ID: id, Generation: "g"}); err != nil {
@@ -196,5 +145,48 @@ func TestFollowersOfGonePanesAreDroppedPastTheBound(t *testing.T) {
 	}
 	if n := len(svc.followers.streams); n > maxFollowers+1 {
 		t.Errorf("%d followers held, want at most %d", n, maxFollowers+1)
+	}
+}
+
+// testIDs is the id source of the tests inside the package, which keep to
+// the domain's own imports: one fixed id is all they need.
+type testIDs struct{}
+
+func (testIDs) NewID() string { return "testid01" }
+
+// chunkStream answers every ReadFrom with its chunk, whatever the offset.
+type chunkStream struct {
+	stubStream
+	chunk ports.OutputChunk
+}
+
+func (s chunkStream) ReadFrom(int64) ports.OutputChunk { return s.chunk }
+
+func TestStreamReaderMovesPastWhatItReadAndSaysHowTheStreamEnded(t *testing.T) {
+	broken := errors.New("control client exited")
+	cases := []struct {
+		name       string
+		chunk      ports.OutputChunk
+		wantOffset int64
+		gone       bool
+		broken     bool
+	}{
+		{"new bytes", ports.OutputChunk{Offset: 10, Data: []byte("abc")}, 13, false, false},
+		{"nothing new", ports.OutputChunk{Offset: 10}, 10, false, false},
+		{"a gap and nothing after it", ports.OutputChunk{Offset: 25, Missed: 15}, 25, false, false},
+		{"a gap, then bytes", ports.OutputChunk{Offset: 25, Missed: 15, Data: []byte("xy")}, 27, false, false},
+		{"the pane died", ports.OutputChunk{Offset: 10, Data: []byte("bye"), Ended: ports.ErrPaneDead}, 13, true, false},
+		{"the pane vanished", ports.OutputChunk{Offset: 10, Ended: fmt.Errorf("pane %%3: %w", ports.ErrPaneNotFound)}, 10, true, false},
+		{"the stream broke", ports.OutputChunk{Offset: 10, Ended: broken}, 10, false, true},
+	}
+	for _, c := range cases {
+		r := streamReader{stream: chunkStream{chunk: c.chunk}, offset: 10}
+		got := r.read()
+		if r.offset != c.wantOffset || string(got.Data) != string(c.chunk.Data) || got.Missed != c.chunk.Missed {
+			t.Errorf("%s: offset %d, read %+v; want offset %d", c.name, r.offset, got, c.wantOffset)
+		}
+		if (got.Gone != nil) != c.gone || (got.Broken != nil) != c.broken || got.Ended() != (c.gone || c.broken) {
+			t.Errorf("%s: gone %v, broken %v; want gone %v, broken %v", c.name, got.Gone, got.Broken, c.gone, c.broken)
+		}
 	}
 }

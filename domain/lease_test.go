@@ -12,6 +12,9 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/adapters/mocks"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -26,9 +29,10 @@ type twoServers struct {
 	clock  *fake.Clock
 	term   *fake.Terminal
 	leaser *fake.Leaser
-	a, b   *domain.Service
+	a, b   *server
 	pane   ports.PaneID
 	ctx    context.Context
+	calls  calls
 }
 
 func newTwoServers(t *testing.T) *twoServers {
@@ -42,19 +46,48 @@ func newTwoServers(t *testing.T) *twoServers {
 	cfg := domain.DefaultConfig()
 	cfg.LivenessInterval = time.Hour
 	s := &twoServers{t: t, clock: clock, term: term, leaser: leaser, pane: term.AddPane(fake.PaneSpec{}), ctx: context.Background()}
-	s.a = domain.NewService(term, clock, cfg, domain.WithManager(mgr), domain.WithLeaser(leaser, "server-a", leaseTTL))
-	s.b = domain.NewService(term, clock, cfg, domain.WithManager(mgr), domain.WithLeaser(leaser, "server-b", leaseTTL))
-	t.Cleanup(func() { s.a.Close(); s.b.Close() })
+	s.a = newServer(t, term, mgr, clock, cfg, leaser, "server-a")
+	s.b = newServer(t, term, mgr, clock, cfg, leaser, "server-b")
 	return s
+}
+
+// A server is what one process builds: the pane tools' Service and the
+// lifecycle tools', holding panes in one pool that leases as owner (none
+// for a nil leaser); with a nil mgr, no lifecycle tools.
+type server struct {
+	*domain.Service
+	life *lifecycle.Service
+}
+
+func newServer(t *testing.T, term *fake.Terminal, mgr ports.Manager, clock ports.Clock, cfg domain.Config, leaser ports.Leaser, owner string) *server {
+	var leases *writers.Leases
+	if leaser != nil {
+		leases = writers.NewLeases(leaser, clock, owner, leaseTTL)
+	}
+	pool := writers.NewPool(leases)
+	svc := domain.NewService(term, clock, fake.NewIDs(), cfg, domain.WithWriters(pool))
+	t.Cleanup(func() { svc.Close(); pool.Close() })
+	var life *lifecycle.Service
+	if mgr != nil {
+		life = lifecycle.New(lifecycle.FromManager(mgr), term, pool, svc.ExpectStartingShell)
+	}
+	return &server{Service: svc, life: life}
+}
+
+// released returns once srv holds the pane no more, its lease given back
+// included (which happens after the call's reply).
+func (s *twoServers) released(srv *server) {
+	s.t.Helper()
+	select {
+	case <-srv.Released(s.pane):
+	case <-time.After(10 * time.Second):
+		s.t.Fatal("the pane was never released")
+	}
 }
 
 func (s *twoServers) waitTimers(n int) {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
-	defer cancel()
-	if err := s.clock.WaitForTimers(ctx, n); err != nil {
-		s.t.Fatalf("never %d timers pending: %v", n, err)
-	}
+	s.calls.waitTimers(s.t, s.clock, n)
 }
 
 // startHanging has server a run a command in the pane that runs until
@@ -62,10 +95,11 @@ func (s *twoServers) waitTimers(n int) {
 func (s *twoServers) startHanging() <-chan runReply {
 	s.term.Expect(s.pane, fake.Run{Hang: true})
 	reply := make(chan runReply, 1)
-	go func() {
+	s.calls.start("a's run_shell_command", func() (any, error) {
 		res, err := s.a.RunShellCommand(s.ctx, domain.RunRequest{PaneID: s.pane, Command: "make test", TimeoutMs: 300_000})
 		reply <- runReply{res, err}
-	}()
+		return res, err
+	})
 	s.waitTimers(3) // deadline, liveness, lease renewal
 	return reply
 }
@@ -75,8 +109,8 @@ func (s *twoServers) writesOfB() map[string]error {
 	_, run := s.b.RunShellCommand(s.ctx, domain.RunRequest{PaneID: s.pane, Command: "true"})
 	_, paste := s.b.PasteText(s.ctx, domain.PasteRequest{PaneID: s.pane, Text: "x"})
 	_, keys := s.b.SendKeys(s.ctx, domain.SendKeysRequest{PaneID: s.pane, Keys: "C-c"})
-	_, clear := s.b.ClearPaneScrollback(s.ctx, domain.ClearScrollbackRequest{PaneID: s.pane})
-	_, kill := s.b.KillPane(s.ctx, domain.KillPaneRequest{PaneID: s.pane})
+	_, clear := s.b.life.ClearPaneScrollback(s.ctx, lifecycle.ClearScrollbackRequest{PaneID: s.pane})
+	_, kill := s.b.life.KillPane(s.ctx, lifecycle.KillPaneRequest{PaneID: s.pane})
 	return map[string]error{"run_shell_command": run, "paste_text": paste, "send_keys": keys,
 		"clear_pane_scrollback": clear, "kill_pane": kill}
 }
@@ -87,7 +121,7 @@ func TestAPaneLeasedByAnotherProcessRefusesEveryWrite(t *testing.T) {
 	sentBefore := len(s.term.Sent(s.pane))
 
 	for tool, err := range s.writesOfB() {
-		var busy *domain.BusyError
+		var busy *fault.BusyError
 		if !errors.As(err, &busy) || busy.Pane != s.pane || !strings.Contains(err.Error(), "another tmux-mcp process (owner server-a)") {
 			t.Errorf("%s from the other server: err = %v, want busy naming another tmux-mcp process (owner server-a)", tool, err)
 		}
@@ -106,6 +140,7 @@ func TestAPaneLeasedByAnotherProcessRefusesEveryWrite(t *testing.T) {
 	if got := <-reply; got.err != nil || got.res.Outcome != domain.OutcomeCompleted {
 		t.Fatalf("run = %+v, %v", got.res, got.err)
 	}
+	s.released(s.a)
 	if owner, _, held := s.leaser.Holder(s.pane); held {
 		t.Fatalf("lease still held by %s after the command ended", owner)
 	}
@@ -127,7 +162,7 @@ func TestTheLeaseIsRenewedForAsLongAsTheCommandRuns(t *testing.T) {
 			t.Fatalf("after %v: lease %q until %v (held %v), want server-a until %v", s.clock.Now().Sub(start), owner, expires, held, want)
 		}
 	}
-	if _, err := s.b.PasteText(s.ctx, domain.PasteRequest{PaneID: s.pane, Text: "x"}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := s.b.PasteText(s.ctx, domain.PasteRequest{PaneID: s.pane, Text: "x"}); !errors.Is(err, fault.ErrBusy) {
 		t.Errorf("paste from the other server %v into the command: err = %v, want busy", s.clock.Now().Sub(start), err)
 	}
 	s.term.KillPane(s.pane)
@@ -144,17 +179,18 @@ func TestALeaseWhoseOwnerStoppedRenewingIsTakenOver(t *testing.T) {
 		t.Fatalf("TryAcquire = %v, %v", ok, err)
 	}
 	_, err := s.a.PasteText(s.ctx, domain.PasteRequest{PaneID: s.pane, Text: "x"})
-	if !errors.Is(err, domain.ErrBusy) || !strings.Contains(err.Error(), "crashed-server") {
+	if !errors.Is(err, fault.ErrBusy) || !strings.Contains(err.Error(), "crashed-server") {
 		t.Fatalf("paste while the dead owner's lease lasts: err = %v, want busy naming crashed-server", err)
 	}
 	s.clock.Advance(leaseTTL - time.Millisecond)
-	if _, err := s.a.PasteText(s.ctx, domain.PasteRequest{PaneID: s.pane, Text: "x"}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := s.a.PasteText(s.ctx, domain.PasteRequest{PaneID: s.pane, Text: "x"}); !errors.Is(err, fault.ErrBusy) {
 		t.Fatalf("paste 1 ms before the lease expires: err = %v, want busy", err)
 	}
 	s.clock.Advance(time.Millisecond)
 	if _, err := s.a.PasteText(s.ctx, domain.PasteRequest{PaneID: s.pane, Text: "echo mine", Enter: true}); err != nil {
 		t.Fatalf("paste once the lease expired: %v", err)
 	}
+	s.released(s.a)
 	if owner, _, held := s.leaser.Holder(s.pane); held {
 		t.Errorf("paste_text kept the lease (%s) after it returned", owner)
 	}
@@ -162,21 +198,22 @@ func TestALeaseWhoseOwnerStoppedRenewingIsTakenOver(t *testing.T) {
 
 func TestAKillLeasesEveryPaneItWouldEnd(t *testing.T) {
 	s := newTwoServers(t)
-	second, err := s.a.SplitWindow(s.ctx, domain.SplitWindowRequest{PaneID: s.pane})
+	second, err := s.a.life.SplitWindow(s.ctx, lifecycle.SplitWindowRequest{PaneID: s.pane})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ok, _, _ := s.leaser.TryAcquire(s.ctx, second.Pane, "server-b", leaseTTL); !ok {
 		t.Fatal("could not lease the second pane for server b")
 	}
-	_, err = s.a.KillWindow(s.ctx, domain.KillWindowRequest{WindowID: second.Window.ID})
-	if !errors.Is(err, domain.ErrBusy) || !strings.Contains(err.Error(), string(second.Pane)) {
+	_, err = s.a.life.KillWindow(s.ctx, lifecycle.KillWindowRequest{WindowID: second.Window.ID})
+	if !errors.Is(err, fault.ErrBusy) || !strings.Contains(err.Error(), string(second.Pane)) {
 		t.Fatalf("kill_window with a pane leased elsewhere: err = %v, want busy naming %s", err, second.Pane)
 	}
+	s.released(s.a)
 	if owner, _, held := s.leaser.Holder(s.pane); held {
 		t.Errorf("the refused kill left a lease by %s on %s", owner, s.pane)
 	}
-	if _, err := s.a.ListPanes(s.ctx, domain.ListPanesRequest{Window: second.Window.ID}); err != nil {
+	if _, err := s.a.life.ListPanes(s.ctx, lifecycle.ListPanesRequest{Window: second.Window.ID}); err != nil {
 		t.Errorf("the window is gone after a refused kill: %v", err)
 	}
 }
@@ -187,15 +224,15 @@ func TestALeaseThatCannotBeTakenStopsTheWriteBeforeAnythingIsSent(t *testing.T) 
 	clock := fake.NewClock(time.Unix(0, 0))
 	term := fake.New(fake.WithClock(clock))
 	pane := term.AddPane(fake.PaneSpec{})
-	svc := domain.NewService(term, clock, domain.DefaultConfig(), domain.WithLeaser(leaser, "", 0))
-	leaser.EXPECT().TryAcquire(gomock.Any(), pane, "tmux-mcp-"+svcInstance(svc), domain.DefaultLeaseTTL).
+	svc := newServer(t, term, nil, clock, domain.DefaultConfig(), leaser, "me")
+	leaser.EXPECT().TryAcquire(gomock.Any(), pane, "me", leaseTTL).
 		Return(false, "", ports.ErrUnavailable).Times(3)
 
 	_, paste := svc.PasteText(context.Background(), domain.PasteRequest{PaneID: pane, Text: "x"})
 	_, keys := svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: pane, Keys: "q"})
 	_, run := svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: pane, Command: "true"})
 	for tool, err := range map[string]error{"paste_text": paste, "send_keys": keys, "run_shell_command": run} {
-		if !errors.Is(err, ports.ErrUnavailable) || !strings.Contains(err.Error(), "lease pane "+string(pane)) {
+		if !errors.Is(err, ports.ErrUnavailable) {
 			t.Errorf("%s: err = %v, want the lease's error", tool, err)
 		}
 	}
@@ -210,11 +247,6 @@ func TestALeaseThatCannotBeTakenStopsTheWriteBeforeAnythingIsSent(t *testing.T) 
 	}
 }
 
-// svcInstance recovers the default owner's random part.
-func svcInstance(svc *domain.Service) string {
-	return strings.TrimPrefix(svc.LeaseOwner(), "tmux-mcp-")
-}
-
 func TestRenewalRetriesAnUnreachableLeaserAndStopsOnceTheLeaseIsLost(t *testing.T) {
 	ctrl := gomock.NewController(t)
 	leaser := mocks.NewMockLeaser(ctrl)
@@ -223,8 +255,7 @@ func TestRenewalRetriesAnUnreachableLeaserAndStopsOnceTheLeaseIsLost(t *testing.
 	pane := term.AddPane(fake.PaneSpec{})
 	cfg := domain.DefaultConfig()
 	cfg.LivenessInterval = time.Hour
-	svc := domain.NewService(term, clock, cfg, domain.WithLeaser(leaser, "me", leaseTTL))
-	t.Cleanup(func() { svc.Close() })
+	svc := newServer(t, term, nil, clock, cfg, leaser, "me")
 
 	leaser.EXPECT().TryAcquire(gomock.Any(), pane, "me", leaseTTL).Return(true, "", nil)
 	lost := make(chan struct{})
@@ -239,17 +270,15 @@ func TestRenewalRetriesAnUnreachableLeaserAndStopsOnceTheLeaseIsLost(t *testing.
 	)
 	term.Expect(pane, fake.Run{Hang: true})
 	reply := make(chan runReply, 1)
-	go func() {
+	var running calls
+	running.start("run_shell_command", func() (any, error) {
 		res, err := svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: pane, Command: "sleep 99", TimeoutMs: 300_000})
 		reply <- runReply{res, err}
-	}()
+		return res, err
+	})
 	wait := func(n int) {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := clock.WaitForTimers(ctx, n); err != nil {
-			t.Fatalf("never %d timers: %v", n, err)
-		}
+		running.waitTimers(t, clock, n)
 	}
 	wait(3)
 	clock.Advance(leaseTTL / 3) // unreachable: tried again at the next tick

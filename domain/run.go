@@ -5,67 +5,106 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
+	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
+	"github.com/tmux-mcp/tmux-mcp/domain/policy"
+	"github.com/tmux-mcp/tmux-mcp/domain/termtext"
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
-// RunShellCommand runs req.Command in a subshell of the pane's shell and
+// RunShellCommand runs req.Command in a child shell of the pane's shell and
 // waits for it to end, for the deadline, for the pane to die or for ctx to
 // be cancelled, whichever comes first; the result's Outcome says which.
 //
-// The pane stays reserved until the command ends or the pane dies, even
-// after a call that returned timed_out or cancelled: a later write to it is
-// refused with a *BusyError until then.
+// The command reaches the shell as a script file that a short typed line
+// sources (see package frame), and the call knows from the frame's markers
+// whether the command started and how it ended:
 //
-// Errors: *ArgumentError for a bad request; *BusyError when another writer
-// holds the pane; *RefusalError when the policy forbids writing to the
-// pane; wrapped ports errors (ErrPaneNotFound, ErrUnavailable) from the
-// terminal. When an error returns, no command has run: either nothing was
-// typed, or what was typed has been abandoned with C-c.
+//   - A command that never started by the deadline (or the cancellation) —
+//     the typed line landed in an open quote, the shell is busy or not yet
+//     reading — is withdrawn: its script is deleted, so that it can never
+//     run later, and C-c clears the typed line. The result then says
+//     StillRunning false, or, if the shell took the script as it was
+//     being withdrawn, StillRunning true.
+//   - A command that started keeps the pane reserved until it ends or the
+//     pane dies, even after a call that returned timed_out or cancelled: a
+//     later write to the pane is refused with a *BusyError until then.
+//   - The end counts only when the end marker carries the frame's secret
+//     and, where the backend can tell (ports.JobControl), the shell that
+//     ran the frame is back in the foreground of its terminal: an end
+//     marker the command printed itself is ignored and flagged, and the
+//     call waits for the real end.
+//   - A pane whose process is replaced (respawned) ends the call as
+//     pane_died, and what the new process printed is not output: bytes
+//     read since the pane's process was last seen to be the same one are
+//     dropped, and the output is then not complete.
+//
+// Errors: *fault.ArgumentError for a bad request; *fault.BusyError when
+// another writer holds the pane; *fault.RefusalError when the policy
+// forbids writing to the pane; an error wrapping fault.ErrNotRun when the
+// pane's shell could not read the script; wrapped ports errors (ErrPaneNotFound, ErrUnavailable) from
+// the terminal. When an error returns, no command has run.
 func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResult, error) {
 	if req.TimeoutMs < 0 {
-		return RunResult{}, &ArgumentError{Field: "timeoutMs", Reason: "must be at least 1"}
+		return RunResult{}, &fault.ArgumentError{Field: "timeoutMs", Reason: "must be at least 1"}
 	}
 	if req.MaxLines < 0 {
-		return RunResult{}, &ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
+		return RunResult{}, &fault.ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
 	}
 	if req.Command == "" {
-		return RunResult{}, &ArgumentError{Field: "command", Reason: "is empty"}
+		return RunResult{}, &fault.ArgumentError{Field: "command", Reason: "is empty"}
+	}
+	if strings.IndexByte(req.Command, 0) >= 0 {
+		return RunResult{}, &fault.ArgumentError{Field: "command", Reason: "holds a NUL byte, which no shell can take; nothing was typed"}
 	}
 	timeout := s.effectiveTimeout(req.TimeoutMs)
 	maxLines := s.maxLines(req.MaxLines)
 	holder := "run_shell_command " + quoteCommand(req.Command)
 
-	rv, err := s.res.Acquire(req.PaneID, holder)
+	hold, err := s.writers.Hold(ctx, req.PaneID, holder)
 	if err != nil {
 		return RunResult{}, err
 	}
-	lease, err := s.takeLease(ctx, req.PaneID)
-	if err != nil {
-		rv.Release()
-		return RunResult{}, err
+	w := s.newWaiter(timeout, req.Progress)
+	defer w.stop()
+	run, early, err := s.startRun(ctx, w, hold, req, maxLines)
+	if err != nil || early != "" {
+		hold.Release()
+		if err != nil {
+			return RunResult{}, err
+		}
+		// The shell never became ready: nothing was typed.
+		return RunResult{PaneID: req.PaneID, Outcome: early, OutputComplete: true, NotStarted: true,
+			EffectiveTimeoutMs: timeout.Milliseconds()}, nil
 	}
-	run, err := s.startRun(ctx, rv, req, maxLines)
-	if err != nil {
-		lease.Release()
-		rv.Release()
-		return RunResult{}, err
+	outcome := run.wait(ctx, w)
+	if outcome == outcomeUnread {
+		script := run.files.Script
+		run.close()
+		return RunResult{}, fmt.Errorf("run in pane %s: the pane's shell could not read the command's script %s "+
+			"(it may run as another user, or in a container or chroot that does not see the file): %w",
+			req.PaneID, script, fault.ErrNotRun)
 	}
-	run.lease = lease
-	outcome := run.wait(ctx, timeout, req.Progress)
 	res := run.result(outcome)
 	res.EffectiveTimeoutMs = timeout.Milliseconds()
 	if res.StillRunning {
-		rv.Returned(holder + fmt.Sprintf(" (its call returned %s; the command may still be running)", outcome))
-		go run.finish()
+		hold.Returned(holder+fmt.Sprintf(" (its call returned %s; the command may still be running)", outcome), run.poke)
+		s.background(run)
 	} else {
 		run.close()
 	}
 	return res, nil
 }
+
+// outcomeUnread ends a wait whose script the shell could not read; it
+// never reaches a result.
+const outcomeUnread Outcome = "unread"
 
 // effectiveTimeout clamps the requested wait to the ceiling.
 func (s *Service) effectiveTimeout(ms int64) time.Duration {
@@ -85,80 +124,159 @@ func (s *Service) maxLines(n int64) int {
 
 const maxInt = int(^uint(0) >> 1)
 
-// typeTimeout bounds typing one framed command into a pane.
-const typeTimeout = 30 * time.Second
+// Bounds of the terminal operations a run makes on its own behalf, whose
+// caller may be gone.
+const (
+	typeTimeout   = 30 * time.Second // typing the line, and withdrawing it
+	reopenTimeout = 5 * time.Second  // listening to a pane again, checking it
+)
+
+// Grace periods after a command was withdrawn, in which a start marker
+// that raced with the withdrawal may still arrive: short when the backend
+// told that the shell had not touched the script (only a shell that had
+// just opened it may still run it), longer when it cannot tell.
+const (
+	WithdrawGrace        = 100 * time.Millisecond
+	withdrawGraceUnknown = 500 * time.Millisecond
+)
+
+// heldMax bounds the output held until the pane's process is confirmed
+// (see heldOutput): past it the run checks the pane at once.
+const heldMax = 1 << 20
 
 // commandRun is one framed command in flight: the stream it reads, the
-// scanner that finds its frame and the pipeline that keeps its output.
+// scanner that follows its frame and the pipeline that keeps its output.
 type commandRun struct {
-	s       *Service
-	rv      *Reservation
-	pane    ports.PaneID
-	id      string
-	stream  ports.OutputStream
-	offset  int64
-	missed  int64
-	scanner *FrameScanner
-	norm    *TextNormalizer
-	tail    *Tail
-	sink    *switchWriter
-	gone    error      // why the pane went away, once it has
-	broken  bool       // the stream ended with the pane alive and could not be reopened yet
-	lease   *paneLease // the cross-process lease, released with rv
+	s      *Service
+	hold   *writers.Hold // the pane, for this run
+	pane   ports.PaneID
+	gen    string       // the pane's process generation when the line was typed
+	files  frame.Files  // the staged files; none once removed
+	in     streamReader // the pane's output, from just before the line was typed
+	missed int64
+
+	scanner *frame.Scanner
+	held    *heldOutput
+	norm    *termtext.Normalizer
+	trim    *finalNewline
+	tail    *termtext.Tail
+
+	gone      error // why the pane went away, once it has
+	replaced  bool  // its process was replaced
+	broken    bool  // the stream ended with the pane alive and could not be reopened yet
+	taken     bool  // the backend saw the shell take the script
+	gap       bool  // the stream lost bytes, which may have held the end marker
+	fileEnd   *int  // the status the script wrote into its file, read after a gap
+	withdrawn bool  // the command never started, and never will
+	raced     bool  // it started while being withdrawn
+
+	// The end marker is trusted once the frame's shell is seen back in
+	// the foreground (see confirm).
+	confirmed bool
+	rejected  bool             // the end marker held now arrived while something ran
+	before    ports.Foreground // the pane's foreground as the line was typed
+	noJobs    bool             // the backend cannot tell the foreground
+	retry     ports.Timer      // the next confirmation attempt
+	retries   int
+
+	poked   chan struct{} // an interrupt reached the pane (see Service.interrupt)
+	command string        // the command, quoted for messages
 }
 
-// startRun checks the pane, opens its output and types the framed command.
-func (s *Service) startRun(ctx context.Context, rv *Reservation, req RunRequest, maxLines int) (*commandRun, error) {
-	info, err := s.term.Pane(ctx, req.PaneID)
+// startRun checks the pane, waits for a new pane's shell to be ready,
+// opens its output, stages the script and types the line. early is the
+// outcome of a call whose wait for the shell ended first (nothing was
+// typed then).
+func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, req RunRequest, maxLines int) (_ *commandRun, early Outcome, _ error) {
+	info, err := s.describeHeld(ctx, hold, req.PaneID)
 	if err != nil {
-		return nil, fmt.Errorf("describe pane %s: %w", req.PaneID, err)
+		return nil, "", err
 	}
-	sh, err := CheckRun(info, req.Force)
+	sh, err := policy.CheckRun(info, req.Force)
 	if err != nil {
-		return nil, err
+		return nil, "", err
+	}
+	if o := s.awaitShell(ctx, w, req.PaneID, sh); o != "" {
+		return nil, o, nil
 	}
 	stream, err := s.term.OpenOutput(ctx, req.PaneID)
 	if err != nil {
-		return nil, fmt.Errorf("open output of pane %s: %w", req.PaneID, err)
+		return nil, "", err
 	}
-	r := &commandRun{s: s, rv: rv, pane: req.PaneID, id: s.newID(), stream: stream, offset: stream.End()}
-	// The switch sits before the normalizer, so that once the call has
-	// returned the command's output is only scanned for the end marker,
-	// not normalized and kept.
-	r.tail = NewTail(maxLines, s.cfg.MaxResultBytes)
-	r.norm = NewTextNormalizer(r.tail)
-	r.sink = &switchWriter{w: r.norm}
-	r.scanner = NewFrameScanner(r.id, r.sink)
+	r := &commandRun{s: s, hold: hold, pane: req.PaneID, gen: info.Generation, in: streamReader{stream: stream, offset: stream.End()},
+		poked: make(chan struct{}, 1), command: quoteCommand(req.Command)}
+	ids := s.frameIDs()
+	// Output is held until the pane's process is confirmed (heldOutput),
+	// then normalized; the final line break goes (finalNewline); the tail
+	// keeps what the result can hold.
+	r.tail = termtext.NewTail(maxLines, s.cfg.MaxResultBytes)
+	r.trim = &finalNewline{w: r.tail}
+	r.norm = termtext.NewNormalizer(r.trim)
+	r.held = &heldOutput{w: r.norm}
+	r.scanner = frame.NewScanner(ids, r.held)
 
-	// The frame ends in a line feed, which every supported shell reads as
-	// Enter: one write instead of two, which matters when each write costs
-	// a multiplexer round trip.
-	//
-	// A backend may type a long frame in pieces, so typing is not
-	// cancelled half-way (a cancelled call answers once it is typed);
-	// should it fail half-way all the same, C-c abandons the partial line,
-	// so that the next writer's text is not appended to it.
-	typeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), typeTimeout)
+	// What runs in front of the pane's terminal now (the shell that will
+	// read the line, and its children), for telling its end (confirm).
+	if r.before, err = s.term.Foreground(ctx, req.PaneID); errors.Is(err, ports.ErrUnsupported) {
+		r.noJobs = true
+	}
+	cmd := frame.Command{Shell: sh, IDs: ids, Text: req.Command}
+	if err := r.stage(ctx, cmd); err != nil {
+		r.close()
+		return nil, "", err
+	}
+	// The line ends in a line feed, which every supported shell reads as
+	// Enter: one write instead of two. Typing is not cancelled half-way
+	// (a cancelled call answers once it is typed); should it fail all the
+	// same, C-c abandons what was typed.
+	typeCtx, cancel := s.clock.WithTimeout(context.WithoutCancel(ctx), typeTimeout)
 	defer cancel()
-	if err := s.term.SendText(typeCtx, req.PaneID, Frame(sh, r.id, req.Command)+"\n"); err != nil {
-		if !errors.Is(err, ports.ErrPaneDead) && !errors.Is(err, ports.ErrPaneNotFound) {
+	if err := s.term.SendText(typeCtx, req.PaneID, cmd.Line(r.files)); err != nil {
+		if !paneGone(err) {
 			_ = s.term.SendKeys(typeCtx, req.PaneID, []string{"C-c"})
 		}
-		stream.Close()
-		return nil, fmt.Errorf("type command into pane %s: %w", req.PaneID, err)
+		r.close()
+		return nil, "", err
 	}
-	return r, nil
+	return r, "", nil
+}
+
+// stage puts the command's files where the pane's shell reads them.
+func (r *commandRun) stage(ctx context.Context, cmd frame.Command) error {
+	files, err := cmd.Stage(func(build func(string) []byte) (string, error) {
+		return r.s.term.PutScript(ctx, r.pane, build)
+	})
+	r.files = files
+	if err != nil {
+		return fmt.Errorf("stage the command for pane %s: %w", r.pane, err)
+	}
+	return nil
+}
+
+// unstage deletes the command's files and reports whether the shell had
+// taken the script.
+func (r *commandRun) unstage() ports.ScriptState {
+	ctx, cancel := r.s.bounded(reopenTimeout)
+	defer cancel()
+	state := ports.ScriptUnknown
+	for _, path := range r.files.Paths() {
+		st, err := r.s.term.RemoveScript(ctx, r.pane, path)
+		if path == r.files.Script && err == nil {
+			state = st
+		}
+	}
+	r.files = frame.Files{}
+	return state
 }
 
 // wait follows the command until it ends or the call must return.
-func (r *commandRun) wait(ctx context.Context, timeout time.Duration, progress ProgressFunc) Outcome {
-	w := r.s.newWaiter(timeout, progress)
-	defer w.stop()
+func (r *commandRun) wait(ctx context.Context, w *waiter) Outcome {
 	var live ports.Timer
 	defer func() {
 		if live != nil {
 			live.Stop()
 		}
+		r.stopRetry()
 	}()
 	for {
 		if o, done := r.pump(); done {
@@ -170,69 +288,267 @@ func (r *commandRun) wait(ctx context.Context, timeout time.Duration, progress P
 			live = r.s.clock.NewTimer(r.s.cfg.LivenessInterval)
 		}
 		select {
-		case <-r.stream.Changed():
+		case <-r.in.changed():
 		case <-w.ticks():
 			w.report()
 		case <-live.C():
-			r.checkAlive(ctx)
+			r.checkAlive()
 			live = nil
+		case <-r.retryC():
+			r.retry = nil
 		case <-w.done():
 			if o, done := r.pump(); done {
 				return o
 			}
-			return OutcomeTimedOut
+			live.Stop()
+			live = nil
+			return r.timeUp(OutcomeTimedOut)
 		case <-ctx.Done():
 			if o, done := r.pump(); done {
 				return o
 			}
-			return OutcomeCancelled
+			live.Stop()
+			live = nil
+			return r.timeUp(OutcomeCancelled)
 		}
 	}
 }
 
 // pump feeds what the stream holds into the scanner and reports whether
-// the command has ended (completed) or can no longer end (pane_died).
+// the command has ended (completed), can no longer end (pane_died) or
+// never ran (unread).
 func (r *commandRun) pump() (Outcome, bool) {
 	if r.broken {
-		if r.reopen(); r.broken || r.gone != nil {
-			if r.gone != nil {
-				return OutcomePaneDied, true
-			}
+		if r.reopen(); r.broken && r.gone == nil {
 			return "", false
 		}
 	}
-	chunk := r.stream.ReadFrom(r.offset)
-	if chunk.Missed > 0 {
-		r.missed += chunk.Missed
-		if !r.scanner.Started() {
-			// The start marker may have been among the lost bytes. The
-			// command was typed, so it has started; without this the end
-			// marker would never be recognised.
-			r.scanner.Write(StartMarker(r.id))
+	if r.gone == nil {
+		got := r.in.read()
+		if got.Missed > 0 {
+			r.missed += got.Missed
+			r.gap = true
+			if !r.scanner.Started() {
+				// The start marker may have been among the lost bytes:
+				// what follows may be the command's.
+				r.scanner.Resume()
+			}
 		}
-	}
-	if len(chunk.Data) > 0 {
-		r.scanner.Write(chunk.Data)
-		r.offset = chunk.Offset + int64(len(chunk.Data))
-	} else if chunk.Offset > r.offset {
-		r.offset = chunk.Offset
-	}
-	if _, ok := r.scanner.Ended(); ok {
-		return OutcomeCompleted, true
-	}
-	if chunk.Ended != nil && r.gone == nil {
-		if errors.Is(chunk.Ended, ports.ErrPaneDead) || errors.Is(chunk.Ended, ports.ErrPaneNotFound) {
-			r.gone = chunk.Ended
-		} else {
+		if len(got.Data) > 0 {
+			r.scanner.Write(got.Data)
+		}
+		if r.scanner.Unread() {
+			return outcomeUnread, true
+		}
+		if _, ok := r.scanner.Ended(); ok && r.confirm() {
+			// Only the frame's own shell prints its end marker: what came
+			// before it is the pane's process's.
+			r.held.commit()
+			return OutcomeCompleted, true
+		}
+		if r.fileEnd != nil {
+			return OutcomeCompleted, true
+		}
+		if r.held.size() > heldMax {
+			r.checkAlive()
+		}
+		switch {
+		case r.gone != nil:
+		case got.Gone != nil:
+			r.gone = got.Gone
+		case got.Broken != nil:
 			// The stream broke but the pane may well live on, and its
 			// command with it: listen again rather than call it dead.
 			r.reopen()
 		}
 	}
 	if r.gone != nil {
+		if !r.replaced {
+			// The pane died: what it wrote before was its process's.
+			r.held.commit()
+		}
 		return OutcomePaneDied, true
 	}
 	return "", false
+}
+
+// confirm reports whether the end marker the scanner saw can be trusted:
+// the shell that ran the frame (whose pid the start marker carried) is
+// back in front of its terminal, and runs no child that it did not run
+// before the line was typed, as is the case only once the command has
+// ended (zsh runs a subshell of builtins in the shell's own group, so
+// the group alone would not tell). While it is not so, the marker came
+// from something still running — the command itself, or a program the
+// prompt runs — and the run tries again shortly, then at every liveness
+// check. A backend that cannot tell the foreground, or a start marker
+// that was lost, leaves the marker's secret as the only proof.
+func (r *commandRun) confirm() bool {
+	if r.confirmed {
+		return true
+	}
+	ctx, cancel := r.s.bounded(reopenTimeout)
+	defer cancel()
+	idle, err := r.shellIdle(ctx)
+	switch {
+	case paneGone(err):
+		r.gone = err
+		return false
+	case err == nil && idle && !r.rejected:
+		r.confirmed = true
+		return true
+	case err == nil && idle:
+		// This marker arrived while the command still ran, and the shell
+		// is idle now: it is the end only if the script, which writes the
+		// status into its file just before it prints its end marker, left
+		// that very status there. Else the real end marker is on its way.
+		if st, known := r.statusInFile(ctx); !known || r.candidateIs(st) {
+			r.confirmed = true
+			return true
+		}
+		r.scanner.Demote()
+		r.rejected = false
+		return false
+	case err == nil:
+		// Something runs in front of the terminal. If the script has not
+		// written the status yet, its end marker is still to come, so
+		// this one is not the end.
+		if st, known := r.statusInFile(ctx); known && st == nil {
+			r.scanner.Demote()
+			return false
+		}
+		r.rejected = true
+	}
+	if r.retry == nil {
+		d := r.s.cfg.LivenessInterval
+		if r.retries < len(confirmDelays) {
+			d = confirmDelays[r.retries]
+		}
+		r.retries++
+		r.retry = r.s.clock.NewTimer(d)
+	}
+	return false
+}
+
+// statusInFile reads the status the script wrote into its file: nil when
+// it holds none yet. known is false when the file cannot be read back.
+func (r *commandRun) statusInFile(ctx context.Context) (status *int, known bool) {
+	if r.files.Script == "" {
+		return nil, false
+	}
+	b, ok, err := r.s.term.ReadScript(ctx, r.pane, r.files.Script)
+	if err != nil || !ok {
+		return nil, false
+	}
+	if st, ok := frame.ParseStatusFile(b); ok {
+		return &st, true
+	}
+	return nil, true
+}
+
+// candidateIs reports whether the end marker the scanner holds carries
+// status st.
+func (r *commandRun) candidateIs(st *int) bool {
+	got, ok := r.scanner.Ended()
+	return ok && st != nil && got == *st
+}
+
+// shellIdle reports whether the frame's shell sits between commands: it
+// leads the foreground group of the pane's terminal, and (when it led it
+// as the line was typed too) its children are among those it had then.
+// It reports true when the backend cannot tell or the shell's pid is not
+// known.
+func (r *commandRun) shellIdle(ctx context.Context) (bool, error) {
+	pid := r.scanner.ShellPID()
+	if pid == 0 || r.noJobs {
+		return true, nil
+	}
+	fg, err := r.s.term.Foreground(ctx, r.pane)
+	if errors.Is(err, ports.ErrUnsupported) {
+		r.noJobs = true
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if fg.Group != pid {
+		return false, nil
+	}
+	if pid == r.before.Group && fg.Children != nil && r.before.Children != nil {
+		for _, c := range fg.Children {
+			if !slices.Contains(r.before.Children, c) {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// confirmDelays are the waits before the first attempts to confirm an
+// end marker again; later attempts come with the liveness checks.
+var confirmDelays = [...]time.Duration{2 * time.Millisecond, 10 * time.Millisecond, 50 * time.Millisecond}
+
+func (r *commandRun) retryC() <-chan time.Time {
+	if r.retry == nil {
+		return nil
+	}
+	return r.retry.C()
+}
+
+func (r *commandRun) stopRetry() {
+	if r.retry != nil {
+		r.retry.Stop()
+		r.retry = nil
+	}
+}
+
+// timeUp ends a wait at the deadline or the cancellation. A command that
+// started goes on (the outcome stands, StillRunning). One that did not is
+// withdrawn: its script is deleted, so that the typed line, should the
+// shell ever run it, finds nothing to run, and C-c abandons the line
+// itself (an open quote, a busy shell's type-ahead). If the shell took the
+// script as it was being withdrawn, the command has started after all.
+func (r *commandRun) timeUp(o Outcome) Outcome {
+	r.checkAlive()
+	if r.gone != nil {
+		return OutcomePaneDied
+	}
+	if r.scanner.Started() || r.taken {
+		return o
+	}
+	state := r.unstage()
+	if state == ports.ScriptTaken {
+		r.taken, r.raced = true, true
+		return o
+	}
+	ctx, cancel := r.s.bounded(typeTimeout)
+	_ = r.s.term.SendKeys(ctx, r.pane, []string{"C-c"})
+	cancel()
+	grace := WithdrawGrace
+	if state == ports.ScriptUnknown {
+		grace = withdrawGraceUnknown
+	}
+	t := r.s.clock.NewTimer(grace)
+	defer t.Stop()
+	for {
+		if done, ok := r.pump(); ok && done != outcomeUnread {
+			return done
+		}
+		if r.scanner.Started() {
+			r.raced = true
+			return o
+		}
+		select {
+		case <-r.in.changed():
+		case <-t.C():
+			r.pump()
+			if r.scanner.Started() {
+				r.raced = true
+				return o
+			}
+			r.withdrawn = true
+			return o
+		}
+	}
 }
 
 // reopen replaces a stream that ended for another reason than the pane
@@ -241,41 +557,102 @@ func (r *commandRun) pump() (Outcome, bool) {
 // listen now, the run keeps its reservation and tries again at the next
 // liveness check: only the pane's end, or the command's, frees the pane.
 func (r *commandRun) reopen() {
-	ctx, cancel := context.WithTimeout(context.Background(), reopenTimeout)
-	defer cancel()
-	if r.checkAlive(ctx); r.gone != nil {
+	if r.checkAlive(); r.gone != nil {
 		return
 	}
+	ctx, cancel := r.s.bounded(reopenTimeout)
+	defer cancel()
 	stream, err := r.s.term.OpenOutput(ctx, r.pane)
 	switch {
-	case errors.Is(err, ports.ErrPaneDead) || errors.Is(err, ports.ErrPaneNotFound):
+	case paneGone(err):
 		r.gone = err
 	case err == nil:
-		r.stream.Close()
-		r.stream = stream
+		r.in.stream.Close()
+		r.in.stream = stream
 		r.broken = false
+		// What was written while nobody listened may have held the end.
+		r.gap = true
 	default:
 		r.broken = true
 	}
 }
 
-// reopenTimeout bounds one attempt to listen to a pane again.
-const reopenTimeout = 5 * time.Second
-
-// checkAlive asks the terminal whether the pane still runs, for backends
-// whose stream does not end by itself when the pane dies.
-func (r *commandRun) checkAlive(ctx context.Context) {
+// checkAlive asks the terminal whether the pane still runs the process
+// that read the frame, for backends whose stream does not end by itself
+// when the pane dies or its process is replaced. Output held so far is
+// the process's when it does; when another process has replaced it, the
+// held output may be the new process's, and is dropped.
+func (r *commandRun) checkAlive() {
+	if r.gone != nil {
+		return
+	}
+	ctx, cancel := r.s.bounded(reopenTimeout)
+	defer cancel()
+	// What was read before the question came from the process that the
+	// answer names: a process replaced before the answer shows in it.
 	info, err := r.s.term.Pane(ctx, r.pane)
 	switch {
 	case errors.Is(err, ports.ErrPaneNotFound):
 		r.gone = err
-	case err == nil && info.Dead:
-		r.gone = ports.ErrPaneDead
+	case err != nil:
+		// Not known now; the next check asks again.
+	case info.Dead:
+		r.gone = fmt.Errorf("pane %s: its process exited: %w", r.pane, ports.ErrPaneDead)
+	case info.Generation != r.gen && r.gen != "":
+		r.gone = fmt.Errorf("pane %s: its process was replaced: %w", r.pane, ports.ErrPaneDead)
+		r.replaced = true
+		r.held.drop()
+	default:
+		r.held.commit()
+		if r.gap {
+			r.readStatusFile()
+		}
 	}
+}
+
+// readStatusFile looks for the end of a command whose end marker may have
+// been lost in a gap of the stream: the script writes the command's
+// status into its file just before it prints the end marker. A status
+// there counts once the frame's shell is back in the foreground, as for
+// the marker; when the start marker was lost too, the shell is not known
+// and the file alone tells.
+func (r *commandRun) readStatusFile() {
+	if r.files.Script == "" || r.fileEnd != nil {
+		return
+	}
+	ctx, cancel := r.s.bounded(reopenTimeout)
+	defer cancel()
+	b, ok, err := r.s.term.ReadScript(ctx, r.pane, r.files.Script)
+	if err != nil || !ok {
+		return
+	}
+	status, ok := frame.ParseStatusFile(b)
+	if !ok {
+		return
+	}
+	if idle, err := r.shellIdle(ctx); err != nil || !idle {
+		return
+	}
+	r.fileEnd = &status
 }
 
 // result turns what was read into the tool's result.
 func (r *commandRun) result(o Outcome) RunResult {
+	if o != OutcomeCompleted && o != OutcomePaneDied && r.gone == nil {
+		// Settle what is held against the pane's process once more.
+		r.checkAlive()
+		if r.gone != nil {
+			o = OutcomePaneDied
+		}
+	}
+	if _, ended := r.scanner.Ended(); ended && o != OutcomeCompleted {
+		// An end marker the frame's shell never confirmed was not the
+		// end: what followed it is output too.
+		r.scanner.Demote()
+	}
+	if !r.replaced {
+		r.held.commit()
+	}
 	r.norm.Flush()
 	t := r.tail.Result()
 	res := RunResult{
@@ -287,67 +664,171 @@ func (r *commandRun) result(o Outcome) RunResult {
 		MissedBytes:            r.missed,
 		ReturnedBytes:          t.ReturnedBytes,
 		ForeignOutputSuspected: r.scanner.ForeignSeen(),
-		StillRunning:           o == OutcomeTimedOut || o == OutcomeCancelled,
+		StillRunning:           (o == OutcomeTimedOut || o == OutcomeCancelled) && !r.withdrawn,
+		NotStarted:             r.withdrawn,
+		Raced:                  r.raced,
+		UnattributedBytes:      r.held.dropped,
 	}
-	res.OutputComplete = res.DroppedLines == 0 && res.OmittedBytes == 0 && res.MissedBytes == 0
+	res.OutputComplete = res.DroppedLines == 0 && res.OmittedBytes == 0 && res.MissedBytes == 0 && res.UnattributedBytes == 0
 	if status, ok := r.scanner.Ended(); ok && o == OutcomeCompleted {
 		res.ExitStatus = &status
+	} else if o == OutcomeCompleted && r.fileEnd != nil {
+		res.ExitStatus = r.fileEnd
 	}
 	return res
 }
 
-// finish keeps following a command whose call has returned, so that the
-// pane is released the moment the command ends or the pane dies and not
-// before.
+// background keeps following a command whose call has returned, so that
+// the pane is released the moment the command ends or the pane dies and
+// not before. The Service owns the goroutine: Close abandons the command
+// (its pane is released; the command itself runs on).
+func (s *Service) background(r *commandRun) {
+	r.held.discard()
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		r.finish()
+	}()
+}
+
 func (r *commandRun) finish() {
-	r.sink.set(io.Discard)
-	ctx := context.Background()
-	var live ports.Timer
-	defer func() {
-		if live != nil {
-			live.Stop()
+	var live, grace ports.Timer
+	graceC := func() <-chan time.Time {
+		if grace == nil {
+			return nil
 		}
+		return grace.C()
+	}
+	defer func() {
+		for _, t := range []ports.Timer{live, grace} {
+			if t != nil {
+				t.Stop()
+			}
+		}
+		r.stopRetry()
+		r.close()
 	}()
 	for {
-		if _, done := r.pump(); done {
-			r.close()
+		if o, done := r.pump(); done && o != outcomeUnread {
 			return
 		}
 		if live == nil {
 			live = r.s.clock.NewTimer(r.s.cfg.LivenessInterval)
 		}
 		select {
-		case <-r.stream.Changed():
+		case <-r.in.changed():
 		case <-live.C():
-			r.checkAlive(ctx)
+			r.checkAlive()
 			live = nil
+		case <-r.retryC():
+			r.retry = nil
+		case <-r.poked:
+			// An interrupt reached the pane. A command that never showed
+			// its start (the shell took the script as it was withdrawn,
+			// then printed nothing) is waited for no longer than a
+			// withdrawal would wait: its end marker comes at once if it
+			// ran, since the frame traps the interrupt.
+			if !r.scanner.Started() && grace == nil {
+				grace = r.s.clock.NewTimer(withdrawGraceUnknown)
+			}
+		case <-graceC():
+			grace = nil
+			if r.pump(); !r.scanner.Started() {
+				r.withdrawn = true
+				return
+			}
+		case <-r.s.closing:
+			r.s.event(EventAbandoned, r.pane, fmt.Sprintf("the server is stopping; pane %s is released although it may still run %s",
+				r.pane, r.command))
+			return
 		}
 	}
 }
 
+// poke tells a background run that an interrupt reached its pane.
+func (r *commandRun) poke() {
+	select {
+	case r.poked <- struct{}{}:
+	default:
+	}
+}
+
 func (r *commandRun) close() {
-	r.lease.Release()
-	r.rv.Release()
-	r.stream.Close()
+	r.unstage()
+	r.hold.Release()
+	r.in.stream.Close()
 }
 
-// switchWriter lets a running command's output be dropped once nobody will
-// read it any more, without rebuilding the pipeline.
-type switchWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+// frameIDs returns fresh ids for one frame: the secret is two ids long.
+func (s *Service) frameIDs() frame.IDs {
+	return frame.IDs{ID: s.ids.NewID(), Secret: s.ids.NewID() + s.ids.NewID(), Unread: s.ids.NewID()}
 }
 
-func (s *switchWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
+// heldOutput holds the command's output until the pane's process is
+// confirmed to be the one that read the frame (checkAlive, or the end
+// marker itself), so that a process that replaced it contributes nothing.
+type heldOutput struct {
+	w       io.Writer
+	pending []byte
+	dropped int64 // bytes dropped as not attributable
+	off     bool  // nobody reads the output any more
 }
 
-func (s *switchWriter) set(w io.Writer) {
-	s.mu.Lock()
-	s.w = w
-	s.mu.Unlock()
+func (h *heldOutput) Write(p []byte) (int, error) {
+	if !h.off {
+		h.pending = append(h.pending, p...)
+	}
+	return len(p), nil
+}
+
+func (h *heldOutput) size() int { return len(h.pending) }
+
+func (h *heldOutput) commit() {
+	if len(h.pending) > 0 {
+		_, _ = h.w.Write(h.pending)
+		h.pending = h.pending[:0]
+	}
+}
+
+func (h *heldOutput) drop() {
+	h.dropped += int64(len(h.pending))
+	h.pending = nil
+}
+
+func (h *heldOutput) discard() {
+	h.off, h.pending = true, nil
+}
+
+// finalNewline passes text on but for a final line feed, which it holds
+// back until more text follows: so the line break just before the end
+// marker, which every line-ending command prints, is not output
+// (`echo hi` gives "hi"), and neither is the last line feed of a command
+// that did not end.
+type finalNewline struct {
+	w    io.Writer
+	held bool
+}
+
+func (f *finalNewline) Write(p []byte) (int, error) {
+	n := len(p)
+	if n == 0 {
+		return 0, nil
+	}
+	if f.held {
+		if _, err := f.w.Write([]byte{'\n'}); err != nil {
+			return 0, err
+		}
+		f.held = false
+	}
+	if p[len(p)-1] == '\n' {
+		f.held, p = true, p[:len(p)-1]
+	}
+	if len(p) > 0 {
+		if _, err := f.w.Write(p); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
 }
 
 // quoteCommand shortens a command for messages about the pane's holder.

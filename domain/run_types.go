@@ -44,6 +44,18 @@ type RunResult struct {
 	ForeignOutputSuspected bool
 	StillRunning           bool
 	EffectiveTimeoutMs     int64
+
+	// Not in the tool's output schema; the transport's text says them.
+
+	// NotStarted: the command never started — the shell was not ready,
+	// or the typed line was withdrawn — and never will.
+	NotStarted bool
+	// Raced: the shell took the command as it was being withdrawn, so it
+	// started late (StillRunning is true).
+	Raced bool
+	// UnattributedBytes counts output dropped because the pane's process
+	// was replaced before it could be told whose it was.
+	UnattributedBytes int64
 }
 
 // PasteRequest is a paste_text call.

@@ -3,7 +3,11 @@ package domain
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/policy"
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -16,24 +20,27 @@ import (
 // are sent — without the Enter — so that a stuck command can be stopped.
 // The reservation itself stays until the command ends.
 //
-// Errors: *ArgumentError for an unknown key name (nothing is sent);
-// *BusyError; *RefusalError when the policy forbids writing to the pane;
+// Errors: *fault.ArgumentError for an unknown key name (nothing is sent);
+// *fault.BusyError; *fault.RefusalError when the policy forbids writing to the pane;
 // wrapped ports errors from the terminal.
 func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysResult, error) {
 	var keys []string
 	if req.Literal {
 		if req.Keys == "" && !req.Enter {
-			return SendKeysResult{}, &ArgumentError{Field: "keys", Reason: "is empty"}
+			return SendKeysResult{}, &fault.ArgumentError{Field: "keys", Reason: "is empty"}
+		}
+		if strings.IndexByte(req.Keys, 0) >= 0 {
+			return SendKeysResult{}, &fault.ArgumentError{Field: "keys", Reason: "holds a NUL byte, which a terminal cannot be sent; nothing was typed"}
 		}
 	} else {
 		var err error
-		if keys, err = ParseKeys(req.Keys); err != nil {
+		if keys, err = policy.ParseKeys(req.Keys); err != nil {
 			return SendKeysResult{}, err
 		}
 	}
 	if !req.Literal && allInterrupts(keys) {
 		var res SendKeysResult
-		ran, err := s.res.WhileReturned(req.PaneID, func() (err error) {
+		ran, err := s.writers.WhileReturned(req.PaneID, func() (err error) {
 			res, err = s.interrupt(ctx, req.PaneID, keys, req.Force)
 			return err
 		})
@@ -41,40 +48,35 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 			return res, err
 		}
 	}
-	if rv, _, held := s.res.Lookup(req.PaneID); held {
-		return SendKeysResult{}, &BusyError{Pane: req.PaneID, Holder: rv.Holder()}
-	}
-	rv, err := s.res.Acquire(req.PaneID, "send_keys")
+	hold, err := s.writers.Hold(ctx, req.PaneID, "send_keys")
 	if err != nil {
 		return SendKeysResult{}, err
 	}
-	defer rv.Release()
-	lease, err := s.takeLease(ctx, req.PaneID)
+	defer hold.Release()
+	info, err := s.describeHeld(ctx, hold, req.PaneID)
 	if err != nil {
 		return SendKeysResult{}, err
 	}
-	defer lease.Release()
-	info, err := s.writable(ctx, req.PaneID, req.Force)
-	if err != nil {
+	if err := policy.Check(info, policy.Press, req.Force, ""); err != nil {
 		return SendKeysResult{}, err
 	}
 	res := SendKeysResult{PaneID: req.PaneID, ResolvedPaneIDs: []ports.PaneID{req.PaneID}, Attended: info.Attended}
 	if req.Literal {
 		if req.Keys != "" {
 			if err := s.term.SendText(ctx, req.PaneID, req.Keys); err != nil {
-				return SendKeysResult{}, fmt.Errorf("type into pane %s: %w", req.PaneID, err)
+				return SendKeysResult{}, err
 			}
 			res.Sent = append(res.Sent, req.Keys)
 		}
 	} else {
 		if err := s.term.SendKeys(ctx, req.PaneID, keys); err != nil {
-			return SendKeysResult{}, fmt.Errorf("send keys to pane %s: %w", req.PaneID, err)
+			return SendKeysResult{}, err
 		}
 		res.Sent = append(res.Sent, keys...)
 	}
 	if req.Enter {
 		if err := s.term.SendKeys(ctx, req.PaneID, []string{"Enter"}); err != nil {
-			return SendKeysResult{}, fmt.Errorf("press Enter in pane %s: %w", req.PaneID, err)
+			return SendKeysResult{}, fmt.Errorf("press Enter: %w", err)
 		}
 		res.Sent = append(res.Sent, "Enter")
 	}
@@ -83,28 +85,50 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 
 // interrupt sends interrupt keys to a pane whose command outlived its call.
 func (s *Service) interrupt(ctx context.Context, pane ports.PaneID, keys []string, force bool) (SendKeysResult, error) {
-	info, err := s.writable(ctx, pane, force)
+	info, err := s.describe(ctx, pane)
 	if err != nil {
 		return SendKeysResult{}, err
 	}
+	if err := policy.Check(info, policy.Press, force, ""); err != nil {
+		return SendKeysResult{}, err
+	}
 	if err := s.term.SendKeys(ctx, pane, keys); err != nil {
-		return SendKeysResult{}, fmt.Errorf("send keys to pane %s: %w", pane, err)
+		return SendKeysResult{}, err
 	}
 	return SendKeysResult{PaneID: pane, Sent: keys, ResolvedPaneIDs: []ports.PaneID{pane}, Attended: info.Attended}, nil
 }
 
-// writable describes the pane and applies the write policy.
-func (s *Service) writable(ctx context.Context, pane ports.PaneID, force bool) (ports.PaneInfo, error) {
+// writable describes the pane held by hold and applies the write policy.
+func (s *Service) writable(ctx context.Context, hold *writers.Hold, pane ports.PaneID, force bool) (ports.PaneInfo, error) {
+	info, err := s.describeHeld(ctx, hold, pane)
+	if err != nil {
+		return info, err
+	}
+	return info, policy.Check(info, policy.Type, force, "")
+}
+
+// describeHeld describes the pane held by hold: as the lease found it,
+// when it was described as it was leased (one round trip saved), else
+// afresh.
+func (s *Service) describeHeld(ctx context.Context, hold *writers.Hold, pane ports.PaneID) (ports.PaneInfo, error) {
+	if info, ok := hold.Described(); ok {
+		return info, nil
+	}
+	return s.describe(ctx, pane)
+}
+
+// describe describes the pane.
+func (s *Service) describe(ctx context.Context, pane ports.PaneID) (ports.PaneInfo, error) {
 	info, err := s.term.Pane(ctx, pane)
 	if err != nil {
-		return info, fmt.Errorf("describe pane %s: %w", pane, err)
+		return info, err
 	}
-	return info, CheckWrite(info, force)
+	return info, nil
 }
 
 func allInterrupts(keys []string) bool {
 	for _, k := range keys {
-		if !IsInterrupt(k) {
+		if !policy.IsInterrupt(k) {
 			return false
 		}
 	}

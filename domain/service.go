@@ -1,41 +1,86 @@
 package domain
 
-import "github.com/tmux-mcp/tmux-mcp/ports"
+import (
+	"context"
+	"sync"
+	"time"
 
-// Service carries out the tools' calls against a Terminal. It is safe for
-// concurrent use; one Service must serve every call of a process, since it
-// holds the pane reservations.
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// Service carries out the pane tools' calls against a Terminal: running
+// commands, pasting, pressing keys, capturing and following output. It is
+// safe for concurrent use; one Service must serve every call of a process,
+// with the writers.Pool that the lifecycle tools share. Close it to stop
+// what it does in the background.
 type Service struct {
-	term  ports.Terminal
-	clock ports.Clock
-	cfg   Config
-	newID func() string
-	res   *Reservations
+	term    ports.Terminal
+	clock   ports.Clock
+	ids     ports.IDSource
+	cfg     Config
+	writers *writers.Pool
 
 	// instance tells this Service's cursors from those of another run.
 	instance  string
 	followers followers
 
-	// Set by options of their own files: WithLeaser (lease.go) and
-	// WithManager (manage.go).
-	lease   leaseConfig
-	manager ports.Manager
+	// events hears what the Service tells its operator (WithEvents).
+	events func(Event)
+
+	// starting holds the panes whose shells may still be starting (see
+	// ready.go).
+	starting startingShells
+
+	// The commands followed after their calls returned (run.go):
+	// closing is closed by Close, which then waits for bg.
+	bg        sync.WaitGroup
+	closing   chan struct{}
+	closeOnce sync.Once
+
+	// life is the context of what the Service asks of its ports on its
+	// own behalf; Close ends it once nothing runs in the background.
+	life    context.Context
+	endLife context.CancelFunc
 }
 
 // Option changes a Service at construction.
 type Option func(*Service)
 
-// WithIDs makes the Service take call ids from f instead of NewID; tests use
-// it for reproducible frames.
-func WithIDs(f func() string) Option { return func(s *Service) { s.newID = f } }
+// WithWriters makes the Service hold panes in pool, which the lifecycle
+// tools of the same process must share; without it the Service holds
+// them in a pool of its own, taking no leases.
+func WithWriters(pool *writers.Pool) Option { return func(s *Service) { s.writers = pool } }
 
-// NewService returns a Service on the given terminal and clock.
-func NewService(term ports.Terminal, clock ports.Clock, cfg Config, opts ...Option) *Service {
-	s := &Service{term: term, clock: clock, cfg: cfg.withDefaults(), newID: NewID, res: NewReservations()}
+// An Event is something the Service tells its operator about: a pane's
+// output lost, a lease another process holds, a command abandoned. Kind
+// is a short fixed word; Message says it for a person.
+type Event struct {
+	Kind    string
+	Pane    ports.PaneID
+	Message string
+}
+
+// Event kinds.
+const (
+	EventAbandoned = "command-abandoned" // a command's call returned and the Service closed before it ended
+)
+
+// WithEvents makes the Service tell f about events. f must not block or
+// call the Service.
+func WithEvents(f func(Event)) Option { return func(s *Service) { s.events = f } }
+
+// NewService returns a Service on the given terminal, clock and id source.
+func NewService(term ports.Terminal, clock ports.Clock, ids ports.IDSource, cfg Config, opts ...Option) *Service {
+	s := &Service{term: term, clock: clock, ids: ids, cfg: cfg.withDefaults(), closing: make(chan struct{})}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	for _, o := range opts {
 		o(s)
 	}
-	s.instance = s.newID()
+	if s.writers == nil {
+		s.writers = writers.NewPool(nil)
+	}
+	s.instance = s.ids.NewID()
 	return s
 }
 
@@ -45,4 +90,33 @@ func (s *Service) Config() Config { return s.cfg }
 // Released returns a channel that is closed once no writer of this Service
 // holds the pane: at once if none does now, else when the command holding
 // it ends or its pane dies.
-func (s *Service) Released(pane ports.PaneID) <-chan struct{} { return s.res.Released(pane) }
+func (s *Service) Released(pane ports.PaneID) <-chan struct{} { return s.writers.Released(pane) }
+
+// event tells the operator, if anyone listens.
+func (s *Service) event(kind string, pane ports.PaneID, msg string) {
+	if s.events != nil {
+		s.events(Event{Kind: kind, Pane: pane, Message: msg})
+	}
+}
+
+// Close stops following the commands whose calls have returned — each
+// one's pane is released, its lease given back, its script removed; the
+// command itself runs on — and closes the streams kept for cursors. It
+// returns once the Service does nothing in the background. Calling it
+// again is harmless. The writers.Pool is the caller's to close.
+func (s *Service) Close() error {
+	s.closeOnce.Do(func() { close(s.closing) })
+	s.bg.Wait()
+	// The leases of what was just released are given back before Close
+	// returns, so that another process may write at once.
+	s.writers.Settle()
+	s.endLife()
+	return s.followers.close()
+}
+
+// bounded returns a context for a port call the Service makes on its own
+// behalf, when the call that asked for it may be gone: it ends d from now
+// on the Service's clock, or when the Service is closed.
+func (s *Service) bounded(d time.Duration) (context.Context, context.CancelFunc) {
+	return s.clock.WithTimeout(s.life, d)
+}

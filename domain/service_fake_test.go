@@ -11,6 +11,8 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -22,28 +24,35 @@ type rig struct {
 	t     *testing.T
 	term  *fake.Terminal
 	clock *fake.Clock
+	ids   *fake.IDs
 	svc   *domain.Service
 	pane  ports.PaneID
+	calls calls // run in the background
 }
 
-func newRig(t *testing.T, cfg domain.Config) *rig {
+// newRig returns a Service on one fake pane. Its ids count (fake.IDs), so
+// that a test knows the first frame's: frameIDs.
+func newRig(t *testing.T, cfg domain.Config, opts ...domain.Option) *rig {
 	t.Helper()
 	clock := fake.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	term := fake.New(fake.WithClock(clock))
-	r := &rig{t: t, term: term, clock: clock, pane: term.AddPane(fake.PaneSpec{})}
-	r.svc = domain.NewService(term, clock, cfg)
+	r := &rig{t: t, term: term, clock: clock, ids: fake.NewIDs(), pane: term.AddPane(fake.PaneSpec{})}
+	r.svc = domain.NewService(term, clock, r.ids, cfg, opts...)
 	t.Cleanup(func() { r.svc.Close() })
 	return r
 }
 
-// waitTimers returns once the code under test has n timers pending.
+// waitTimers returns once the code under test has n timers pending; a
+// call of the rig's that returns first fails the test at once.
 func (r *rig) waitTimers(n int) {
 	r.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := r.clock.WaitForTimers(ctx, n); err != nil {
-		r.t.Fatalf("the service never waited on %d timers: %v", n, err)
-	}
+	r.calls.waitTimers(r.t, r.clock, n)
+}
+
+// waitTimer returns once the code under test has a timer due d from now.
+func (r *rig) waitTimer(d time.Duration) {
+	r.t.Helper()
+	r.calls.waitTimer(r.t, r.clock, d)
 }
 
 type runReply struct {
@@ -56,11 +65,25 @@ func (r *rig) runAsync(ctx context.Context, req domain.RunRequest) <-chan runRep
 		req.PaneID = r.pane
 	}
 	ch := make(chan runReply, 1)
-	go func() {
+	r.calls.start("run_shell_command "+req.Command, func() (any, error) {
 		res, err := r.svc.RunShellCommand(ctx, req)
 		ch <- runReply{res, err}
-	}()
+		return res, err
+	})
 	return ch
+}
+
+// await returns the call's reply, failing the test if it does not come
+// within 10 s.
+func (r *rig) await(reply <-chan runReply) runReply {
+	r.t.Helper()
+	select {
+	case got := <-reply:
+		return got
+	case <-time.After(10 * time.Second):
+		r.t.Fatal("the call never returned")
+		return runReply{}
+	}
 }
 
 func (r *rig) run(req domain.RunRequest) domain.RunResult {
@@ -94,8 +117,8 @@ func status(res domain.RunResult) string {
 func TestRunCompletedReportsOutputAndStatus(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	res := r.run(domain.RunRequest{Command: "printf 'hello\\nworld\\n'; exit 3"})
-	want := domain.RunResult{PaneID: r.pane, Outcome: domain.OutcomeCompleted, Output: "hello\nworld\n",
-		ReturnedBytes: 12, OutputComplete: true, EffectiveTimeoutMs: 30000}
+	want := domain.RunResult{PaneID: r.pane, Outcome: domain.OutcomeCompleted, Output: "hello\nworld",
+		ReturnedBytes: 11, OutputComplete: true, EffectiveTimeoutMs: 30000}
 	if status(res) != "3" {
 		t.Errorf("exitStatus %s, want 3", status(res))
 	}
@@ -111,7 +134,7 @@ func TestRunCompletedReportsOutputAndStatus(t *testing.T) {
 func TestRunOutputHoldsNeitherEchoNorPromptNorMarkers(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	res := r.run(domain.RunRequest{Command: "echo only-this"})
-	if res.Output != "only-this\n" {
+	if res.Output != "only-this" {
 		t.Errorf("output %q", res.Output)
 	}
 	if strings.Contains(res.Output, "base64") || strings.Contains(res.Output, "$ ") || strings.Contains(res.Output, "\x1b") {
@@ -126,7 +149,7 @@ func TestRunWaitsOnTheClockUntilTheCommandEnds(t *testing.T) {
 	r.waitTimers(2) // deadline and liveness
 	r.clock.Advance(3 * time.Second)
 	got := <-reply
-	if got.err != nil || got.res.Outcome != domain.OutcomeCompleted || got.res.Output != "start\nlater\n" || status(got.res) != "0" {
+	if got.err != nil || got.res.Outcome != domain.OutcomeCompleted || got.res.Output != "start\nlater" || status(got.res) != "0" {
 		t.Fatalf("got %+v, %v", got.res, got.err)
 	}
 }
@@ -140,20 +163,20 @@ func TestRunTimesOutThenThePaneStaysBusyUntilTheCommandEnds(t *testing.T) {
 	got := <-reply
 	res := got.res
 	if got.err != nil || res.Outcome != domain.OutcomeTimedOut || !res.StillRunning || res.ExitStatus != nil ||
-		res.Output != "working\n" || res.EffectiveTimeoutMs != 1500 {
+		res.Output != "working" || res.EffectiveTimeoutMs != 1500 {
 		t.Fatalf("got %+v, %v", res, got.err)
 	}
 
 	// Every other write is refused at once, naming the holder.
 	_, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "x"})
-	var busy *domain.BusyError
+	var busy *fault.BusyError
 	if !errors.As(err, &busy) || !strings.Contains(err.Error(), "sleep 1000") || !strings.Contains(err.Error(), "timed_out") {
 		t.Fatalf("paste on a busy pane: %v", err)
 	}
-	if _, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: r.pane, Command: "true"}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: r.pane, Command: "true"}); !errors.Is(err, fault.ErrBusy) {
 		t.Fatalf("second run on a busy pane: %v", err)
 	}
-	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "q", Enter: true}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "q", Enter: true}); !errors.Is(err, fault.ErrBusy) {
 		t.Fatalf("send_keys q on a busy pane: %v", err)
 	}
 	// Reading is never refused.
@@ -196,7 +219,7 @@ func TestRunPaneDiesDuringTheCommand(t *testing.T) {
 	r.term.KillPane(r.pane)
 	got := <-reply
 	res := got.res
-	if got.err != nil || res.Outcome != domain.OutcomePaneDied || res.ExitStatus != nil || res.StillRunning || res.Output != "last words\n" {
+	if got.err != nil || res.Outcome != domain.OutcomePaneDied || res.ExitStatus != nil || res.StillRunning || res.Output != "last words" {
 		t.Fatalf("got %+v, %v", res, got.err)
 	}
 	r.released()
@@ -225,23 +248,27 @@ func TestRunCancelledKeepsTheReservation(t *testing.T) {
 	if got.err != nil || got.res.Outcome != domain.OutcomeCancelled || !got.res.StillRunning || got.res.ExitStatus != nil {
 		t.Fatalf("got %+v, %v", got.res, got.err)
 	}
-	if _, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "x"}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "x"}); !errors.Is(err, fault.ErrBusy) {
 		t.Fatalf("paste after a cancelled call: %v, want busy", err)
 	}
 	r.term.SendKeys(context.Background(), r.pane, []string{"C-c"})
 	r.released()
 }
 
-func TestRunRemovesAnotherCallersFrames(t *testing.T) {
+// A command's output that holds another frame's markers (a recording of
+// the pane, a log of another server's calls) loses nothing: the markers
+// go, as every escape sequence does, and are flagged.
+func TestRunKeepsWhatForeignMarkersEnclose(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
-	foreign := string(domain.StartMarker("feedfeedfeedfeed")) + "theirs\r\n" + string(domain.EndMarker("feedfeedfeedfeed", 0))
+	other := frame.IDs{ID: "feedfeedfeedfeed", Secret: "beefbeefbeefbeef", Unread: "x"}
+	foreign := string(frame.StartMarker(other.ID, 77)) + "theirs\r\n" + string(frame.EndMarker(other, 0))
 	r.term.Expect(r.pane, fake.Run{Output: "mine 1\n", Steps: []fake.Step{{At: time.Second, Output: "mine 2\n"}}, Delay: time.Second})
 	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "x"})
 	r.waitTimers(2)
 	r.term.Inject(r.pane, []byte(foreign))
 	r.clock.Advance(time.Second)
 	got := <-reply
-	if got.res.Output != "mine 1\nmine 2\n" || !got.res.ForeignOutputSuspected {
+	if got.res.Output != "mine 1\ntheirs\nmine 2" || !got.res.ForeignOutputSuspected || !got.res.OutputComplete {
 		t.Fatalf("got %+v", got.res)
 	}
 }
@@ -256,10 +283,12 @@ func TestRunTruncationAccounting(t *testing.T) {
 		dropped  int64
 		omitted  int64
 	}{
-		{"everything fits", 0, 0, lines, 0, 0},
-		{"maxLines keeps the newest", 3, 0, strings.Repeat("0123456789\n", 3), 7, 0},
-		{"byte ceiling cuts the front", 0, 25, "89\n0123456789\n0123456789\n", 0, 85},
-		{"both", 5, 30, "3456789\n0123456789\n0123456789\n", 5, 25},
+		// The final line break is not output: the counts are of the
+		// text as returned, 10 lines of 109 bytes.
+		{"everything fits", 0, 0, strings.TrimSuffix(lines, "\n"), 0, 0},
+		{"maxLines keeps the newest", 3, 0, "0123456789\n0123456789\n0123456789", 7, 0},
+		{"byte ceiling cuts the front", 0, 25, "789\n0123456789\n0123456789", 0, 84},
+		{"both", 5, 30, "23456789\n0123456789\n0123456789", 5, 24},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -338,8 +367,8 @@ func TestRunRejectsBadArgumentsBeforeTouchingThePane(t *testing.T) {
 		{PaneID: r.pane, Command: "true", MaxLines: -1},
 	} {
 		_, err := r.svc.RunShellCommand(context.Background(), req)
-		var arg *domain.ArgumentError
-		if !errors.As(err, &arg) || !errors.Is(err, domain.ErrInvalidArgument) || arg.Field == "" {
+		var arg *fault.ArgumentError
+		if !errors.As(err, &arg) || !errors.Is(err, fault.ErrInvalidArgument) || arg.Field == "" {
 			t.Errorf("%+v: %v", req, err)
 		}
 	}
@@ -380,7 +409,7 @@ func TestRunRefusalsLeaveThePaneFree(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	r.term.Attach(r.pane, "/dev/pts/7")
 	_, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: r.pane, Command: "true", Force: true})
-	if !errors.Is(err, domain.ErrRefused) || !strings.Contains(err.Error(), "/dev/pts/7") {
+	if !errors.Is(err, fault.ErrRefused) || !strings.Contains(err.Error(), "/dev/pts/7") {
 		t.Fatalf("watched pane: %v", err)
 	}
 	r.term.Detach(r.pane, "/dev/pts/7")
@@ -433,7 +462,7 @@ func TestRunSurvivesABrokenStreamWhileThePaneLives(t *testing.T) {
 	clock := fake.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	term := &breakableTerminal{Terminal: fake.New(fake.WithClock(clock))}
 	pane := term.AddPane(fake.PaneSpec{})
-	svc := domain.NewService(term, clock, domain.DefaultConfig())
+	svc := domain.NewService(term, clock, fake.NewIDs(), domain.DefaultConfig())
 	defer svc.Close()
 	r := &rig{t: t, term: term.Terminal, clock: clock, svc: svc, pane: pane}
 

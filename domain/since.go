@@ -6,6 +6,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/termtext"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -21,20 +23,20 @@ const maxSinceRead = 8 << 20
 // (Seeded) and a first cursor. With one and nothing new yet, it waits up to
 // req.WaitMs (clamped to the ceiling) for output.
 //
-// Errors: *ArgumentError for a bad request or a cursor of another pane, of
+// Errors: *fault.ArgumentError for a bad request or a cursor of another pane, of
 // an earlier process of the pane, of an earlier server run, or past the
 // end of the output; wrapped ports errors from the terminal. Reading is
 // never refused for a busy or watched pane.
 func (s *Service) CaptureSince(ctx context.Context, req CaptureSinceRequest) (CaptureSinceResult, error) {
 	if req.MaxLines < 0 {
-		return CaptureSinceResult{}, &ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
+		return CaptureSinceResult{}, &fault.ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
 	}
 	if req.WaitMs < 0 {
-		return CaptureSinceResult{}, &ArgumentError{Field: "waitMs", Reason: "must not be negative"}
+		return CaptureSinceResult{}, &fault.ArgumentError{Field: "waitMs", Reason: "must not be negative"}
 	}
 	info, err := s.term.Pane(ctx, req.PaneID)
 	if err != nil {
-		return CaptureSinceResult{}, fmt.Errorf("describe pane %s: %w", req.PaneID, err)
+		return CaptureSinceResult{}, err
 	}
 	if req.Cursor == "" {
 		return s.seed(ctx, info, req)
@@ -48,7 +50,7 @@ func (s *Service) CaptureSince(ctx context.Context, req CaptureSinceRequest) (Ca
 		return CaptureSinceResult{}, err
 	}
 	if end := stream.End(); c.Offset > end {
-		return CaptureSinceResult{}, &ArgumentError{Field: "cursor",
+		return CaptureSinceResult{}, &fault.ArgumentError{Field: "cursor",
 			Reason: fmt.Sprintf("points past the end of pane %s's output (%d > %d); call without a cursor to start again", info.ID, c.Offset, end)}
 	}
 	res := CaptureSinceResult{PaneID: info.ID, Streaming: true}
@@ -67,8 +69,8 @@ func (s *Service) CaptureSince(ctx context.Context, req CaptureSinceRequest) (Ca
 		res.RangeClamped = true
 	}
 	keep := completePrefix(data)
-	t := NewTail(s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
-	norm := NewTextNormalizer(t)
+	t := termtext.NewTail(s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
+	norm := termtext.NewNormalizer(t)
 	norm.Write(data[:keep])
 	norm.Flush()
 	tr := t.Result()
@@ -118,13 +120,13 @@ func (s *Service) seed(ctx context.Context, info ports.PaneInfo, req CaptureSinc
 func (s *Service) waitForOutput(ctx context.Context, stream ports.OutputStream, offset int64, wait time.Duration, progress ProgressFunc) {
 	w := s.newWaiter(wait, progress)
 	defer w.stop()
+	in := streamReader{stream: stream, offset: offset}
 	for {
-		chunk := stream.ReadFrom(offset)
-		if len(chunk.Data) > 0 || chunk.Missed > 0 || chunk.Ended != nil {
+		if got := in.read(); len(got.Data) > 0 || got.Missed > 0 || got.Ended() {
 			return
 		}
 		select {
-		case <-stream.Changed():
+		case <-in.changed():
 		case <-w.ticks():
 			w.report()
 		case <-w.done():

@@ -9,6 +9,8 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -106,7 +108,7 @@ func TestCapturePaneByteCeiling(t *testing.T) {
 
 func TestCapturePaneRejectsNegativeMaxLines(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
-	if _, err := r.svc.CapturePane(context.Background(), domain.CaptureRequest{PaneID: r.pane, MaxLines: -1}); !errors.Is(err, domain.ErrInvalidArgument) {
+	if _, err := r.svc.CapturePane(context.Background(), domain.CaptureRequest{PaneID: r.pane, MaxLines: -1}); !errors.Is(err, fault.ErrInvalidArgument) {
 		t.Fatal(err)
 	}
 }
@@ -156,7 +158,7 @@ func TestCaptureSinceWaitsForOutput(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	c := *since(t, r, "", 0).Cursor
 	done := make(chan domain.CaptureSinceResult, 1)
-	go func() { done <- since(t, r, c, 5000) }()
+	r.calls.start("capture_since", func() (any, error) { res := since(t, r, c, 5000); done <- res; return res, nil })
 	r.waitTimers(1)
 	r.term.Inject(r.pane, []byte("arrived\r\n"))
 	res := <-done
@@ -164,7 +166,7 @@ func TestCaptureSinceWaitsForOutput(t *testing.T) {
 		t.Fatalf("got %+v", res)
 	}
 	// With nothing new it returns when the wait is over.
-	go func() { done <- since(t, r, *res.Cursor, 2000) }()
+	r.calls.start("capture_since", func() (any, error) { res := since(t, r, *res.Cursor, 2000); done <- res; return res, nil })
 	r.waitTimers(1)
 	r.clock.Advance(2 * time.Second)
 	if res := <-done; res.Text != "" {
@@ -204,7 +206,8 @@ func TestCaptureSinceRefusesForeignCursors(t *testing.T) {
 	c := *since(t, r, "", 0).Cursor
 	ctx := context.Background()
 	otherCursor, _ := r.svc.CaptureSince(ctx, domain.CaptureSinceRequest{PaneID: other})
-	elsewhere := domain.NewService(r.term, r.clock, domain.DefaultConfig())
+	// Another server, whose ids differ from this one's as they would.
+	elsewhere := domain.NewService(r.term, r.clock, r.ids, domain.DefaultConfig())
 	defer elsewhere.Close()
 	foreignRun, _ := elsewhere.CaptureSince(ctx, domain.CaptureSinceRequest{PaneID: r.pane})
 
@@ -214,12 +217,12 @@ func TestCaptureSinceRefusesForeignCursors(t *testing.T) {
 		"another server run": *foreignRun.Cursor,
 	}
 	for name, cur := range cases {
-		if _, err := r.svc.CaptureSince(ctx, domain.CaptureSinceRequest{PaneID: r.pane, Cursor: cur}); !errors.Is(err, domain.ErrInvalidArgument) {
+		if _, err := r.svc.CaptureSince(ctx, domain.CaptureSinceRequest{PaneID: r.pane, Cursor: cur}); !errors.Is(err, fault.ErrInvalidArgument) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	r.term.Respawn(r.pane)
-	if _, err := r.svc.CaptureSince(ctx, domain.CaptureSinceRequest{PaneID: r.pane, Cursor: c}); !errors.Is(err, domain.ErrInvalidArgument) || !strings.Contains(err.Error(), "restarted") {
+	if _, err := r.svc.CaptureSince(ctx, domain.CaptureSinceRequest{PaneID: r.pane, Cursor: c}); !errors.Is(err, fault.ErrInvalidArgument) || !strings.Contains(err.Error(), "restarted") {
 		t.Errorf("respawned pane: %v", err)
 	}
 }
@@ -227,10 +230,10 @@ func TestCaptureSinceRefusesForeignCursors(t *testing.T) {
 func TestCaptureSinceRejectsTamperedCursorsAndNegativeWaits(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	a := since(t, r, "", 0)
-	if _, err := r.svc.CaptureSince(context.Background(), domain.CaptureSinceRequest{PaneID: r.pane, Cursor: *a.Cursor + "x"}); !errors.Is(err, domain.ErrInvalidArgument) {
+	if _, err := r.svc.CaptureSince(context.Background(), domain.CaptureSinceRequest{PaneID: r.pane, Cursor: *a.Cursor + "x"}); !errors.Is(err, fault.ErrInvalidArgument) {
 		t.Errorf("tampered cursor: %v", err)
 	}
-	if _, err := r.svc.CaptureSince(context.Background(), domain.CaptureSinceRequest{PaneID: r.pane, WaitMs: -1}); !errors.Is(err, domain.ErrInvalidArgument) {
+	if _, err := r.svc.CaptureSince(context.Background(), domain.CaptureSinceRequest{PaneID: r.pane, WaitMs: -1}); !errors.Is(err, fault.ErrInvalidArgument) {
 		t.Errorf("negative waitMs: %v", err)
 	}
 }
@@ -238,13 +241,14 @@ func TestCaptureSinceRejectsTamperedCursorsAndNegativeWaits(t *testing.T) {
 func waitText(r *rig, ctx context.Context, req domain.WaitForTextRequest) <-chan domain.WaitForTextResult {
 	req.PaneID = r.pane
 	ch := make(chan domain.WaitForTextResult, 1)
-	go func() {
+	r.calls.start("wait_for_text", func() (any, error) {
 		res, err := r.svc.WaitForText(ctx, req)
 		if err != nil {
 			r.t.Errorf("WaitForText: %v", err)
 		}
 		ch <- res
-	}()
+		return res, err
+	})
 	return ch
 }
 
@@ -355,7 +359,7 @@ func TestWaitForTextRejectsBadPatterns(t *testing.T) {
 		"bad cursor":      {Patterns: []string{"x"}, Cursor: "???"},
 	} {
 		req.PaneID = r.pane
-		if _, err := r.svc.WaitForText(context.Background(), req); !errors.Is(err, domain.ErrInvalidArgument) {
+		if _, err := r.svc.WaitForText(context.Background(), req); !errors.Is(err, fault.ErrInvalidArgument) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -391,7 +395,7 @@ func TestSendKeysLiteral(t *testing.T) {
 func TestSendKeysUnknownNameSendsNothing(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	_, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c Escpae", Enter: true})
-	if !errors.Is(err, domain.ErrInvalidArgument) || !strings.Contains(err.Error(), "Escpae") {
+	if !errors.Is(err, fault.ErrInvalidArgument) || !strings.Contains(err.Error(), "Escpae") {
 		t.Fatalf("err %v", err)
 	}
 	if sent := r.term.Sent(r.pane); len(sent) != 0 {
@@ -402,7 +406,7 @@ func TestSendKeysUnknownNameSendsNothing(t *testing.T) {
 func TestSendKeysRefusedOnWatchedPane(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	r.term.Attach(r.pane, "/dev/pts/1")
-	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c", Force: true}); !errors.Is(err, domain.ErrRefused) {
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c", Force: true}); !errors.Is(err, fault.ErrRefused) {
 		t.Fatal(err)
 	}
 }
@@ -412,15 +416,15 @@ func TestInterruptIsRefusedWhileTheRunCallIsStillWaiting(t *testing.T) {
 	r.term.Expect(r.pane, fake.Run{Hang: true})
 	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "x", TimeoutMs: 1000})
 	r.waitTimers(2)
-	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c"}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c"}); !errors.Is(err, fault.ErrBusy) {
 		t.Fatalf("interrupt during a live call: %v", err)
 	}
 	r.clock.Advance(time.Second)
 	<-reply
-	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c C-x"}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c C-x"}); !errors.Is(err, fault.ErrBusy) {
 		t.Fatalf("a non-interrupt key after the call returned: %v", err)
 	}
-	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c", Literal: true}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c", Literal: true}); !errors.Is(err, fault.ErrBusy) {
 		t.Fatalf("literal text C-c: %v", err)
 	}
 	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: `C-\`}); err != nil {
@@ -428,57 +432,45 @@ func TestInterruptIsRefusedWhileTheRunCallIsStillWaiting(t *testing.T) {
 	}
 }
 
-func TestParseKey(t *testing.T) {
-	good := map[string]string{
-		"Enter": "Enter", "enter": "Enter", "C-c": "C-c", "M-x": "M-x", "C-M-Up": "C-M-Up", "S-Tab": "S-Tab",
-		"F12": "F12", "a": "a", "é": "é", "BSpace": "BSpace", "pageup": "PageUp", `C-\`: `C-\`, "-": "-", "C--": "C--",
-	}
-	for in, want := range good {
-		if got, ok := domain.ParseKey(in); !ok || got != want {
-			t.Errorf("ParseKey(%q) = %q, %v; want %q", in, got, ok, want)
-		}
-	}
-	for _, bad := range []string{"", "Escpae", "F13", "C-C-c", "ab", "C-", "\x01", "hello world"} {
-		if got, ok := domain.ParseKey(bad); ok {
-			t.Errorf("ParseKey(%q) = %q, accepted", bad, got)
-		}
-	}
-	if _, err := domain.ParseKeys("   "); !errors.Is(err, domain.ErrInvalidArgument) {
-		t.Errorf("no keys: %v", err)
-	}
-}
-
-func TestPolicyMessages(t *testing.T) {
-	base := ports.PaneInfo{ID: "%1", Command: "zsh"}
-	for _, f := range []ports.Fact{ports.FactWatched, ports.FactAlsoReaches, ports.FactSelf, ports.FactMode} {
-		info := base
-		info.Unknown = []ports.Fact{f}
-		err := domain.CheckWrite(info, true)
-		if !errors.Is(err, domain.ErrRefused) || !strings.Contains(err.Error(), "cannot tell") {
-			t.Errorf("unknown %s: %v", f, err)
-		}
-	}
-	info := base
-	info.Unknown = []ports.Fact{ports.FactCommand}
-	if err := domain.CheckWrite(info, false); err != nil {
-		t.Errorf("paste needs no command: %v", err)
-	}
-	if _, err := domain.CheckRun(info, false); !errors.Is(err, domain.ErrRefused) {
-		t.Errorf("run needs the command: %v", err)
-	}
-	if sh, err := domain.CheckRun(base, false); err != nil || sh != domain.ShellZsh {
-		t.Errorf("zsh: %v %v", sh, err)
-	}
-	sync := base
-	sync.AlsoReaches = []ports.PaneID{"%2", "%3"}
-	if err := domain.CheckWrite(sync, true); err == nil || !strings.Contains(err.Error(), "%2, %3") {
-		t.Errorf("synchronized: %v", err)
-	}
-}
-
 func TestServiceConfigDefaults(t *testing.T) {
-	svc := domain.NewService(fake.New(), fake.NewClock(time.Unix(0, 0)), domain.Config{})
+	svc := domain.NewService(fake.New(), fake.NewClock(time.Unix(0, 0)), fake.NewIDs(), domain.Config{})
 	if got := svc.Config(); got != domain.DefaultConfig() {
 		t.Errorf("zero Config became %+v", got)
+	}
+}
+
+// Errors name each context once: the terminal names what it did and the
+// pane, and the domain passes that on without naming the pane again.
+func TestErrorsNameThePaneOnce(t *testing.T) {
+	clock := fake.NewClock(time.Unix(0, 0))
+	term := fake.New(fake.WithClock(clock))
+	svc := newServer(t, term, fake.NewManager(term), clock, domain.DefaultConfig(), fake.NewLeaser(clock), "me")
+	ctx := context.Background()
+	const pane = ports.PaneID("%42")
+	calls := map[string]func() error{
+		"run_shell_command": func() error {
+			_, err := svc.RunShellCommand(ctx, domain.RunRequest{PaneID: pane, Command: "true"})
+			return err
+		},
+		"paste_text":    func() error { _, err := svc.PasteText(ctx, domain.PasteRequest{PaneID: pane, Text: "x"}); return err },
+		"send_keys":     func() error { _, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: pane, Keys: "q"}); return err },
+		"capture_pane":  func() error { _, err := svc.CapturePane(ctx, domain.CaptureRequest{PaneID: pane}); return err },
+		"capture_since": func() error { _, err := svc.CaptureSince(ctx, domain.CaptureSinceRequest{PaneID: pane}); return err },
+		"wait_for_text": func() error {
+			_, err := svc.WaitForText(ctx, domain.WaitForTextRequest{PaneID: pane, TimeoutMs: 1})
+			return err
+		},
+		"get_pane_info": func() error { _, err := svc.life.GetPaneInfo(ctx, lifecycle.PaneRequest{PaneID: pane}); return err },
+		"kill_pane":     func() error { _, err := svc.life.KillPane(ctx, lifecycle.KillPaneRequest{PaneID: pane}); return err },
+	}
+	for tool, call := range calls {
+		err := call()
+		if !errors.Is(err, ports.ErrPaneNotFound) {
+			t.Errorf("%s: %v, want ErrPaneNotFound", tool, err)
+			continue
+		}
+		if n := strings.Count(err.Error(), string(pane)); n != 1 {
+			t.Errorf("%s: %q names the pane %d times, want once", tool, err, n)
+		}
 	}
 }

@@ -3,12 +3,12 @@ package domain
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 
-	"github.com/tmux-mcp/tmux-mcp/ports"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/termtext"
 )
 
 // regexSpan is how far back in the text a regular expression's match may
@@ -22,7 +22,7 @@ const regexSpan = 64 << 10
 // the newest text plus an overlap long enough for a match that began
 // earlier.
 type textMatcher struct {
-	norm     *TextNormalizer
+	norm     *termtext.Normalizer
 	done     bytes.Buffer // complete lines, the newest 2*overlap bytes at most
 	searched int          // bytes of done already searched
 	overlap  int
@@ -37,7 +37,7 @@ func newTextMatcher(match func(string) (string, bool), patterns []string, regex 
 			m.overlap = max(m.overlap, len(p))
 		}
 	}
-	m.norm = NewTextNormalizer(&m.done)
+	m.norm = termtext.NewNormalizer(&m.done)
 	return m
 }
 
@@ -70,14 +70,14 @@ func (m *textMatcher) feed(p []byte) (string, bool) {
 // the terminal lost output that a match could have been in, or the stream
 // failed (StreamFailure says why).
 //
-// Errors: *ArgumentError for a bad request (no pattern, an invalid regular
+// Errors: *fault.ArgumentError for a bad request (no pattern, an invalid regular
 // expression, a bad cursor); wrapped ports errors from the terminal.
 func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (WaitForTextResult, error) {
 	if req.TimeoutMs < 0 {
-		return WaitForTextResult{}, &ArgumentError{Field: "timeoutMs", Reason: "must be at least 1"}
+		return WaitForTextResult{}, &fault.ArgumentError{Field: "timeoutMs", Reason: "must be at least 1"}
 	}
 	if req.MaxLines < 0 {
-		return WaitForTextResult{}, &ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
+		return WaitForTextResult{}, &fault.ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
 	}
 	match, err := compilePatterns(req.Patterns, req.Regex)
 	if err != nil {
@@ -85,7 +85,7 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 	}
 	info, err := s.term.Pane(ctx, req.PaneID)
 	if err != nil {
-		return WaitForTextResult{}, fmt.Errorf("describe pane %s: %w", req.PaneID, err)
+		return WaitForTextResult{}, err
 	}
 	var start *cursor
 	if req.Cursor != "" {
@@ -102,7 +102,7 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 	c := cursor{Instance: s.instance, Pane: info.ID, Generation: info.Generation, Offset: stream.End()}
 	if start != nil {
 		if start.Offset > c.Offset {
-			return WaitForTextResult{}, &ArgumentError{Field: "cursor", Reason: "points past the end of the pane's output; call without a cursor to start again"}
+			return WaitForTextResult{}, &fault.ArgumentError{Field: "cursor", Reason: "points past the end of the pane's output; call without a cursor to start again"}
 		}
 		c.Offset = start.Offset
 	}
@@ -114,41 +114,40 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 		}
 	}
 
-	tail := NewTail(s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
-	out := NewTextNormalizer(tail)
+	tail := termtext.NewTail(s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
+	out := termtext.NewNormalizer(tail)
 	matcher := newTextMatcher(match, req.Patterns, req.Regex)
 	w := s.newWaiter(timeout, req.Progress)
 	defer w.stop()
+	in := streamReader{stream: stream, offset: c.Offset}
 	for res.Outcome == "" {
-		chunk := stream.ReadFrom(c.Offset)
-		res.MissedBytes += chunk.Missed
-		if len(chunk.Data) > 0 {
-			out.Write(chunk.Data)
-			c.Offset = chunk.Offset + int64(len(chunk.Data))
-			if p, ok := matcher.feed(chunk.Data); ok {
+		got := in.read()
+		c.Offset = in.offset
+		res.MissedBytes += got.Missed
+		if len(got.Data) > 0 {
+			out.Write(got.Data)
+			if p, ok := matcher.feed(got.Data); ok {
 				res.Outcome = WaitMatched
 				if len(req.Patterns) > 0 {
 					res.Matched = &p
 				}
 				break
 			}
-		} else if chunk.Offset > c.Offset {
-			c.Offset = chunk.Offset
 		}
 		switch {
-		case chunk.Missed > 0:
+		case got.Missed > 0:
 			res.Outcome = WaitOutputLost
-		case chunk.Ended != nil && (errors.Is(chunk.Ended, ports.ErrPaneDead) || errors.Is(chunk.Ended, ports.ErrPaneNotFound)):
+		case got.Gone != nil:
 			res.Outcome = WaitPaneDied
-		case chunk.Ended != nil:
-			why := chunk.Ended.Error()
+		case got.Broken != nil:
+			why := got.Broken.Error()
 			res.Outcome, res.StreamFailure = WaitOutputLost, &why
 		}
 		if res.Outcome != "" {
 			break
 		}
 		select {
-		case <-stream.Changed():
+		case <-in.changed():
 		case <-w.ticks():
 			w.report()
 		case <-w.done():
@@ -178,7 +177,7 @@ func compilePatterns(patterns []string, regex bool) (func(string) (string, bool)
 	if !regex {
 		for _, p := range patterns {
 			if p == "" {
-				return nil, &ArgumentError{Field: "patterns", Reason: "holds an empty pattern, which would match anything"}
+				return nil, &fault.ArgumentError{Field: "patterns", Reason: "holds an empty pattern, which would match anything"}
 			}
 		}
 		return func(text string) (string, bool) {
@@ -194,7 +193,7 @@ func compilePatterns(patterns []string, regex bool) (func(string) (string, bool)
 	for i, p := range patterns {
 		re, err := regexp.Compile(p)
 		if err != nil {
-			return nil, &ArgumentError{Field: "patterns", Reason: fmt.Sprintf("%q is not an RE2 regular expression: %v", p, err)}
+			return nil, &fault.ArgumentError{Field: "patterns", Reason: fmt.Sprintf("%q is not an RE2 regular expression: %v", p, err)}
 		}
 		res[i] = re
 	}

@@ -78,7 +78,7 @@ func BenchmarkWaitForTextChattyPane(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		// A new Service each time, so that each wait opens a new stream.
-		svc := domain.NewService(term, fake.NewClock(time.Unix(0, 0)), domain.DefaultConfig())
+		svc := domain.NewService(term, fake.NewClock(time.Unix(0, 0)), fake.NewIDs(), domain.DefaultConfig())
 		res, err := svc.WaitForText(context.Background(), domain.WaitForTextRequest{PaneID: chattyPane.ID, Patterns: []string{"BUILD DONE"}})
 		if err != nil {
 			b.Fatal(err)

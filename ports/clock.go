@@ -1,6 +1,9 @@
 package ports
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // A Clock tells the time and makes timers. The domain takes every deadline
 // from a Clock so that tests can drive time by hand (see adapters/fake).
@@ -13,6 +16,12 @@ type Clock interface {
 	// NewTimer returns a timer that fires once, d after now. A d of zero
 	// or less fires at once.
 	NewTimer(d time.Duration) Timer
+
+	// WithTimeout returns a copy of parent that is done d after now on
+	// this clock (its error then context.DeadlineExceeded), or when parent
+	// is, whichever comes first; cancel releases it. It is how the domain
+	// bounds what it asks of a port on its own behalf.
+	WithTimeout(parent context.Context, d time.Duration) (ctx context.Context, cancel context.CancelFunc)
 }
 
 // A Timer fires once on its channel. It is the port's version of

@@ -8,7 +8,9 @@
 // suite in test/contract.
 package ports
 
-//go:generate go run github.com/golang/mock/mockgen -source=terminal.go -destination=../adapters/mocks/terminal_mock.go -package=mocks
+//go:generate go run github.com/golang/mock/mockgen -source=terminal.go -aux_files=github.com/tmux-mcp/tmux-mcp/ports=shell.go -destination=../adapters/mocks/terminal_mock.go -package=mocks
+//go:generate go run github.com/golang/mock/mockgen -source=shell.go -destination=../adapters/mocks/shell_mock.go -package=mocks
 //go:generate go run github.com/golang/mock/mockgen -source=clock.go -destination=../adapters/mocks/clock_mock.go -package=mocks
+//go:generate go run github.com/golang/mock/mockgen -source=ids.go -destination=../adapters/mocks/ids_mock.go -package=mocks
 //go:generate go run github.com/golang/mock/mockgen -source=manager.go -destination=../adapters/mocks/manager_mock.go -package=mocks
 //go:generate go run github.com/golang/mock/mockgen -source=lease.go -destination=../adapters/mocks/lease_mock.go -package=mocks

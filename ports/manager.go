@@ -14,25 +14,29 @@ var (
 
 	// ErrNameInUse: another session already has the name asked for.
 	ErrNameInUse = errors.New("name already in use")
+
+	// ErrInvalidName: the backend would not store the name as given (it
+	// would store it changed, so that a lookup by the name would fail).
+	ErrInvalidName = errors.New("name not stored as given")
 )
 
-// Identifiers a Manager accepts and returns, in the contract's forms: a
-// session id is "$" followed by digits ("$2"), a window id "@" followed by
-// digits ("@5"), a pane id "%" followed by digits (see PaneID). Where a
-// method takes a session, a session's name stands for it too, matched
-// exactly (never by prefix or pattern). A backend whose own identities look
-// different maps them onto these forms and documents how.
+// Identifiers a Manager accepts and returns are opaque strings of the
+// backend's (tmux writes "$2" for a session, "@5" for a window, "%3" for a
+// pane); each backend checks the ones it is given. Where a method takes a
+// session, a session's name stands for it too, matched exactly (never by
+// prefix or pattern); an id that is also another session's name means the
+// session with that id.
 
 // SessionRef names a session.
 type SessionRef struct {
-	ID   string // "$" and digits
+	ID   string
 	Name string
 }
 
 // WindowRef names a window.
 type WindowRef struct {
-	ID    string // "@" and digits
-	Index int    // the window's number in its session
+	ID    string
+	Index int // the window's number in its session
 	Name  string
 }
 
@@ -166,22 +170,24 @@ type Created struct {
 	Pane    PaneID
 }
 
-// A Manager lists and shapes a multiplexer's sessions, windows and panes:
-// the lifecycle half of a backend, beside the Terminal that writes to and
-// reads from panes.
+// The lifecycle half of a backend, beside the Terminal that writes to and
+// reads from panes, is split by capability, so that a backend offers what
+// it can: a Lister tells what there is, a Creator makes sessions, windows
+// and panes, an Arranger selects and resizes, a Renamer renames, and a
+// Remover clears and kills. A Manager is all five.
 //
-// Names passed to a Manager are taken literally: a backend that reads some
-// characters of a name specially (as a format, a target separator) escapes
-// them, or fails with an error saying so, and never runs anything a name
-// holds. The caller (the domain) refuses names with control characters, a
-// leading "-", or "#(", "#{" and "#[", and session names with ":" or "."
-// (which separate the parts of a target), before they get here.
+// Names are taken literally: a backend that would store a name other than
+// as given, or read some of its characters specially (as a format, an
+// option, a target separator), refuses it with an error wrapping
+// ErrInvalidName and never runs anything a name holds.
 //
 // Implementations must be safe for concurrent use. Every method returns an
 // error wrapping ErrUnavailable when the backend cannot be reached at all,
 // ErrPaneNotFound for an unknown pane, ErrNotFound for an unknown session
 // or window, and ErrUnsupported for what the backend cannot do.
-type Manager interface {
+
+// A Lister describes a multiplexer's sessions, windows and panes.
+type Lister interface {
 	// ListSessions describes every session, in the backend's order.
 	ListSessions(ctx context.Context) ([]SessionInfo, error)
 
@@ -196,7 +202,10 @@ type Manager interface {
 
 	// ServerInfo describes the server.
 	ServerInfo(ctx context.Context) (ServerInfo, error)
+}
 
+// A Creator makes sessions, windows and panes.
+type Creator interface {
 	// CreateSession starts a detached session (no person's screen switches
 	// to it) with one window and one pane. It returns an error wrapping
 	// ErrNameInUse when a session already has spec.Name.
@@ -213,7 +222,10 @@ type Manager interface {
 	// width in cells; 0 halves the area. The window's active pane does
 	// not change.
 	SplitWindow(ctx context.Context, pane PaneID, vertical bool, size int) (Created, error)
+}
 
+// An Arranger selects and resizes.
+type Arranger interface {
 	// SelectPane makes the pane the active pane of its window. It does not
 	// make the window its session's current window (see SelectWindow).
 	SelectPane(ctx context.Context, pane PaneID) error
@@ -223,10 +235,13 @@ type Manager interface {
 
 	// ResizePane asks for the pane to be width by height cells; a 0 leaves
 	// that dimension as it is. The backend may give less than asked, for
-	// example when the pane cannot outgrow its window; Pane or ListPanes
-	// tell the size it got.
+	// example when the pane cannot outgrow its window; a Lister tells the
+	// size it got.
 	ResizePane(ctx context.Context, pane PaneID, width, height int) error
+}
 
+// A Renamer renames sessions and windows.
+type Renamer interface {
 	// RenameSession gives the session (an id or a name) a new name. It
 	// returns an error wrapping ErrNameInUse when another session has it.
 	RenameSession(ctx context.Context, session, name string) error
@@ -234,7 +249,10 @@ type Manager interface {
 	// RenameWindow gives the window (an id) a new name. The name stays: the
 	// backend no longer names the window after its program.
 	RenameWindow(ctx context.Context, window, name string) error
+}
 
+// A Remover clears and kills.
+type Remover interface {
 	// ClearHistory discards the rows held above the pane's visible screen.
 	// The screen itself is left as it is.
 	ClearHistory(ctx context.Context, pane PaneID) error
@@ -251,4 +269,13 @@ type Manager interface {
 	// processes of the panes only it holds. Removing the last session may
 	// stop the server itself, after which calls fail with ErrUnavailable.
 	KillSession(ctx context.Context, session string) error
+}
+
+// A Manager is the whole lifecycle half of a backend.
+type Manager interface {
+	Lister
+	Creator
+	Arranger
+	Renamer
+	Remover
 }

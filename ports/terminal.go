@@ -2,9 +2,11 @@ package ports
 
 import "context"
 
-// PaneID names a pane in the contract's form: "%" followed by digits, for
-// example "%3". It is stable for the life of the pane. A backend whose own
-// identities look different maps them onto this form and documents how.
+// PaneID names a pane. It is opaque to the domain, stable for the life of
+// the pane, and checked by the backend that made it (tmux's are "%"
+// followed by digits, "%3"; the transport's contract asks for that form,
+// so a backend offered through it maps its own identities onto it and
+// says how).
 type PaneID string
 
 // Fact names something about a pane that a backend may be unable to tell.
@@ -86,13 +88,19 @@ type CaptureRange struct {
 }
 
 // A Terminal is a set of panes that can be described, written to, captured
-// and listened to. It is the domain's only way to reach a terminal
-// multiplexer.
+// and listened to, with a place for the scripts their shells read and a
+// view of their terminals' job control (see shell.go). It is the domain's
+// only way to reach a terminal multiplexer.
 //
 // Implementations must be safe for concurrent use. Every method that takes
 // a PaneID returns an error wrapping ErrPaneNotFound when no such pane
 // exists, and ErrUnavailable when the backend cannot be reached at all.
+// Errors name what was done and the pane ("describe pane %3: ..."), so
+// that callers pass them on without naming either again.
 type Terminal interface {
+	ScriptStore
+	JobControl
+
 	// Pane describes the pane.
 	Pane(ctx context.Context, id PaneID) (PaneInfo, error)
 

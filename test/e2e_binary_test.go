@@ -14,10 +14,12 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // The end-to-end tests of the built binary: cmd/tmux-mcp built once,
@@ -53,9 +55,7 @@ var (
 // returns its path.
 func serverBinary(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("built-binary test: skipped under -short")
-	}
+	gate.Real(t, "the built binary")
 	bin := filepath.Join(binDir, "tmux-mcp")
 	buildOnce.Do(func() {
 		out, err := exec.Command("go", "build", "-o", bin, "github.com/tmux-mcp/tmux-mcp/cmd/tmux-mcp").CombinedOutput()
@@ -328,7 +328,7 @@ func TestBinaryServesTheToolsOverStdio(t *testing.T) {
 	pane := string(p)
 
 	run := decodeRun(t, b.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo hello from the binary; exit 7"}))
-	checkRun(t, run, runOutput{Outcome: "completed", ExitStatus: status(7), Output: "hello from the binary\n", ReturnedBytes: 22,
+	checkRun(t, run, runOutput{Outcome: "completed", ExitStatus: status(7), Output: "hello from the binary", ReturnedBytes: 21,
 		OutputComplete: true, PaneID: pane, EffectiveTimeoutMs: 30000})
 
 	seed := decodeSince(t, b.call(t, "capture_since", map[string]any{"paneId": pane}))
@@ -464,7 +464,7 @@ func TestBinaryCancelledRunAnswersWithin100ms(t *testing.T) {
 			return false
 		}
 		out := decodeRun(t, res)
-		return out.Outcome == "completed" && out.Output == "free\n"
+		return out.Outcome == "completed" && out.Output == "free"
 	})
 }
 
@@ -490,7 +490,7 @@ func TestBinarySendsProgressNotifications(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := decodeRun(t, res)
-	if out.Outcome != "completed" || out.Output != "slept\n" {
+	if out.Outcome != "completed" || out.Output != "slept" {
 		t.Errorf("run_shell_command sleep 3 = %+v", out)
 	}
 	mu.Lock()
@@ -549,5 +549,53 @@ func TestBinaryWithoutASocketRunsAndRemovesAPrivateServer(t *testing.T) {
 	}
 	if _, err := os.Stat(socketFile(socket)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket file %s left behind (stat: %v)", socketFile(socket), err)
+	}
+}
+
+// A binary killed with SIGKILL, which has no chance to clean up, leaves
+// nothing behind all the same: its control-mode clients die with it, and
+// its private tmux server exits once they have gone.
+func TestBinaryKilledLeavesNoClientAndNoPrivateServer(t *testing.T) {
+	t.Parallel()
+	bin := needTmux(t)
+	b := startBinary(t, nil)
+	var socket string
+	eventually(t, 10*time.Second, "the log line naming the private server", func() bool {
+		m := regexp.MustCompile(`"socket": "([^"]+)"`).FindStringSubmatch(b.stderr.String())
+		if m != nil {
+			socket = m[1]
+		}
+		return socket != ""
+	})
+	tmuxOn := func(args ...string) (string, error) {
+		cmd := exec.Command(bin, append([]string{"-L", socket}, args...)...)
+		cmd.Env = cleanEnv(os.Environ())
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	t.Cleanup(func() {
+		tmuxOn("kill-server")
+		os.Remove(socketFile(socket))
+	})
+	pane, err := tmuxOn("display-message", "-p", "-t", "tmux-mcp:", "#{pane_id}")
+	if err != nil {
+		t.Fatalf("the private server does not answer: %v: %s", err, pane)
+	}
+	// A run opens a control-mode client for the pane's output.
+	decodeRun(t, b.call(t, "run_shell_command", map[string]any{"paneId": strings.TrimSpace(pane), "command": "echo alive"}))
+	if out, _ := tmuxOn("list-clients", "-F", "#{client_control_mode}"); !strings.Contains(out, "1") {
+		t.Fatalf("no control client attached while the binary runs: %q", out)
+	}
+
+	b.cmd.Process.Signal(syscall.SIGKILL)
+	<-b.exited
+	b.closeOnce.Do(func() {}) // it is gone: nothing to stop
+	eventually(t, 10*time.Second, "the private server to exit after the binary was killed", func() bool {
+		_, err := tmuxOn("list-sessions")
+		return err != nil
+	})
+	out, _ := exec.Command("pgrep", "-f", "-a", socket).CombinedOutput()
+	if s := strings.TrimSpace(string(out)); s != "" {
+		t.Errorf("processes of the killed binary's server are left: %s", s)
 	}
 }

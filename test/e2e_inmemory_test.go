@@ -3,8 +3,10 @@ package test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 )
 
@@ -33,6 +36,13 @@ type inmem struct {
 	// responses receives every JSON-RPC response the client reads, even
 	// one to a call the client has given up on (a cancelled one).
 	responses chan *jsonrpc.Response
+
+	// running are the calls made in the background (start), each closed
+	// when its call returns, so that awaitWaiting fails at once when one
+	// returns instead of waiting.
+	mu      sync.Mutex
+	running map[string]chan struct{}
+	started int
 }
 
 // newInmem starts a server with one shell pane, %0.
@@ -59,7 +69,7 @@ func newInmemOn(t *testing.T, term *fake.Terminal, clock *fake.Clock) *inmem {
 func newInmemOnWith(t *testing.T, term *fake.Terminal, clock *fake.Clock, opts *mcp.ClientOptions) *inmem {
 	t.Helper()
 	e := &inmem{t: t, clock: clock, term: term, responses: make(chan *jsonrpc.Response, 64)}
-	svc := domain.NewService(e.term, e.clock, domain.Config{WaitMax: 60 * time.Second, MaxResultLines: 100})
+	svc := domain.NewService(e.term, e.clock, random.New(), domain.Config{WaitMax: 60 * time.Second, MaxResultLines: 100})
 	e.srv = mcpadapter.NewServer(svc, mcpadapter.Options{Version: "e2e"})
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
@@ -93,7 +103,9 @@ func (e *inmem) call(tool string, args map[string]any) *mcp.CallToolResult {
 // start calls a tool in the background; the result arrives on the channel.
 func (e *inmem) start(tool string, args map[string]any) <-chan *mcp.CallToolResult {
 	out := make(chan *mcp.CallToolResult, 1)
+	returned := e.track(tool)
 	go func() {
+		defer close(returned)
 		res, err := e.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 		if err != nil {
 			e.t.Errorf("%s: protocol error %v", tool, err)
@@ -110,9 +122,54 @@ func (e *inmem) awaitWaiting(n int) {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := e.clock.WaitForTimers(ctx, n); err != nil {
-		e.t.Fatalf("the server never waited on the clock (%d timers pending): %v", e.clock.PendingTimers(), err)
+	early := make(chan string, 1)
+	e.mu.Lock()
+	for name, returned := range e.running {
+		select {
+		case <-returned:
+			delete(e.running, name) // returned before: the test has seen to it
+			continue
+		default:
+		}
+		go func() {
+			select {
+			case <-returned:
+				select {
+				case early <- name:
+				default:
+				}
+			case <-ctx.Done():
+			}
+		}()
 	}
+	e.mu.Unlock()
+	waited := make(chan error, 1)
+	go func() { waited <- e.clock.WaitForTimers(ctx, n) }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			e.t.Fatalf("the server never waited on the clock (%d timers pending): %v", e.clock.PendingTimers(), err)
+		}
+	case name := <-early:
+		cancel()
+		if err := <-waited; err != nil {
+			e.t.Fatalf("%s returned while the test waited for the server to wait on %d timers", name, n)
+		}
+	}
+}
+
+// track records a call made in the background; close the channel when
+// it returns.
+func (e *inmem) track(tool string) chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.running == nil {
+		e.running = map[string]chan struct{}{}
+	}
+	returned := make(chan struct{})
+	e.started++
+	e.running[fmt.Sprintf("%s (call %d)", tool, e.started)] = returned
+	return returned
 }
 
 // cancelled calls tool, cancels the call once the server holds timers
@@ -133,7 +190,9 @@ func (e *inmem) cancelled(tool string, args map[string]any, timers int) *mcp.Cal
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	clientErr := make(chan error, 1)
+	returned := e.track(tool)
 	go func() {
+		defer close(returned)
 		_, err := e.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		clientErr <- err
 	}()
@@ -304,8 +363,8 @@ func TestInMemoryRunShellCommandCompleted(t *testing.T) {
 	checkRun(t, decodeRun(t, res), runOutput{
 		Outcome:            "completed",
 		ExitStatus:         status(3),
-		Output:             "hello\na > b\n",
-		ReturnedBytes:      12,
+		Output:             "hello\na > b",
+		ReturnedBytes:      11,
 		OutputComplete:     true,
 		PaneID:             "%0",
 		EffectiveTimeoutMs: 30000,
@@ -323,7 +382,7 @@ func TestInMemoryRunShellCommandWithheldLinesCarryANotice(t *testing.T) {
 	e := newInmem(t)
 	res := e.call("run_shell_command", map[string]any{"paneId": "%0", "command": "printf 'line%d\\n' 1 2 3 4 5", "maxLines": 2})
 	checkRun(t, decodeRun(t, res), runOutput{
-		Outcome: "completed", ExitStatus: status(0), Output: "line4\nline5\n", DroppedLines: 3, ReturnedBytes: 12,
+		Outcome: "completed", ExitStatus: status(0), Output: "line4\nline5", DroppedLines: 3, ReturnedBytes: 11,
 		OutputComplete: false, PaneID: "%0", EffectiveTimeoutMs: 30000,
 	})
 	if len(res.Content) != 2 || !strings.Contains(res.Content[1].(*mcp.TextContent).Text, "3 lines") {
@@ -338,7 +397,7 @@ func TestInMemoryRunShellCommandTimedOut(t *testing.T) {
 	e.awaitWaiting(runTimers)
 	e.clock.Advance(60 * time.Second)
 	checkRun(t, decodeRun(t, <-done), runOutput{
-		Outcome: "timed_out", Output: "started\n", ReturnedBytes: 8, OutputComplete: true, PaneID: "%0",
+		Outcome: "timed_out", Output: "started", ReturnedBytes: 7, OutputComplete: true, PaneID: "%0",
 		StillRunning: true, EffectiveTimeoutMs: 60000,
 	})
 }
@@ -349,7 +408,7 @@ func TestInMemoryRunShellCommandPaneDied(t *testing.T) {
 	e.awaitWaiting(runTimers)
 	e.term.KillPane("%0")
 	checkRun(t, decodeRun(t, <-done), runOutput{
-		Outcome: "pane_died", Output: "started\n", ReturnedBytes: 8, OutputComplete: true, PaneID: "%0",
+		Outcome: "pane_died", Output: "started", ReturnedBytes: 7, OutputComplete: true, PaneID: "%0",
 		StillRunning: false, EffectiveTimeoutMs: 5000,
 	})
 	// A dead pane refuses the next command before anything is sent.
@@ -363,7 +422,7 @@ func TestInMemoryRunShellCommandCancelled(t *testing.T) {
 	e := newInmem(t)
 	res := e.cancelled("run_shell_command", map[string]any{"paneId": "%0", "command": "echo started; sleep 100"}, runTimers)
 	checkRun(t, decodeRun(t, res), runOutput{
-		Outcome: "cancelled", Output: "started\n", ReturnedBytes: 8, OutputComplete: true, PaneID: "%0",
+		Outcome: "cancelled", Output: "started", ReturnedBytes: 7, OutputComplete: true, PaneID: "%0",
 		StillRunning: true, EffectiveTimeoutMs: 30000,
 	})
 }
@@ -438,7 +497,7 @@ func TestInMemoryForceAllowsTheServersOwnPane(t *testing.T) {
 	e := newInmem(t)
 	e.term.SetSelf("%0")
 	out := decodeRun(t, e.call("run_shell_command", map[string]any{"paneId": "%0", "command": "echo hi", "force": true}))
-	if out.Outcome != "completed" || out.Output != "hi\n" {
+	if out.Outcome != "completed" || out.Output != "hi" {
 		t.Errorf("forced run = %+v", out)
 	}
 }

@@ -20,9 +20,14 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/app"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // The end-to-end tests of the inspect and lifecycle tools: a real MCP
@@ -34,10 +39,10 @@ import (
 // manageServer serves svc at the destructive tier, with the lifecycle
 // tools, to a client of its own; it returns an inmem around them, whose
 // call, start and awaitWaiting work as in e2e_inmemory_test.go.
-func manageServer(t *testing.T, svc *domain.Service, term *fake.Terminal, clk *fake.Clock) *inmem {
+func manageServer(t *testing.T, p process, term *fake.Terminal, clk *fake.Clock) *inmem {
 	t.Helper()
 	e := &inmem{t: t, clock: clk, term: term, responses: make(chan *jsonrpc.Response, 64)}
-	e.srv = mcpadapter.NewServer(svc, mcpadapter.Options{Version: "e2e", Manage: svc, Safety: mcpadapter.TierDestructive})
+	e.srv = mcpadapter.NewServer(p.svc, mcpadapter.Options{Version: "e2e", Manage: p.life, Safety: mcpadapter.TierDestructive})
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := e.srv.SDK().Connect(ctx, st, nil)
@@ -52,9 +57,29 @@ func manageServer(t *testing.T, svc *domain.Service, term *fake.Terminal, clk *f
 	t.Cleanup(func() {
 		e.cs.Close()
 		ss.Wait()
-		svc.Close()
+		p.close()
 	})
 	return e
+}
+
+// A process is what one server process builds, as app wires it: its pool
+// of pane writers, leasing as owner, and the Services of the pane tools
+// and of the lifecycle tools on it.
+type process struct {
+	svc  *domain.Service
+	life *lifecycle.Service
+	pool *writers.Pool
+}
+
+func newProcess(term ports.Terminal, mgr ports.Manager, clk ports.Clock, leaser ports.Leaser, owner string, cfg domain.Config) process {
+	pool := app.NewPool(leaser, clk, owner)
+	svc := app.NewService(term, clk, random.New(), cfg, pool)
+	return process{svc: svc, life: app.NewLifecycle(mgr, term, pool, svc), pool: pool}
+}
+
+func (p process) close() {
+	p.svc.Close()
+	p.pool.Close()
 }
 
 // manageProcess is one server process on a shared fake multiplexer: its own
@@ -62,9 +87,8 @@ func manageServer(t *testing.T, svc *domain.Service, term *fake.Terminal, clk *f
 // manager and leaser.
 func manageProcess(t *testing.T, term *fake.Terminal, clk *fake.Clock, mgr *fake.Manager, leaser *fake.Leaser, owner string) *inmem {
 	t.Helper()
-	svc := domain.NewService(term, clk, domain.Config{WaitMax: 60 * time.Second, MaxResultLines: 100},
-		domain.WithManager(mgr), domain.WithLeaser(leaser, owner, 0))
-	return manageServer(t, svc, term, clk)
+	p := newProcess(term, mgr, clk, leaser, owner, domain.Config{WaitMax: 60 * time.Second, MaxResultLines: 100})
+	return manageServer(t, p, term, clk)
 }
 
 // newManageInmem starts one server on a fresh fake multiplexer with one
@@ -469,9 +493,7 @@ func TestManageNoToolRunsAClientsFormatOrCommandOnTheFake(t *testing.T) {
 // without tmux.
 func manageOnTmux(t *testing.T) (cs *mcp.ClientSession, term *tmux.Terminal, socket string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("runs tmux")
-	}
+	gate.Real(t, "tmux")
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
 	}
@@ -492,9 +514,8 @@ func manageOnTmux(t *testing.T) (cs *mcp.ClientSession, term *tmux.Terminal, soc
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { term.Close() })
-	svc := domain.NewService(term, clock.New(), domain.Config{WaitMax: 10 * time.Second},
-		domain.WithManager(term), domain.WithLeaser(term, app.NewLeaseOwner(), 0))
-	srv := mcpadapter.NewServer(svc, mcpadapter.Options{Version: "e2e", Manage: svc, Safety: mcpadapter.TierDestructive})
+	p := newProcess(term, term, clock.New(), term, app.NewLeaseOwner(), domain.Config{WaitMax: 10 * time.Second})
+	srv := mcpadapter.NewServer(p.svc, mcpadapter.Options{Version: "e2e", Manage: p.life, Safety: mcpadapter.TierDestructive})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.SDK().Connect(context.Background(), st, nil)
 	if err != nil {
@@ -508,7 +529,7 @@ func manageOnTmux(t *testing.T) (cs *mcp.ClientSession, term *tmux.Terminal, soc
 		srv.Close()
 		cs.Close()
 		ss.Wait()
-		svc.Close()
+		p.close()
 	})
 	return cs, term, socket
 }

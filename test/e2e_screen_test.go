@@ -6,15 +6,14 @@ import (
 	"testing"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/screen"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // The built binary on GNU screen: a private screen session that the test
 // starts and ends, served with -backend screen, through a real MCP client
 // over stdio. The pane tools work unchanged on the second backend.
 func TestBinaryServesAScreenSession(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs GNU screen and the built binary")
-	}
+	gate.Real(t, "GNU screen and the built binary")
 	if _, err := exec.LookPath("screen"); err != nil {
 		t.Skip("GNU screen is not installed")
 	}
@@ -34,7 +33,7 @@ func TestBinaryServesAScreenSession(t *testing.T) {
 	const pane = "%0"
 
 	run := decodeRun(t, b.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo hello from screen; exit 7"}))
-	if run.Outcome != "completed" || run.ExitStatus == nil || *run.ExitStatus != 7 || run.Output != "hello from screen\n" || !run.OutputComplete {
+	if run.Outcome != "completed" || run.ExitStatus == nil || *run.ExitStatus != 7 || run.Output != "hello from screen" || !run.OutputComplete {
 		t.Fatalf("run_shell_command = %+v", run)
 	}
 

@@ -500,6 +500,26 @@ func TestInMemorySendKeysRefusesAnUnknownKeyAndSendsNothing(t *testing.T) {
 	}
 }
 
+// send_keys reaches a pane's mode, so that an agent can leave copy mode
+// with the server's own tools; every other write stays refused there.
+func TestInMemorySendKeysLeavesCopyMode(t *testing.T) {
+	e := newInmem(t)
+	e.term.SetMode("%0", "copy-mode")
+	msg := errorText(t, e.call("paste_text", map[string]any{"paneId": "%0", "text": "x"}))
+	for _, s := range []string{"copy-mode", "send_keys", "q or Escape"} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("paste refusal %q lacks %q", msg, s)
+		}
+	}
+	res := e.call("send_keys", map[string]any{"paneId": "%0", "keys": "q", "enter": false})
+	if res.IsError {
+		t.Fatalf("send_keys q in copy mode: %s", errorText(t, res))
+	}
+	if sent := e.term.Sent("%0"); len(sent) != 1 || !slices.Equal(sent[0].Keys, []string{"q"}) {
+		t.Errorf("sent %+v, want q alone", sent)
+	}
+}
+
 func TestInMemorySendKeysRefusals(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -509,7 +529,6 @@ func TestInMemorySendKeysRefusals(t *testing.T) {
 	}{
 		{"watched", func(e *inmem) { e.term.Attach("%0", "/dev/pts/3") }, false, []string{"watching", "/dev/pts/3"}},
 		{"watched, even with force", func(e *inmem) { e.term.Attach("%0", "/dev/pts/3") }, true, []string{"watching", "force does not"}},
-		{"in copy mode", func(e *inmem) { e.term.SetMode("%0", "copy-mode") }, false, []string{"copy-mode"}},
 		{"synchronized", func(e *inmem) { e.term.AddPane(fake.PaneSpec{}); e.term.Synchronize("%0", "%1") }, false, []string{"synchronized", "%1"}},
 		{"the server's own pane", func(e *inmem) { e.term.SetSelf("%0") }, false, []string{"this server itself", "force: true"}},
 		{"dead", func(e *inmem) { e.term.KillPane("%0") }, false, []string{"dead"}},
@@ -612,7 +631,7 @@ func TestInMemorySendKeysInterruptsACommandWhoseCallReturned(t *testing.T) {
 			// releasing the pane: the next command runs.
 			e.awaitNoTimers()
 			next := decodeRun(t, e.call("run_shell_command", map[string]any{"paneId": "%0", "command": "echo after"}))
-			if next.Outcome != "completed" || next.Output != "after\n" {
+			if next.Outcome != "completed" || next.Output != "after" {
 				t.Errorf("run after the interrupt = %+v, want it to complete", next)
 			}
 		})
@@ -674,7 +693,7 @@ func TestInMemoryWaitingToolsReportProgress(t *testing.T) {
 			if res.IsError {
 				t.Fatalf("%s: %s", tt.tool, errorText(t, res))
 			}
-			if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, `done\n"`) {
+			if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, `done`) {
 				t.Errorf("%s result = %s, want the output that ended the wait", tt.tool, text)
 			}
 		})

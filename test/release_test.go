@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // What a person building a release gets from the Makefile: make build
@@ -23,9 +25,7 @@ import (
 // needMake skips a test that runs make in a git checkout of the project.
 func needMake(t *testing.T) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("runs make and the Go toolchain; not in -short")
-	}
+	gate.Real(t, "make and the Go toolchain")
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed")
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -104,17 +105,17 @@ func TestTmuxRunShellCommandInEveryShell(t *testing.T) {
 		output  string
 		status  int
 	}{
-		{"echo", byShell{posix: "echo hello"}, "hello\n", 0},
-		{"exit 0", byShell{posix: "echo zero; exit 0"}, "zero\n", 0},
+		{"echo", byShell{posix: "echo hello"}, "hello", 0},
+		{"exit 0", byShell{posix: "echo zero; exit 0"}, "zero", 0},
 		{"exit 1", byShell{posix: "false"}, "", 1},
-		{"exit 3", byShell{posix: "echo three; exit 3"}, "three\n", 3},
+		{"exit 3", byShell{posix: "echo three; exit 3"}, "three", 3},
 		{"exit 255", byShell{posix: "exit 255"}, "", 255},
-		{"multi-line", byShell{posix: "echo one\necho two\n\necho three"}, "one\ntwo\nthree\n", 0},
-		{"heredoc as the last line", byShell{posix: "cat <<EOF\nline 1\n  line 2\nEOF", fish: "-"}, "line 1\n  line 2\n", 0},
-		{"trailing comment", byShell{posix: "echo kept # a comment with 'quotes"}, "kept\n", 0},
+		{"multi-line", byShell{posix: "echo one\necho two\n\necho three"}, "one\ntwo\nthree", 0},
+		{"heredoc as the last line", byShell{posix: "cat <<EOF\nline 1\n  line 2\nEOF", fish: "-"}, "line 1\n  line 2", 0},
+		{"trailing comment", byShell{posix: "echo kept # a comment with 'quotes"}, "kept", 0},
 		{"quotes and unicode", byShell{posix: `printf '%s\n' "double \"quoted\" 'single'" 'dollar $HOME, tab	é ✓ 日本語 🙂'`},
-			"double \"quoted\" 'single'\ndollar $HOME, tab\té ✓ 日本語 🙂\n", 0},
-		{"a 64 KB command", byShell{posix: "printf %s '" + bigArg + "' | wc -c | tr -d ' '"}, "65536\n", 0},
+			"double \"quoted\" 'single'\ndollar $HOME, tab\té ✓ 日本語 🙂", 0},
+		{"a 64 KB command", byShell{posix: "printf %s '" + bigArg + "' | wc -c | tr -d ' '"}, "65536", 0},
 	}
 	for _, sh := range shells {
 		t.Run(sh.name, func(t *testing.T) {
@@ -159,17 +160,18 @@ func testLargeOutput(t *testing.T, r *rig) {
 	for i := 99801; i <= 100000; i++ {
 		fmt.Fprintf(&want, "%d\n", i)
 	}
+	wantText := strings.TrimSuffix(want.String(), "\n") // the line break before the end is not output
 	if res.Outcome != domain.OutcomeCompleted || deref(res.ExitStatus) != 0 {
 		t.Fatalf("outcome %s, status %v; want completed, 0", res.Outcome, deref(res.ExitStatus))
 	}
-	if res.Output != want.String() {
+	if res.Output != wantText {
 		t.Errorf("output: %d bytes from %q to %q; want the last 200 lines, 99801 to 100000",
 			len(res.Output), firstLine(res.Output), lastLine(res.Output))
 	}
 	if res.DroppedLines != 99800 || res.MissedBytes != 0 || res.OmittedBytes != 0 || res.OutputComplete ||
-		res.ReturnedBytes != int64(want.Len()) {
+		res.ReturnedBytes != int64(len(wantText)) {
 		t.Errorf("accounting = dropped %d, missed %d, omitted %d, complete %v, returned %d; want 99800, 0, 0, false, %d",
-			res.DroppedLines, res.MissedBytes, res.OmittedBytes, res.OutputComplete, res.ReturnedBytes, want.Len())
+			res.DroppedLines, res.MissedBytes, res.OmittedBytes, res.OutputComplete, res.ReturnedBytes, len(wantText))
 	}
 }
 
@@ -197,7 +199,7 @@ func testFullHistory(t *testing.T, r *rig) {
 	switch {
 	case res.Output == "":
 		t.Errorf("output is empty (accounting %+v)", res)
-	case res.Output == want.String():
+	case res.Output == strings.TrimSuffix(want.String(), "\n"):
 		if !res.OutputComplete || res.MissedBytes != 0 || res.DroppedLines != 0 {
 			t.Errorf("the whole output came back, yet accounting = %+v", res)
 		}
@@ -219,11 +221,11 @@ func testTimeoutBusyFree(t *testing.T, r *rig) {
 	}
 	ctx := itContext(t)
 	_, err := r.svc.PasteText(ctx, domain.PasteRequest{PaneID: p, Text: "echo intruder", Enter: true})
-	if !errors.Is(err, domain.ErrBusy) {
+	if !errors.Is(err, fault.ErrBusy) {
 		t.Errorf("paste_text while the command runs: %v, want ErrBusy", err)
 	}
 	_, err = r.svc.RunShellCommand(ctx, domain.RunRequest{PaneID: p, Command: "echo intruder"})
-	if !errors.Is(err, domain.ErrBusy) {
+	if !errors.Is(err, fault.ErrBusy) {
 		t.Errorf("run_shell_command while the command runs: %v, want ErrBusy", err)
 	}
 	select {
@@ -237,7 +239,7 @@ func testTimeoutBusyFree(t *testing.T, r *rig) {
 		t.Fatalf("the pane was not released after sleep 2 ended")
 	}
 	r.settle(t, p)
-	wantCompleted(t, r.run(t, domain.RunRequest{PaneID: p, Command: "echo free"}), "free\n", 0)
+	wantCompleted(t, r.run(t, domain.RunRequest{PaneID: p, Command: "echo free"}), "free", 0)
 	if screen := r.srv.screen(t, p); strings.Contains(screen, "intruder") {
 		t.Errorf("a refused write reached the pane:\n%s", screen)
 	}
@@ -326,13 +328,13 @@ func testConcurrentCalls(t *testing.T, r *rig) {
 	for range 2 {
 		rep := <-replies
 		switch {
-		case errors.Is(rep.err, domain.ErrBusy):
+		case errors.Is(rep.err, fault.ErrBusy):
 			busy++
 		case rep.err != nil:
 			t.Errorf("run_shell_command: %v", rep.err)
 		default:
 			ran++
-			wantCompleted(t, rep.res, "done\n", 0)
+			wantCompleted(t, rep.res, "done", 0)
 		}
 	}
 	if busy != 1 || ran != 1 {
@@ -349,11 +351,11 @@ func testWatchedPane(t *testing.T, r *rig) {
 	ctx := itContext(t)
 	for _, force := range []bool{false, true} {
 		_, err := r.svc.RunShellCommand(ctx, domain.RunRequest{PaneID: p, Command: "echo watched-run", Force: force})
-		wantRefusal(t, err, "watching", tty)
+		wantRefusal(t, err, fault.RefusedWatched, "watching", tty)
 		_, err = r.svc.PasteText(ctx, domain.PasteRequest{PaneID: p, Text: "echo watched-paste", Enter: true, Force: force})
-		wantRefusal(t, err, "watching", tty)
+		wantRefusal(t, err, fault.RefusedWatched, "watching", tty)
 		_, err = r.svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "echo watched-keys", Literal: true, Force: force})
-		wantRefusal(t, err, "watching", tty)
+		wantRefusal(t, err, fault.RefusedWatched, "watching", tty)
 	}
 	if screen := r.srv.screen(t, p); strings.Contains(screen, "watched-") || strings.Contains(screen, "7717") {
 		t.Errorf("a refused write reached the watched pane:\n%s", screen)
@@ -368,7 +370,7 @@ func testSelfPane(t *testing.T, r *rig) {
 	env := map[string]string{"TMUX": tmuxVar, "TMUX_PANE": string(p)}
 	svc := service(t, r.srv.terminal(t, tmux.Options{Env: func(k string) string { return env[k] }}))
 	_, err := svc.RunShellCommand(itContext(t), domain.RunRequest{PaneID: p, Command: "echo self"})
-	wantRefusal(t, err, "this server itself", "force: true")
+	wantRefusal(t, err, fault.RefusedSelf, "this server itself")
 	if screen := r.srv.screen(t, p); strings.Contains(screen, "7717") {
 		t.Errorf("the refused command reached the pane:\n%s", screen)
 	}
@@ -376,7 +378,7 @@ func testSelfPane(t *testing.T, r *rig) {
 	if err != nil {
 		t.Fatalf("forced run in the self pane: %v", err)
 	}
-	wantCompleted(t, res, "self\n", 0)
+	wantCompleted(t, res, "self", 0)
 }
 
 // Input to a pane of a window with synchronize-panes on would reach the
@@ -387,9 +389,9 @@ func testSynchronizedPanes(t *testing.T, r *rig) {
 	r.srv.tmux(t, "set-window-option", "-t", string(p), "synchronize-panes", "on")
 	ctx := itContext(t)
 	_, err := r.svc.RunShellCommand(ctx, domain.RunRequest{PaneID: p, Command: "echo synced"})
-	wantRefusal(t, err, "synchronized", string(q))
+	wantRefusal(t, err, fault.RefusedSynchronized, "synchronized", string(q))
 	_, err = r.svc.PasteText(ctx, domain.PasteRequest{PaneID: q, Text: "echo synced", Enter: true})
-	wantRefusal(t, err, "synchronized", string(p))
+	wantRefusal(t, err, fault.RefusedSynchronized, "synchronized", string(p))
 	for _, pane := range []ports.PaneID{p, q} {
 		if screen := r.srv.screen(t, pane); strings.Contains(screen, "synced") || strings.Contains(screen, "7717") {
 			t.Errorf("a refused write reached %s:\n%s", pane, screen)
@@ -402,9 +404,9 @@ func testNoPersistence(t *testing.T, r *rig) {
 	p := r.pane
 	first := byShell{posix: "cd / && export TMCP_PERSIST=1 && pwd", fish: "cd /; and set -gx TMCP_PERSIST 1; and pwd"}
 	second := byShell{posix: `pwd; echo "${TMCP_PERSIST:-unset}"`, fish: "pwd; set -q TMCP_PERSIST; and echo set; or echo unset"}
-	wantCompleted(t, r.run(t, domain.RunRequest{PaneID: p, Command: first.in(t, r.sh)}), "/\n", 0)
+	wantCompleted(t, r.run(t, domain.RunRequest{PaneID: p, Command: first.in(t, r.sh)}), "/", 0)
 	r.settle(t, p)
-	wantCompleted(t, r.run(t, domain.RunRequest{PaneID: p, Command: second.in(t, r.sh)}), r.srv.home+"\nunset\n", 0)
+	wantCompleted(t, r.run(t, domain.RunRequest{PaneID: p, Command: second.in(t, r.sh)}), r.srv.home+"\nunset", 0)
 }
 
 // Commands run back to back in one pane, each as soon as the one before
@@ -422,7 +424,7 @@ func TestTmuxBackToBackCommands(t *testing.T) {
 				if err != nil {
 					t.Fatalf("command %d of 20, right after the one before: %v", i+1, err)
 				}
-				wantCompleted(t, res, fmt.Sprintf("%d\n", i), 0)
+				wantCompleted(t, res, fmt.Sprint(i), 0)
 			}
 		})
 	}
@@ -464,11 +466,11 @@ func TestTmuxControlClientsComingAndGoingLeaveTmuxRunning(t *testing.T) {
 
 // wantRefusal checks that err is a refusal whose message says each of
 // says.
-func wantRefusal(t *testing.T, err error, says ...string) {
+func wantRefusal(t *testing.T, err error, why fault.Refusal, says ...string) {
 	t.Helper()
-	var refusal *domain.RefusalError
-	if !errors.As(err, &refusal) {
-		t.Errorf("got %v, want a refusal", err)
+	var refusal *fault.RefusalError
+	if !errors.As(err, &refusal) || refusal.Why != why {
+		t.Errorf("got %v, want a refusal of kind %s", err, why)
 		return
 	}
 	for _, s := range says {
@@ -558,7 +560,7 @@ func TestTmuxCaptureSinceThroughFullScreenPrograms(t *testing.T) {
 	srv.waitPrompt(t, p)
 
 	// The shell is back and the stream still serves commands.
-	wantCompleted(t, runIn(t, svc, p, "echo after"), "after\n", 0)
+	wantCompleted(t, runIn(t, svc, p, "echo after"), "after", 0)
 	keys("echo tail-marker", true, true)
 	readUntil("tail-marker")
 }
@@ -673,10 +675,10 @@ func TestTmuxSendKeysInterruptsATimedOutCommand(t *testing.T) {
 	if res.Outcome != domain.OutcomeTimedOut || !res.StillRunning {
 		t.Fatalf("sleep 30 with timeoutMs 300 = %+v, want timed_out and still running", res)
 	}
-	if _, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "echo intruder", Literal: true, Enter: true}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "echo intruder", Literal: true, Enter: true}); !errors.Is(err, fault.ErrBusy) {
 		t.Errorf("literal keys to the busy pane: %v, want ErrBusy", err)
 	}
-	if _, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "Escape"}); !errors.Is(err, domain.ErrBusy) {
+	if _, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "Escape"}); !errors.Is(err, fault.ErrBusy) {
 		t.Errorf("Escape to the busy pane: %v, want ErrBusy", err)
 	}
 	keys, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "C-c", Enter: true})
@@ -691,7 +693,7 @@ func TestTmuxSendKeysInterruptsATimedOutCommand(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the pane was not released after C-c ended its command")
 	}
-	wantCompleted(t, runIn(t, svc, p, "echo free"), "free\n", 0)
+	wantCompleted(t, runIn(t, svc, p, "echo free"), "free", 0)
 }
 
 func runInWithTimeout(t *testing.T, svc *domain.Service, p ports.PaneID, command string, timeoutMs int64) domain.RunResult {

@@ -17,9 +17,11 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
+	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/ports"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // The real-tmux environment of tmux_test.go and e2e_binary_test.go: every
@@ -66,9 +68,7 @@ var bash = shells[0]
 // returns the tmux binary.
 func needTmux(t testing.TB) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("real-tmux test: skipped under -short")
-	}
+	gate.Real(t, "tmux")
 	bin, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("real-tmux test: tmux is not on PATH (install tmux 3.2 or newer to run it)")
@@ -279,7 +279,7 @@ func (s *tmuxServer) terminal(t testing.TB, opts tmux.Options) *tmux.Terminal {
 // service returns a domain Service on term and the system clock, closed
 // when the test ends.
 func service(t testing.TB, term ports.Terminal) *domain.Service {
-	svc := domain.NewService(term, clock.New(), domain.Config{WaitMax: 60 * time.Second, MaxResultLines: 200})
+	svc := domain.NewService(term, clock.New(), random.New(), domain.Config{WaitMax: 60 * time.Second, MaxResultLines: 200})
 	t.Cleanup(func() { svc.Close() })
 	return svc
 }

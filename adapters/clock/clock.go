@@ -3,6 +3,7 @@
 package clock
 
 import (
+	"context"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -23,6 +24,11 @@ func (System) Now() time.Time { return time.Now() }
 // NewTimer returns a timer on time.NewTimer. A d of zero or less fires at
 // once.
 func (System) NewTimer(d time.Duration) ports.Timer { return timer{time.NewTimer(d)} }
+
+// WithTimeout returns context.WithTimeout(parent, d).
+func (System) WithTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(parent, d)
+}
 
 // timer adapts *time.Timer. Since Go 1.23 its channel keeps a fired value
 // until it is received, and Stop discards one not yet received, which is

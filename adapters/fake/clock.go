@@ -50,6 +50,32 @@ func (c *Clock) NewTimer(d time.Duration) ports.Timer {
 	return t
 }
 
+// WithTimeout returns a copy of parent that is done once the clock has
+// moved d past now (with context.DeadlineExceeded), or when parent is.
+// Like the fake terminal's timers, and unlike NewTimer's, its timer is
+// not counted by WaitForTimers: it bounds a call the code under test
+// makes, and is not what the code waits on.
+func (c *Clock) WithTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	t := c.afterFunc(d, func() { cancel(context.DeadlineExceeded) })
+	return deadlineCtx{ctx}, func() {
+		t.Stop()
+		cancel(context.Canceled)
+	}
+}
+
+// deadlineCtx reports the cause of its end as its error, so that a
+// context ended by the fake clock says context.DeadlineExceeded, as one
+// ended by the system clock does.
+type deadlineCtx struct{ context.Context }
+
+func (d deadlineCtx) Err() error {
+	if d.Context.Err() == nil {
+		return nil
+	}
+	return context.Cause(d.Context)
+}
+
 // afterFunc calls f, without any of the clock's locks held, once the clock
 // has moved d past now. Unlike NewTimer's timers these are not counted by
 // WaitForTimers: the fake terminal schedules its scripted output with them,
@@ -136,6 +162,30 @@ func (c *Clock) WaitForTimers(ctx context.Context, n int) error {
 		waiting, changed := c.waiting, c.changed
 		c.mu.Unlock()
 		if waiting >= n {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// WaitForTimer blocks until a timer made by NewTimer is pending that is
+// due d from now, or ctx is done: for tests that must know which of the
+// code's timers is there before they move time.
+func (c *Clock) WaitForTimer(ctx context.Context, d time.Duration) error {
+	for {
+		c.mu.Lock()
+		found, changed := false, c.changed
+		for _, t := range c.pending {
+			if t.ch != nil && t.when.Equal(c.now.Add(d)) {
+				found = true
+			}
+		}
+		c.mu.Unlock()
+		if found {
 			return nil
 		}
 		select {

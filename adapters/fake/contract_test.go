@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -35,15 +36,17 @@ func (h *harness) Synchronize(t *testing.T, ids ...ports.PaneID) { h.term.Synchr
 
 func (h *harness) EnterMode(t *testing.T, id ports.PaneID) { h.term.SetMode(id, "copy-mode") }
 
-// Eventually re-checks a few times without waiting: the fake does
-// everything before its methods return, so a condition that is false now
-// stays false.
+// Eventually re-checks a few times, moving the fake's clock on a second
+// between checks as time would pass for a real backend: the fake does
+// everything due before its methods return, so a condition that is false
+// now changes only as time passes.
 func (h *harness) Eventually(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	for range 3 {
+	for range 5 {
 		if cond() {
 			return
 		}
+		h.term.Clock().Advance(time.Second)
 	}
 	t.Fatalf("never happened: %s", what)
 }

@@ -60,24 +60,33 @@
 //
 // # The scripted shell
 //
-// A pane whose command is a shell (a name domain.ShellFor knows) behaves
+// A pane whose command is a shell (a name frame.ShellFor knows) behaves
 // like an interactive shell on a tty, closely enough for tests:
 //
 //   - At its prompt it edits a line: printable text is echoed, BSpace (or
-//     C-h) erases a character, C-c abandons the line ("^C" and a new
-//     prompt), C-d on an empty line exits the shell (the pane dies), and
-//     other keys such as arrows and function keys are ignored. Inside a
-//     bracketed paste, newlines are inserted rather than entered.
+//     C-h) erases a character, C-u discards the line so far, C-c abandons
+//     the line ("^C" and a new prompt), C-d on an empty line exits the
+//     shell (the pane dies), and other keys such as arrows and function
+//     keys are ignored. Inside a bracketed paste, newlines are inserted
+//     rather than entered.
 //   - Enter ("\r" or "\n", also inside typed text) runs the line, unless it
-//     ends with a backslash: then the shell prints "> " and reads on, as it
-//     does for the backslash-newline joins of a framed command.
-//   - Text that domain.Unframe recognizes as a framed command prints
-//     domain.StartMarker, runs the command, then prints domain.EndMarker
-//     with its status and a new prompt. What the command does is the next
-//     Run queued with Expect, else what the Script function returns, else
-//     what the interpreter below makes of it. A command framed for a shell
-//     family other than the pane's is not run: the shell prints an error
-//     and no marker.
+//     ends with a backslash or inside a single-quoted string: then the
+//     shell prints "> " and reads on.
+//   - A line that frame.ParseLine recognizes as a framed command's line
+//     reads the script it names from the ScriptStore (PutScript), as a
+//     real shell would: the script empties its file, the shell prints
+//     frame.StartMarker with the pane's pid, runs the command, writes its
+//     status into the script's file and prints frame.EndMarker with it.
+//     A missing script prints the shell's error and the unread marker; a
+//     script that is not exactly what package frame writes is not run.
+//     What the command does is the next Run queued with Expect, else what
+//     the Script function returns, else what the interpreter below makes
+//     of it. A line framed for a shell family other than the pane's is
+//     not run: the shell prints an error and no marker.
+//   - A shell can be made to start slowly (SetStarting): until it has
+//     started it prints no prompt, the tty echoes what is typed and keeps
+//     it (C-c throws it away), LineEditing is false; then the shell reads
+//     what was kept.
 //   - Other text is run by the interpreter as the shell itself would run
 //     it: exit there ends the shell and kills the pane.
 //   - While a command runs, typed bytes are echoed as a tty in canonical
@@ -98,11 +107,12 @@
 // A deliberately tiny subset of sh, enough for the contract suite and for
 // readable tests:
 //
-//   - Commands are separated by ";" or newlines; "#" starts a comment.
+//   - Commands are separated by ";" or newlines, and "||" runs the next
+//     one only if the one before failed; "#" starts a comment.
 //   - Words may be quoted with '...' or "..." (in which \ escapes $ ` " \
 //     and newline) or escaped with \; backslash-newline joins lines.
-//   - $((...)) expands integer arithmetic: + - * / % and parentheses.
-//     There are no variables; a lone $ is literal.
+//   - $((...)) expands integer arithmetic: + - * / % and parentheses; $$
+//     is the shell's pid. There are no variables; a lone $ is literal.
 //   - Redirections: >/dev/null and 2>/dev/null (also 1>, and with a space
 //     before the file) discard a stream; 2>&1 and >&2 change nothing,
 //     since both streams reach the terminal.
@@ -110,12 +120,13 @@
 //     -echo (the tty's echo while a command reads); printf FORMAT
 //     [ARGS] (escapes; %s %d %i %c %b %% with flags, width and precision;
 //     the format is reused while arguments remain); true; :; false;
-//     exit [N]; sleep SECONDS, on the fake clock; and cat without
+//     exit [N]; sleep SECONDS, on the fake clock; . FILE (also "command ."
+//     and "source"), which runs a script of the ScriptStore; and cat without
 //     arguments, which reads the terminal until C-d and prints what it
 //     reads unless its output goes to /dev/null.
 //   - Any other command prints "<shell>: <name>: command not found" and
 //     has status 127.
-//   - Pipes, &&, ||, <, subshells, background jobs, variables and command
+//   - Pipes, &&, <, subshells, background jobs, variables and command
 //     substitution are not supported: such a line prints a syntax error
 //     and has status 2, so a test that relies on them fails visibly
 //     instead of passing by accident.
@@ -123,7 +134,10 @@
 // # Test controls
 //
 // Besides the port's methods, a Terminal has controls for tests (AddPane,
-// KillPane, SetMode, Attach, Synchronize, Inject, LoseOutput, Respawn,
-// Expect, Sent, ...). They panic when the pane does not exist, since that
+// KillPane, SetMode, Attach, Synchronize, Inject, LoseOutput, Blind,
+// Respawn, Replace, SetStarting, SetNoJobControl, Expect, Sent, Scripts,
+// ...). Its JobControl tells the foreground from its scripted jobs: the
+// shell is in the foreground while it runs no command, and its line
+// editor is active at the prompt for every family but sh. They panic when the pane does not exist, since that
 // is a mistake in the test, not a situation under test.
 package fake

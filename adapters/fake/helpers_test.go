@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
-	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -23,18 +23,37 @@ func openStream(t *testing.T, term *fake.Terminal, id ports.PaneID) ports.Output
 	return s
 }
 
-// typeFramed types command framed for the pane's shell, and presses Enter.
+// idsFor returns the frame ids of the call named callID.
+func idsFor(callID string) frame.IDs {
+	return frame.IDs{ID: callID, Secret: callID + "-secret", Unread: callID + "-unread"}
+}
+
+// typeFramed stages command framed for the pane's shell and types its
+// line, as the domain does.
 func typeFramed(t *testing.T, term *fake.Terminal, id ports.PaneID, callID, command string) {
 	t.Helper()
 	info, err := term.Pane(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh, ok := domain.ShellFor(info.Command)
+	sh, ok := frame.ShellFor(info.Command)
 	if !ok {
 		t.Fatalf("pane %s runs %q, not a shell", id, info.Command)
 	}
-	typeLine(t, term, id, domain.Frame(sh, callID, command))
+	typeFramedFor(t, term, id, sh, callID, command)
+}
+
+// typeFramedFor is typeFramed for a shell family of the caller's choice.
+func typeFramedFor(t *testing.T, term *fake.Terminal, id ports.PaneID, sh frame.Shell, callID, command string) {
+	t.Helper()
+	cmd := frame.Command{Shell: sh, IDs: idsFor(callID), Text: command}
+	files, err := cmd.Stage(func(build func(string) []byte) (string, error) { return term.PutScript(ctx, id, build) })
+	if err != nil {
+		t.Fatalf("stage: %v", err)
+	}
+	if err := term.SendText(ctx, id, cmd.Line(files)); err != nil {
+		t.Fatalf("SendText: %v", err)
+	}
 }
 
 // typeLine types text and presses Enter.
@@ -61,30 +80,26 @@ func everything(s ports.OutputStream) []byte {
 	return c.Data
 }
 
-// frame finds the framed command callID in what the stream received and
+// framed finds the framed command callID in what the stream received and
 // returns the output between its markers ("\r\n" read as "\n"), its
 // status, and whether it has ended.
-func frame(t *testing.T, s ports.OutputStream, callID string) (output string, status int, ended bool) {
+func framed(t *testing.T, s ports.OutputStream, callID string) (output string, status int, ended bool) {
 	t.Helper()
 	data := everything(s)
-	start := domain.StartMarker(callID)
-	i := bytes.Index(data, start)
-	if i < 0 {
+	var out bytes.Buffer
+	sc := frame.NewScanner(idsFor(callID), &out)
+	sc.Write(data)
+	if !sc.Started() {
 		t.Fatalf("no start marker for %s in %q", callID, data)
 	}
-	rest := data[i+len(start):]
-	for status := 0; status < 256; status++ {
-		if j := bytes.Index(rest, domain.EndMarker(callID, status)); j >= 0 {
-			return normalize(rest[:j]), status, true
-		}
-	}
-	return normalize(rest), 0, false
+	status, ended = sc.Ended()
+	return normalize(out.Bytes()), status, ended
 }
 
-// between is frame's output alone, for a command that has ended.
+// between is framed's output alone, for a command that has ended.
 func between(t *testing.T, s ports.OutputStream, callID string) string {
 	t.Helper()
-	out, _, ended := frame(t, s, callID)
+	out, _, ended := framed(t, s, callID)
 	if !ended {
 		t.Fatalf("framed command %s has not ended; output so far %q", callID, out)
 	}

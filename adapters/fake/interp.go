@@ -32,24 +32,31 @@ const (
 	opExit                 // leave with a status
 	opHang                 // never end by itself
 	opEcho                 // turn the tty's echo on (n=1) or off (n=0), like stty
+	opOrElse               // skip the next n ops unless the status is nonzero (||)
+	opSource               // run the script at text, like "."
 )
 
 // simpleCmd is one parsed command.
 type simpleCmd struct {
 	args             []string
 	outNull, errNull bool
+	orElse           bool // runs only if the command before it failed (||)
 }
 
 // compile turns typed shell text into the ops of its commands. shell names
-// the shell in error messages.
-func compile(shell, src string) []op {
-	cmds, err := parseScript(src)
+// the shell in error messages; pid is the shell's process id, for $$.
+func compile(shell string, pid int, src string) []op {
+	cmds, err := parseScript(src, pid)
 	if err != nil {
 		return []op{{kind: opOutput, text: shell + ": syntax error: " + err.Error() + "\n"}, {kind: opStatus, n: 2}}
 	}
 	var ops []op
 	for _, c := range cmds {
-		ops = append(ops, c.ops(shell)...)
+		cops := c.ops(shell)
+		if c.orElse {
+			ops = append(ops, op{kind: opOrElse, n: len(cops)})
+		}
+		ops = append(ops, cops...)
 	}
 	return ops
 }
@@ -72,7 +79,15 @@ func (c simpleCmd) ops(shell string) []op {
 		return append(ops, op{kind: opStatus, n: status})
 	}
 	name, args := c.args[0], c.args[1:]
+	if name == "command" && len(args) > 0 {
+		name, args = args[0], args[1:]
+	}
 	switch name {
+	case ".", "source":
+		if len(args) != 1 {
+			return fail(2, "%s: .: usage: . filename", shell)
+		}
+		return []op{{kind: opSource, text: args[0]}}
 	case "echo":
 		end := "\n"
 		if len(args) > 0 && args[0] == "-n" {
@@ -131,13 +146,15 @@ func (c simpleCmd) ops(shell string) []op {
 // errUnsupported marks syntax that a real shell knows but the fake's does not.
 var errUnsupported = errors.New("not supported by the fake shell")
 
-// parseScript splits src into commands and their words.
-func parseScript(src string) ([]simpleCmd, error) {
-	p := &parser{src: src}
+// parseScript splits src into commands and their words; pid is what $$
+// expands to.
+func parseScript(src string, pid int) ([]simpleCmd, error) {
+	p := &parser{src: src, pid: pid}
 	return p.script()
 }
 
 type parser struct {
+	pid  int
 	src  string
 	i    int
 	cmds []simpleCmd
@@ -186,6 +203,13 @@ func (p *parser) script() ([]simpleCmd, error) {
 			if err := p.redirect(); err != nil {
 				return nil, err
 			}
+		case strings.HasPrefix(p.src[p.i:], "||"):
+			p.endCommand()
+			if len(p.cmds) == 0 {
+				return nil, errors.New("|| with no command before it")
+			}
+			p.cur.orElse = true
+			p.i += 2
 		case c == '|' || c == '&' || c == '<' || c == '(' || c == ')' || c == '`':
 			return nil, fmt.Errorf("%q: %w", c, errUnsupported)
 		default:
@@ -260,6 +284,9 @@ func (p *parser) dollar() error {
 		}
 		p.word.WriteString(strconv.FormatInt(v, 10))
 		p.i += j + 2
+	case strings.HasPrefix(rest, "$$"):
+		p.word.WriteString(strconv.Itoa(p.pid))
+		p.i += 2
 	case len(rest) > 1 && (isNameByte(rest[1]) || strings.IndexByte("({?$#!@*-", rest[1]) >= 0):
 		return fmt.Errorf("%q: %w", rest[:2], errUnsupported)
 	default:

@@ -18,8 +18,12 @@ type effect struct {
 
 func run(ops []op) effect {
 	var e effect
-	for _, o := range ops {
-		switch o.kind {
+	for i := 0; i < len(ops); i++ {
+		switch o := ops[i]; o.kind {
+		case opOrElse:
+			if e.status == 0 {
+				i += o.n
+			}
 		case opOutput:
 			e.output += o.text
 		case opStatus:
@@ -84,8 +88,14 @@ func TestInterpreter(t *testing.T) {
 		{"cat >/dev/null", effect{blocks: []opKind{opRead}}},
 		{"cat file", effect{output: "cat: the fake shell's cat reads only the terminal\n", status: 1}},
 		{"", effect{}},
+		{"false || echo x", effect{output: "x\n"}},
+		{"true || echo x", effect{}},
+		{"false || false || echo y; echo z", effect{output: "y\nz\n"}},
+		{"echo pid=$$ \"$$\"", effect{output: "pid=7 7\n"}},
+		{". /s/1 || echo unread", effect{blocks: []opKind{opSource}}},
+		{"command . /s/1", effect{blocks: []opKind{opSource}}},
 	} {
-		got := run(compile("sh", tc.src))
+		got := run(compile("sh", 7, tc.src))
 		if got.output != tc.want.output || got.status != tc.want.status || got.exit != tc.want.exit || !slices.Equal(got.blocks, tc.want.blocks) {
 			t.Errorf("%q:\n got %+v\nwant %+v", tc.src, got, tc.want)
 		}
@@ -96,14 +106,14 @@ func TestInterpreter(t *testing.T) {
 // else: a test that needs more learns it at once.
 func TestInterpreterRefusesWhatItDoesNotSupport(t *testing.T) {
 	for _, src := range []string{
-		"echo a | wc -l", "true && echo x", "false || echo x", "cat < file", "sleep 1 &",
+		"echo a | wc -l", "true && echo x", "cat < file", "sleep 1 &",
 		"echo $HOME", "echo ${x}", "echo $(date)", "echo `date`", "echo $?", "(echo sub)",
 		"echo > out.txt", "printf '%x' 1",
 	} {
-		cmds, err := parseScript(src)
+		cmds, err := parseScript(src, 7)
 		if err == nil {
 			// printf's conversions are checked when it runs.
-			if e := run(compile("sh", src)); e.status == 0 {
+			if e := run(compile("sh", 7, src)); e.status == 0 {
 				t.Errorf("%q parsed as %v and ran with status 0, want it refused", src, cmds)
 			}
 			continue
@@ -116,7 +126,7 @@ func TestInterpreterRefusesWhatItDoesNotSupport(t *testing.T) {
 
 func TestInterpreterReportsSyntaxErrors(t *testing.T) {
 	for _, src := range []string{"echo 'open", `echo "open`, "echo $((1+", "echo $((1/0))", "echo $((2 3))", "echo $((*))"} {
-		got := run(compile("bash", src))
+		got := run(compile("bash", 7, src))
 		if got.status != 2 || got.output == "" || got.exit {
 			t.Errorf("%q: %+v, want a syntax error message and status 2", src, got)
 		}
@@ -124,7 +134,7 @@ func TestInterpreterReportsSyntaxErrors(t *testing.T) {
 }
 
 func TestSleepWaitsTheGivenTime(t *testing.T) {
-	ops := compile("sh", "sleep 2.5")
+	ops := compile("sh", 7, "sleep 2.5")
 	if len(ops) == 0 || ops[0].kind != opSleep || ops[0].d != 2500*time.Millisecond || ops[0].command != "sleep" {
 		t.Errorf("sleep 2.5 compiles to %+v, want a 2.5s sleep by the program sleep", ops)
 	}

@@ -5,10 +5,11 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -44,6 +45,11 @@ type Run struct {
 	// for its next step (as tmux would report "make" or "sleep"); default:
 	// the shell.
 	Command string
+
+	// KeepsTerminal leaves the shell's group in the foreground while the
+	// command runs, as zsh's subshell does until it starts a program: only
+	// the shell's children tell that something runs.
+	KeepsTerminal bool
 }
 
 // Step is output printed a while after a command started.
@@ -113,7 +119,10 @@ type inputEsc struct {
 // job is the command the shell is running.
 type job struct {
 	framed    bool
-	id        string // the frame's id
+	pid       int       // the command's process, the shell's child
+	keepsTerm bool      // Run.KeepsTerminal
+	ids       frame.IDs // the frame's ids
+	script    string    // the frame's script, where its status goes
 	ops       []op
 	pc        int
 	status    int
@@ -131,12 +140,12 @@ func (p *pane) isShell() bool {
 	if p.override != "" {
 		prog = p.override
 	}
-	_, ok := domain.ShellFor(prog)
+	_, ok := frame.ShellFor(prog)
 	return ok
 }
 
 func (p *pane) prompt() {
-	if !p.dead && p.isShell() {
+	if !p.dead && p.isShell() && !p.starting {
 		p.emit([]byte(p.spec.Prompt))
 	}
 }
@@ -152,6 +161,22 @@ func (p *pane) receive(b []byte) {
 		switch {
 		case p.dead || p.mode != "" || !p.isShell():
 			return
+		case p.starting:
+			// The tty is in canonical mode until the shell's line
+			// editor starts: it echoes, and keeps the line for later
+			// (C-u erases the line being typed).
+			switch c {
+			case 0x15:
+				p.startAhead = killLine(p.startAhead)
+				continue
+			case 0x03:
+				// ISIG: the tty throws its input away.
+				p.startAhead = nil
+				p.emit([]byte("^C"))
+				continue
+			}
+			p.startAhead = append(p.startAhead, c)
+			p.emit(cookedByte(c))
 		case p.job == nil:
 			p.editByte(c)
 		case p.job.reading:
@@ -188,6 +213,9 @@ func (p *pane) editByte(c byte) {
 		p.emit([]byte("^C\r\n"))
 		p.ed = editor{}
 		p.prompt()
+	case c == 0x15:
+		// C-u: the line so far is discarded.
+		e.buf = e.buf[:e.lineStart]
 	case c == 0x04:
 		if len(e.buf) == 0 {
 			p.die()
@@ -245,11 +273,13 @@ func eraseRune(b []byte) int {
 }
 
 // enter ends the line being edited: a continuation, or a command to run.
+// A line ending in a backslash, or inside a single-quoted string, goes on
+// on the next line.
 func (p *pane) enter() {
 	e := &p.ed
 	p.emit([]byte("\r\n"))
 	line := e.buf[e.lineStart:]
-	if n := len(line) - len(bytes.TrimRight(line, `\`)); n%2 == 1 {
+	if n := len(line) - len(bytes.TrimRight(line, `\`)); n%2 == 1 || openQuote(e.buf) {
 		e.buf = append(e.buf, '\n')
 		e.lineStart = len(e.buf)
 		p.emit([]byte("> "))
@@ -260,38 +290,95 @@ func (p *pane) enter() {
 	p.run(text)
 }
 
+// openQuote reports whether text ends inside a single-quoted string, as
+// the shell reads quotes: a ' outside double quotes and not after a
+// backslash opens or closes one.
+func openQuote(text []byte) bool {
+	single, double := false, false
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case single:
+			single = c != '\''
+		case c == '\\':
+			i++
+		case c == '"':
+			double = !double
+		case c == '\'' && !double:
+			single = true
+		}
+	}
+	return single
+}
+
 // run runs an entered command line.
 func (p *pane) run(text string) {
-	if sh, id, command, ok := domain.Unframe(text); ok {
-		p.commands = append(p.commands, command)
-		if fam, _ := domain.ShellFor(p.command()); fam != sh {
-			p.output(fmt.Sprintf("%s: the fake shell cannot run a command framed for %s\n", p.shellName, sh))
+	fam, _ := frame.ShellFor(p.command())
+	if _, files, unread, ok := frame.ParseLine(fam, text); ok {
+		p.runFrame(fam, files, unread)
+		return
+	}
+	for _, other := range []frame.Shell{frame.ShellBash, frame.ShellZsh, frame.ShellSh, frame.ShellKsh, frame.ShellFish} {
+		if _, _, _, ok := frame.ParseLine(other, text); ok {
+			p.output(fmt.Sprintf("%s: the fake shell cannot run a line framed for %s\n", p.shellName, other))
 			p.prompt()
 			return
 		}
-		j := &job{framed: true, id: id}
-		switch {
-		case len(p.expect) > 0:
-			r := p.expect[0]
-			p.expect = p.expect[1:]
-			j.ops, j.ignoreInt = r.ops(), r.IgnoreInterrupt
-		case p.script != nil:
-			r := p.script(command)
-			j.ops, j.ignoreInt = r.ops(), r.IgnoreInterrupt
-		default:
-			j.ops = compile(p.shellName, command)
-		}
-		p.job = j
-		p.emit(domain.StartMarker(id))
-		p.step()
-		return
 	}
 	if len(bytes.TrimSpace([]byte(text))) == 0 {
 		p.prompt()
 		return
 	}
-	p.job = &job{ops: compile(p.shellName, text)}
+	p.job = &job{ops: compile(p.shellName, p.pid, text), pid: p.t.newPID()}
 	p.step()
+}
+
+// runFrame runs the typed line of a framed command: it reads the script
+// as the real shell would, and empties it, or prints the unread marker
+// when there is no such script. For fish it reads the text file and the
+// end script too, which must be what the frame wrote.
+func (p *pane) runFrame(fam frame.Shell, files frame.Files, unread string) {
+	path := files.Script
+	sc, ok := p.t.scripts[path]
+	if !ok {
+		p.output(fmt.Sprintf("%s: %s: No such file or directory\n", p.shellName, path))
+		p.emit(frame.UnreadMarker(unread))
+		p.prompt()
+		return
+	}
+	cmd, _, ok := frame.ParseScript(fam, sc.data)
+	text, end := p.t.scripts[files.Text], p.t.scripts[files.End]
+	if ok && cmd.NeedsTextFile() {
+		ok = text != nil && end != nil && bytes.Equal(end.data, cmd.EndScript(files))
+	}
+	if !ok {
+		p.output(fmt.Sprintf("%s: the fake shell cannot run the script %s\n", p.shellName, path))
+		p.prompt()
+		return
+	}
+	sc.data, sc.written = nil, true // the script empties itself first
+	command := cmd.Text
+	if cmd.NeedsTextFile() {
+		command = strings.TrimSuffix(string(text.data), "\n")
+	}
+	{
+		p.commands = append(p.commands, command)
+		j := &job{framed: true, ids: cmd.IDs, script: path}
+		switch {
+		case len(p.expect) > 0:
+			r := p.expect[0]
+			p.expect = p.expect[1:]
+			j.ops, j.ignoreInt, j.keepsTerm = r.ops(), r.IgnoreInterrupt, r.KeepsTerminal
+		case p.script != nil:
+			r := p.script(command)
+			j.ops, j.ignoreInt, j.keepsTerm = r.ops(), r.IgnoreInterrupt, r.KeepsTerminal
+		default:
+			j.ops = compile(p.shellName, p.pid, command)
+		}
+		j.pid = p.t.newPID()
+		p.job = j
+		p.emit(frame.StartMarker(cmd.ID, p.pid))
+		p.step()
+	}
 }
 
 // step runs the job's ops until one blocks or the job ends.
@@ -340,6 +427,19 @@ func (p *pane) step() {
 			return
 		case opEcho:
 			p.noEcho = o.n == 0
+		case opOrElse:
+			if j.status == 0 {
+				j.pc += o.n
+			}
+		case opSource:
+			script, ok := p.t.scripts[o.text]
+			if !ok {
+				p.output(fmt.Sprintf("%s: .: cannot open %s: No such file\n", p.shellName, o.text))
+				j.status = 1
+				continue
+			}
+			j.ops = slices.Insert(j.ops, j.pc, compile(p.shellName, p.pid, string(script.data))...)
+			j.status = 0
 		}
 	}
 	p.finish(j.status)
@@ -351,7 +451,7 @@ func (p *pane) finish(status int) {
 	j := p.job
 	p.stopJob()
 	if j.framed {
-		p.emit(domain.EndMarker(j.id, status))
+		p.frameEnded(j, status)
 	}
 	p.prompt()
 	p.receive(j.typeahead)
@@ -363,11 +463,20 @@ func (p *pane) interrupt() {
 	p.stopJob()
 	if j.framed {
 		// The frame traps SIGINT to exit 130 and print its end marker.
-		p.emit(domain.EndMarker(j.id, 130))
+		p.frameEnded(j, 130)
 	} else {
 		p.emit([]byte("\r\n"))
 	}
 	p.prompt()
+}
+
+// frameEnded does what a frame's script does after its command: it writes
+// the status into the script's file and prints the end marker.
+func (p *pane) frameEnded(j *job, status int) {
+	if sc, ok := p.t.scripts[j.script]; ok {
+		sc.data = fmt.Appendf(nil, "%d\n", status)
+	}
+	p.emit(frame.EndMarker(j.ids, status))
 }
 
 func (p *pane) stopJob() {
@@ -375,6 +484,18 @@ func (p *pane) stopJob() {
 		j.timer.Stop()
 	}
 	p.job = nil
+}
+
+// cookedByte is what a tty in canonical mode with ECHO and ECHOCTL echoes
+// for a typed byte, with no line to erase from.
+func cookedByte(c byte) []byte {
+	switch {
+	case c == '\r' || c == '\n':
+		return []byte("\r\n")
+	case c < 0x20 && c != '\t' || c == 0x7f:
+		return []byte{'^', (c + '@') & 0x7f}
+	}
+	return []byte{c}
 }
 
 // typeAhead handles a byte typed while a command runs without reading
@@ -389,8 +510,18 @@ func (p *pane) typeAhead(c byte) {
 		}
 		return
 	}
+	if c == 0x15 {
+		// VKILL: the tty erases the line being typed.
+		j.typeahead, j.line = killLine(j.typeahead), nil
+		return
+	}
 	p.cookedEcho(c)
 	j.typeahead = append(j.typeahead, c)
+}
+
+// killLine drops what follows the last line end in b.
+func killLine(b []byte) []byte {
+	return b[:bytes.LastIndexAny(b, "\r\n")+1]
 }
 
 // readByte handles a byte typed while cat reads the terminal, which is in

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
-	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -116,7 +116,7 @@ func TestShellExits(t *testing.T) {
 func TestFramedCommandRunsInTheInterpreterByDefault(t *testing.T) {
 	term, id, s := shellPane(t)
 	typeFramed(t, term, id, "c1", "printf hello; exit 3")
-	out, status, ended := frame(t, s, "c1")
+	out, status, ended := framed(t, s, "c1")
 	if out != "hello" || status != 3 || !ended {
 		t.Errorf("framed command: output %q, status %d, ended %v; want %q, 3, true", out, status, ended, "hello")
 	}
@@ -137,7 +137,7 @@ func TestFramedCommandMarkersAppearOnce(t *testing.T) {
 	term, id, s := shellPane(t)
 	typeFramed(t, term, id, "c1", "echo x")
 	data := string(everything(s))
-	for _, m := range [][]byte{domain.StartMarker("c1"), domain.EndMarker("c1", 0)} {
+	for _, m := range [][]byte{frame.StartMarker("c1", 1001), frame.EndMarker(idsFor("c1"), 0)} {
 		if n := strings.Count(data, string(m)); n != 1 {
 			t.Errorf("marker %q appears %d times in %q, want once", m, n, data)
 		}
@@ -158,7 +158,7 @@ func TestScriptedCommandFollowsTheClock(t *testing.T) {
 
 	check := func(when, wantOut string, wantEnded bool, wantCommand string) {
 		t.Helper()
-		out, status, ended := frame(t, s, "m1")
+		out, status, ended := framed(t, s, "m1")
 		if out != wantOut || ended != wantEnded {
 			t.Errorf("%s: output %q, ended %v; want %q, %v", when, out, ended, wantOut, wantEnded)
 		}
@@ -198,7 +198,7 @@ func TestScriptsAreUsedInOrder(t *testing.T) {
 		id, out string
 		status  int
 	}{{"k0", "first", 0}, {"k1", "second", 1}, {"k2", "scripted c", 0}, {"k3", "scripted d", 0}, {"k4", "interpreted\n", 0}} {
-		if out, status, _ := frame(t, s, want.id); out != want.out || status != want.status {
+		if out, status, _ := framed(t, s, want.id); out != want.out || status != want.status {
 			t.Errorf("%s: output %q, status %d; want %q, %d", want.id, out, status, want.out, want.status)
 		}
 	}
@@ -223,7 +223,7 @@ func TestInterruptingAFramedCommand(t *testing.T) {
 			term.Expect(id, tc.run)
 			typeFramed(t, term, id, "i1", "work")
 			pressKeys(t, term, id, "C-c")
-			out, status, ended := frame(t, s, "i1")
+			out, status, ended := framed(t, s, "i1")
 			if out != "working^C" || ended != tc.wantEnded || (ended && status != tc.wantStatus) {
 				t.Errorf("output %q, ended %v, status %d; want %q, %v, %d", out, ended, status, "working^C", tc.wantEnded, tc.wantStatus)
 			}
@@ -237,7 +237,7 @@ func TestIgnoredInterruptLetsTheCommandFinish(t *testing.T) {
 	typeFramed(t, term, id, "i1", "stubborn")
 	pressKeys(t, term, id, "C-c")
 	term.Clock().Advance(time.Second)
-	if _, status, ended := frame(t, s, "i1"); !ended || status != 7 {
+	if _, status, ended := framed(t, s, "i1"); !ended || status != 7 {
 		t.Errorf("ended %v, status %d; want it to end with its own status 7", ended, status)
 	}
 }
@@ -247,7 +247,7 @@ func TestHangingCommandNeverEndsByItself(t *testing.T) {
 	term.Expect(id, fake.Run{Steps: []fake.Step{{At: time.Second, Output: "tick"}}, Hang: true, Command: "tail"})
 	typeFramed(t, term, id, "h1", "tail -f log")
 	term.Clock().Advance(24 * time.Hour)
-	if out, _, ended := frame(t, s, "h1"); ended || out != "tick" {
+	if out, _, ended := framed(t, s, "h1"); ended || out != "tick" {
 		t.Errorf("output %q, ended %v; want its step and no end", out, ended)
 	}
 	if got := describe(t, term, id).Command; got != "tail" {
@@ -268,7 +268,7 @@ func TestTypeAhead(t *testing.T) {
 			t.Errorf("while the command runs the stream got %q, want the tty's echo %q", got, want)
 		}
 		term.Clock().Advance(time.Second)
-		end := string(domain.EndMarker("t1", 0))
+		end := string(frame.EndMarker(idsFor("t1"), 0))
 		if got, want := string(everything(s)[mark:]), "echo next\r\n"+end+"$ echo next\r\nnext\r\n$ "; got != want {
 			t.Errorf("after the command the stream got %q, want %q", got, want)
 		}
@@ -349,7 +349,7 @@ func TestProgramOutputGetsTheTtysLineEnds(t *testing.T) {
 	term.Expect(id, fake.Run{Output: "a\nb\r\n"})
 	typeFramed(t, term, id, "o1", "x")
 	data := string(everything(s))
-	start := string(domain.StartMarker("o1"))
+	start := string(frame.StartMarker("o1", 1001))
 	if i := strings.Index(data, start); i < 0 || !strings.HasPrefix(data[i+len(start):], "a\r\nb\r\r\n") {
 		t.Errorf("stream = %q, want the output as %q after the start marker", data, "a\r\nb\r\r\n")
 	}
@@ -357,9 +357,9 @@ func TestProgramOutputGetsTheTtysLineEnds(t *testing.T) {
 
 func TestCommandFramedForAnotherShellIsNotRun(t *testing.T) {
 	term, id, s := shellPane(t) // bash
-	typeLine(t, term, id, domain.Frame(domain.ShellFish, "f1", "echo hi"))
+	typeFramedFor(t, term, id, frame.ShellFish, "f1", "echo hi")
 	data := string(everything(s))
-	if strings.Contains(data, string(domain.StartMarker("f1"))) {
+	if strings.Contains(data, "tmcp;S;f1") {
 		t.Errorf("a command framed for fish ran in bash: %q", data)
 	}
 	if !strings.Contains(data, "framed for fish") {
@@ -442,7 +442,7 @@ func TestKillingThePaneAbandonsItsCommand(t *testing.T) {
 	typeFramed(t, term, id, "d1", "doomed")
 	term.KillPane(id)
 	term.Clock().Advance(time.Minute)
-	if out, _, ended := frame(t, s, "d1"); ended || out != "started" {
+	if out, _, ended := framed(t, s, "d1"); ended || out != "started" {
 		t.Errorf("output %q, ended %v; a killed shell prints no end marker", out, ended)
 	}
 }

@@ -34,7 +34,14 @@ type Terminal struct {
 	nextID      int
 	nextGen     int
 	nextGroup   int
+	nextPID     int
 	unavailable bool
+
+	// scripts is the ScriptStore's files, by path.
+	scripts    map[string]*script
+	nextScript int
+	noJobs     bool // JobControl reports ErrUnsupported
+	noReadBack bool // with noJobs, so does ReadScript
 }
 
 // An Option changes a Terminal at construction.
@@ -51,7 +58,7 @@ func WithOutputWindow(n int) Option { return func(t *Terminal) { t.window = n } 
 // New returns a Terminal without panes. Unless WithClock says otherwise it
 // has its own Clock, starting at 2025-01-01 00:00 UTC.
 func New(opts ...Option) *Terminal {
-	t := &Terminal{window: DefaultOutputWindow, panes: make(map[ports.PaneID]*pane)}
+	t := &Terminal{window: DefaultOutputWindow, panes: make(map[ports.PaneID]*pane), scripts: make(map[string]*script), nextPID: 1000}
 	for _, o := range opts {
 		o(t)
 	}
@@ -92,7 +99,12 @@ type pane struct {
 	id   ports.PaneID
 	spec PaneSpec
 	gen  string
+	pid  int // the process id of the pane's program, new with each generation
 	dead bool
+
+	blind      bool   // output is missed (Blind)
+	starting   bool   // the shell is starting: no line editor yet (SetStarting)
+	startAhead []byte // what was typed meanwhile
 
 	mode      string
 	override  string // the command SetCommand set, if any
@@ -142,7 +154,7 @@ func (t *Terminal) AddPane(spec PaneSpec) ports.PaneID {
 	}
 	id := ports.PaneID("%" + strconv.Itoa(t.nextID))
 	t.nextID++
-	p := &pane{t: t, id: id, spec: spec, gen: t.generation()}
+	p := &pane{t: t, id: id, spec: spec, gen: t.generation(), pid: t.newPID()}
 	p.scr = newScreen(spec.Width, spec.Height, spec.HistoryLimit)
 	p.log = outbuf.New(&t.mu, spec.OutputWindow)
 	p.shellName = spec.Command[strings.LastIndexByte(spec.Command, '/')+1:]
@@ -154,6 +166,11 @@ func (t *Terminal) AddPane(spec PaneSpec) ports.PaneID {
 func (t *Terminal) generation() string {
 	t.nextGen++
 	return strconv.Itoa(t.nextGen)
+}
+
+func (t *Terminal) newPID() int {
+	t.nextPID++
+	return t.nextPID
 }
 
 // lookup finds a pane for a port method; the error's text starts with
@@ -370,10 +387,23 @@ func (t *Terminal) OpenOutput(ctx context.Context, id ports.PaneID) (ports.Outpu
 func (p *pane) deadErr() error { return fmt.Errorf("pane %s: %w", p.id, ports.ErrPaneDead) }
 
 // emit records bytes the pane's program wrote: on the screen and in the
-// output stream.
+// output stream (or, while the pane is blind, as missed).
 func (p *pane) emit(b []byte) {
 	p.scr.write(b)
+	if p.blind {
+		p.log.Skip(int64(len(b)))
+		return
+	}
 	p.log.Write(b)
+}
+
+// Blind makes the backend miss what the pane writes from now (on) until
+// Blind(id, false): it reaches the screen, and readers get it in Missed,
+// as with a backend whose connection to the multiplexer broke.
+func (t *Terminal) Blind(id ports.PaneID, on bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.must(id).blind = on
 }
 
 // die ends the pane's process: the pane stays, dead, as with tmux's
@@ -438,10 +468,69 @@ func (t *Terminal) Respawn(id ports.PaneID) {
 	p := t.must(id)
 	p.die()
 	p.dead = false
-	p.gen = t.generation()
+	p.gen, p.pid = t.generation(), t.newPID()
 	p.mode, p.override = "", ""
 	p.scr.bracketed = false
 	p.prompt()
+}
+
+// Replace replaces the pane's process with a fresh one of its original
+// command without ending open streams, as tmux's respawn-pane -k does on
+// a real server: readers see the new process's output follow the old
+// one's, and only Generation (and the shell's pid) tells them apart. A
+// running scripted command is abandoned without an end marker.
+func (t *Terminal) Replace(id ports.PaneID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.mustLive(id)
+	p.stopJob()
+	p.ed = editor{}
+	p.gen, p.pid = t.generation(), t.newPID()
+	p.mode, p.override = "", ""
+	p.scr.bracketed = false
+	p.prompt()
+}
+
+// SetStarting makes the pane's shell start up (on) or finish starting
+// (off). While it starts it has no line editor: LineEditing reports false,
+// no prompt is printed, and what is typed is echoed by the tty and kept;
+// when it has started it prints its prompt and reads what was typed, as a
+// shell reads its type-ahead.
+func (t *Terminal) SetStarting(id ports.PaneID, on bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.mustLive(id)
+	if p.starting == on {
+		return
+	}
+	p.starting = on
+	if !on {
+		ahead := p.startAhead
+		p.startAhead = nil
+		p.prompt()
+		p.receive(ahead)
+	}
+}
+
+// Scripts returns the paths of the scripts the ScriptStore holds now, in
+// no particular order.
+func (t *Terminal) Scripts() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	paths := make([]string, 0, len(t.scripts))
+	for path := range t.scripts {
+		paths = append(paths, path)
+	}
+	return paths
+}
+
+// SetNoJobControl makes InForeground and LineEditing report
+// ErrUnsupported, as a backend on another host does; with readBack false,
+// so does ReadScript.
+func (t *Terminal) SetNoJobControl(on, readBack bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.noJobs, t.noReadBack = on, on && !readBack
 }
 
 // SetMode puts the pane in a mode such as "copy-mode", or takes it out

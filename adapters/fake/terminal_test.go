@@ -160,7 +160,7 @@ func TestTerminalSchedulesOnTheClockItIsGiven(t *testing.T) {
 	term.Expect(id, fake.Run{Delay: time.Second})
 	typeFramed(t, term, id, "w1", "wait")
 	clock.Advance(time.Second)
-	if _, _, ended := frame(t, s, "w1"); !ended {
+	if _, _, ended := framed(t, s, "w1"); !ended {
 		t.Error("the scripted command did not end when the given clock moved")
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -22,7 +22,7 @@ type arguments map[string]any
 //
 // Arguments that are not a JSON object make the request malformed: the
 // error is a *jsonrpc.Error, which the SDK sends as a protocol error.
-// Arguments that break the schema yield a *domain.ArgumentError naming the
+// Arguments that break the schema yield a *fault.ArgumentError naming the
 // first bad argument (in name order), which becomes a tool error. Absent
 // arguments are an empty object. Unknown properties are allowed, as the
 // schemas do not forbid them.
@@ -49,7 +49,7 @@ func (ts *toolSchemas) parseArguments(raw json.RawMessage) (arguments, error) {
 func (ts *toolSchemas) explain(m map[string]any, err error) error {
 	for _, name := range ts.required {
 		if _, ok := m[name]; !ok {
-			return &domain.ArgumentError{Field: name, Reason: "missing; it is required" + ts.gloss(name)}
+			return &fault.ArgumentError{Field: name, Reason: "missing; it is required" + ts.gloss(name)}
 		}
 	}
 	names := make([]string, 0, len(m))
@@ -64,7 +64,7 @@ func (ts *toolSchemas) explain(m map[string]any, err error) error {
 		}
 		if p.resolved.Validate(m[name]) != nil {
 			got, _ := json.Marshal(m[name])
-			return &domain.ArgumentError{
+			return &fault.ArgumentError{
 				Field:  name,
 				Reason: fmt.Sprintf("got %s, want %s%s", got, describe(p.schema), ts.gloss(name)),
 			}
@@ -72,7 +72,7 @@ func (ts *toolSchemas) explain(m map[string]any, err error) error {
 	}
 	// Only a rule across properties could get here; the schemas have none,
 	// but say what the validator said rather than nothing.
-	return &domain.ArgumentError{Field: "arguments", Reason: err.Error()}
+	return &fault.ArgumentError{Field: "arguments", Reason: err.Error()}
 }
 
 // gloss is the property's description, in parentheses, for error messages.

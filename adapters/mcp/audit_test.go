@@ -15,6 +15,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -103,7 +104,7 @@ func TestAuditedRunShellCommandRecordsADigestNotTheCommand(t *testing.T) {
 func TestAuditRecordsEveryCallOnce(t *testing.T) {
 	stub := newManageStub(t)
 	stub.results = validResults()
-	stub.errs["KillPane"] = &domain.RefusalError{Pane: "%3", Reason: "a person is watching it"}
+	stub.errs["KillPane"] = &fault.RefusalError{Pane: "%3", Reason: "a person is watching it"}
 	stub.paste = func(_ context.Context, req domain.PasteRequest) (domain.PasteResult, error) {
 		return domain.PasteResult{PaneID: req.PaneID, Bytes: int64(len(req.Text))}, nil
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -20,15 +20,17 @@ type errorKind string
 
 // Error kinds, in the order classify tests for them.
 const (
-	kindRefused         errorKind = "refused"          // *domain.RefusalError
-	kindBusy            errorKind = "busy"             // *domain.BusyError
-	kindInvalidArgument errorKind = "invalid_argument" // *domain.ArgumentError
+	kindRefused         errorKind = "refused"          // *fault.RefusalError
+	kindBusy            errorKind = "busy"             // *fault.BusyError
+	kindInvalidArgument errorKind = "invalid_argument" // *fault.ArgumentError
 	kindServerClosing   errorKind = "server_closing"   // ErrServerClosing
 	kindCancelled       errorKind = "cancelled"
 	kindDeadline        errorKind = "deadline_exceeded"
 	kindPaneNotFound    errorKind = "pane_not_found"
 	kindNotFound        errorKind = "not_found" // a session or window
 	kindNameInUse       errorKind = "name_in_use"
+	kindInvalidName     errorKind = "invalid_name"
+	kindNotRun          errorKind = "not_run" // fault.ErrNotRun
 	kindPaneDead        errorKind = "pane_dead"
 	kindUnavailable     errorKind = "unavailable"
 	kindUnsupported     errorKind = "unsupported"
@@ -41,14 +43,14 @@ const (
 // An error can wrap several of the domain's types and the ports'
 // sentinels at once (a cancelled call whose pane also vanished); the
 // first match in the order of the kind constants wins. The domain's
-// types come first because they carry their own advice, and the end of
-// the call (shutdown, cancellation, deadline) before the terminal's
-// sentinels because it is why the call stopped.
+// types come first because they say most exactly what is wrong, and the
+// end of the call (shutdown, cancellation, deadline) before the
+// terminal's sentinels because it is why the call stopped.
 func classify(err error) errorKind {
 	var (
-		refusal *domain.RefusalError
-		busy    *domain.BusyError
-		arg     *domain.ArgumentError
+		refusal *fault.RefusalError
+		busy    *fault.BusyError
+		arg     *fault.ArgumentError
 	)
 	switch {
 	case errors.As(err, &refusal):
@@ -69,6 +71,10 @@ func classify(err error) errorKind {
 		return kindNotFound
 	case errors.Is(err, ports.ErrNameInUse):
 		return kindNameInUse
+	case errors.Is(err, ports.ErrInvalidName):
+		return kindInvalidName
+	case errors.Is(err, fault.ErrNotRun):
+		return kindNotRun
 	case errors.Is(err, ports.ErrPaneDead):
 		return kindPaneDead
 	case errors.Is(err, ports.ErrUnavailable):
@@ -91,14 +97,27 @@ func toolError(err error) *mcp.CallToolResult {
 	return res
 }
 
-// errorText is the text a client sees for err, by its kind (classify).
-// Refusals, busy panes and bad arguments carry their own advice (the
-// domain writes it), so their message is used as it is. Errors from the
-// terminal get advice added according to the sentinel they wrap.
+// errorText is the text a client sees for err: what is wrong, then what
+// to do next in the words of this server's tools, by the error's kind
+// (classify) and, for a refusal, by why it was refused. The domain says
+// only what is wrong; the advice is written here, once.
 func errorText(err error) string {
 	msg := err.Error()
 	switch classify(err) {
+	case kindRefused:
+		var refusal *fault.RefusalError
+		errors.As(err, &refusal)
+		if advice := refusalAdvice(refusal); advice != "" {
+			return msg + "; " + advice
+		}
+		return msg
+	case kindBusy:
+		return msg + "; wait for it to finish or interrupt it (send_keys C-c) and try again"
 	case kindInvalidArgument:
+		var arg *fault.ArgumentError
+		if errors.As(err, &arg) && arg.Field == "keys" {
+			return msg + "; to type text, set literal: true or use paste_text"
+		}
 		return msg + "; correct it and call again"
 	case kindServerClosing:
 		return msg + "; call again once the server is back"
@@ -112,6 +131,10 @@ func errorText(err error) string {
 		return msg + "; check the id or name (session ids look like $1, window ids like @2): list_sessions and list_windows list them"
 	case kindNameInUse:
 		return msg + "; choose another name, or use that session (list_sessions lists them)"
+	case kindInvalidName:
+		return msg + "; choose a name without it"
+	case kindNotRun:
+		return msg + "; nothing ran: talk to the pane's program with paste_text or send_keys instead"
 	case kindPaneDead:
 		return msg + "; its program has exited, so it takes no input: use another pane, or restart this one"
 	case kindUnavailable:
@@ -120,7 +143,36 @@ func errorText(err error) string {
 		return msg + "; this terminal backend cannot do that, so the call was not carried out"
 	case kindUnknownKey:
 		return msg + "; use key names such as Enter, Escape, C-c or Up, or send the text with paste_text"
-	default: // refused, busy, internal
+	default: // internal
 		return msg
 	}
+}
+
+// writeAdvice and endAdvice say what to do about a refused write, and a
+// refused kill or clear, by why it was refused.
+var (
+	writeAdvice = map[fault.Refusal]string{
+		fault.RefusedUnknown:       "use a backend that can tell it, or a pane you have checked by hand with capture_pane",
+		fault.RefusedDead:          "choose a live pane",
+		fault.RefusedWatched:       "choose a pane no attached client has on screen; force does not override this",
+		fault.RefusedSelf:          "pass force: true if you mean to write there",
+		fault.RefusedSynchronized:  "turn off synchronized input for its window or choose a pane in another window",
+		fault.RefusedInMode:        "leave the mode first: send_keys reaches the mode (for copy mode, press q or Escape)",
+		fault.RefusedNoCommand:     "use paste_text or send_keys instead",
+		fault.RefusedNotAShell:     "let that program finish or quit it, or use send_keys / paste_text to talk to it",
+		fault.RefusedShellStarting: "try again in a moment",
+	}
+	endAdvice = map[fault.Refusal]string{
+		fault.RefusedUnknown: "use a backend that can tell it, or end the pane by hand",
+		fault.RefusedWatched: "leave panes that people have on screen alone; force does not override this",
+		fault.RefusedSelf:    "pass force: true if you mean to",
+	}
+)
+
+// refusalAdvice is the advice for r, or "" when there is none to give.
+func refusalAdvice(r *fault.RefusalError) string {
+	if r.Ending {
+		return endAdvice[r.Why]
+	}
+	return writeAdvice[r.Why]
 }

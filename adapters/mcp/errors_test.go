@@ -13,16 +13,17 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
-	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
 // adviceOf is what the client's text adds to an error's message, by kind:
-// a phrase found in that kind's text and in no other's. The domain's
-// errors and unclassified ones get nothing added.
+// a phrase found in that kind's text and in no other's (for a refusal,
+// the advice for a watched pane, which TestClientTextAndAuditKindAgree's
+// refusal is). Unclassified errors get nothing added.
 var adviceOf = map[errorKind]string{
-	kindRefused:         "",
-	kindBusy:            "",
+	kindRefused:         "; choose a pane no attached client has on screen",
+	kindBusy:            "; wait for it to finish or interrupt it (send_keys C-c)",
 	kindInvalidArgument: "; correct it and call again",
 	kindServerClosing:   "; call again once the server is back",
 	kindCancelled:       "the call was cancelled before it finished: ",
@@ -42,9 +43,9 @@ var adviceOf = map[errorKind]string{
 // kind and for errors that wrap several kinds at once, where the first
 // kind in classify's order wins.
 func TestClientTextAndAuditKindAgree(t *testing.T) {
-	refusal := &domain.RefusalError{Pane: "%1", Reason: "a person is watching it", Hint: "use another pane"}
-	busy := &domain.BusyError{Pane: "%1", Holder: `run_shell_command "make"`}
-	badArg := &domain.ArgumentError{Field: "keys", Reason: "empty"}
+	refusal := &fault.RefusalError{Pane: "%1", Why: fault.RefusedWatched, Reason: "a person is watching it"}
+	busy := &fault.BusyError{Pane: "%1", Holder: `run_shell_command "make"`}
+	badArg := &fault.ArgumentError{Field: "timeoutMs", Reason: "is 0"}
 	cases := []struct {
 		name string
 		err  error
@@ -123,6 +124,40 @@ func TestClientTextAndAuditKindAgree(t *testing.T) {
 		if !seen[k] {
 			t.Errorf("no case of kind %s", k)
 		}
+	}
+}
+
+// Every refusal the write policy can make comes with what to do about it,
+// and a refused kill or clear with advice about ending, not writing.
+func TestEveryRefusalSaysWhatToDo(t *testing.T) {
+	for _, why := range []fault.Refusal{fault.RefusedUnknown, fault.RefusedDead, fault.RefusedWatched, fault.RefusedSelf,
+		fault.RefusedSynchronized, fault.RefusedInMode, fault.RefusedNoCommand, fault.RefusedNotAShell, fault.RefusedShellStarting} {
+		err := &fault.RefusalError{Pane: "%4", Why: why, Reason: "a reason"}
+		if text := errorText(err); !strings.HasPrefix(text, err.Error()+"; ") || len(text) < len(err.Error())+10 {
+			t.Errorf("refused (%s): %q, want the message and advice", why, text)
+		}
+	}
+	for why, want := range map[fault.Refusal]string{
+		fault.RefusedWatched: "leave panes that people have on screen alone; force does not override this",
+		fault.RefusedSelf:    "pass force: true if you mean to",
+		fault.RefusedUnknown: "end the pane by hand",
+	} {
+		err := &fault.RefusalError{Pane: "%4", Why: why, Ending: true, Reason: "kill_pane would end it, and a reason"}
+		if text := errorText(err); !strings.HasSuffix(text, want) {
+			t.Errorf("refused kill (%s): %q, want it to end with %q", why, text, want)
+		}
+	}
+	inMode := errorText(&fault.RefusalError{Pane: "%4", Why: fault.RefusedInMode, Reason: "it is in copy-mode"})
+	if !strings.Contains(inMode, "send_keys") || !strings.Contains(inMode, "press q or Escape") {
+		t.Errorf("refused in a mode: %q, want the way out named", inMode)
+	}
+}
+
+// A key name that is not one may have been meant as text.
+func TestAnUnknownKeyNameNamesTheWaysToTypeText(t *testing.T) {
+	text := errorText(&fault.ArgumentError{Field: "keys", Reason: `"Escpae" is not a key name`})
+	if !strings.Contains(text, "literal: true") || !strings.Contains(text, "paste_text") {
+		t.Errorf("text %q, want literal: true and paste_text named", text)
 	}
 }
 

@@ -4,41 +4,41 @@ import (
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
 // ManageTools is what the inspect and lifecycle tools need from the
 // domain: listings, and creating, selecting, resizing, renaming, clearing
-// and killing sessions, windows and panes. *domain.Service implements it.
+// and killing sessions, windows and panes. *lifecycle.Service implements it.
 // A Server serves them when Options.Manage is set.
 //
 // Errors are turned into tool errors as Tools' are (see toolError): a
-// *domain.ArgumentError for a malformed id or name, a *domain.RefusalError
-// or *domain.BusyError for a kill or clear the write policy forbids, or an
+// *fault.ArgumentError for a malformed id or name, a *fault.RefusalError
+// or *fault.BusyError for a kill or clear the write policy forbids, or an
 // error wrapping a ports sentinel (ErrPaneNotFound, ErrNotFound,
 // ErrNameInUse, ErrUnsupported, ErrUnavailable).
 type ManageTools interface {
-	ListSessions(ctx context.Context) (domain.SessionList, error)
-	ListWindows(ctx context.Context, req domain.ListWindowsRequest) (domain.WindowList, error)
-	ListPanes(ctx context.Context, req domain.ListPanesRequest) (domain.PaneList, error)
-	GetPaneInfo(ctx context.Context, req domain.PaneRequest) (domain.PaneDetails, error)
+	ListSessions(ctx context.Context) (lifecycle.SessionList, error)
+	ListWindows(ctx context.Context, req lifecycle.ListWindowsRequest) (lifecycle.WindowList, error)
+	ListPanes(ctx context.Context, req lifecycle.ListPanesRequest) (lifecycle.PaneList, error)
+	GetPaneInfo(ctx context.Context, req lifecycle.PaneRequest) (lifecycle.PaneDetails, error)
 	GetServerInfo(ctx context.Context) (ports.ServerInfo, error)
-	CreateSession(ctx context.Context, req domain.CreateSessionRequest) (ports.Created, error)
-	CreateWindow(ctx context.Context, req domain.CreateWindowRequest) (ports.Created, error)
-	SplitWindow(ctx context.Context, req domain.SplitWindowRequest) (ports.Created, error)
-	SelectPane(ctx context.Context, req domain.PaneRequest) (domain.Pane, error)
-	SelectWindow(ctx context.Context, req domain.SelectWindowRequest) (ports.WindowInfo, error)
-	ResizePane(ctx context.Context, req domain.ResizePaneRequest) (domain.Pane, error)
-	RenameSession(ctx context.Context, req domain.RenameSessionRequest) (ports.SessionInfo, error)
-	RenameWindow(ctx context.Context, req domain.RenameWindowRequest) (ports.WindowInfo, error)
-	ClearPaneScrollback(ctx context.Context, req domain.ClearScrollbackRequest) (domain.ClearScrollbackResult, error)
-	KillPane(ctx context.Context, req domain.KillPaneRequest) (domain.KillResult, error)
-	KillWindow(ctx context.Context, req domain.KillWindowRequest) (domain.KillResult, error)
-	KillSession(ctx context.Context, req domain.KillSessionRequest) (domain.KillResult, error)
+	CreateSession(ctx context.Context, req lifecycle.CreateSessionRequest) (ports.Created, error)
+	CreateWindow(ctx context.Context, req lifecycle.CreateWindowRequest) (ports.Created, error)
+	SplitWindow(ctx context.Context, req lifecycle.SplitWindowRequest) (ports.Created, error)
+	SelectPane(ctx context.Context, req lifecycle.PaneRequest) (lifecycle.Pane, error)
+	SelectWindow(ctx context.Context, req lifecycle.SelectWindowRequest) (ports.WindowInfo, error)
+	ResizePane(ctx context.Context, req lifecycle.ResizePaneRequest) (lifecycle.Pane, error)
+	RenameSession(ctx context.Context, req lifecycle.RenameSessionRequest) (ports.SessionInfo, error)
+	RenameWindow(ctx context.Context, req lifecycle.RenameWindowRequest) (ports.WindowInfo, error)
+	ClearPaneScrollback(ctx context.Context, req lifecycle.ClearScrollbackRequest) (lifecycle.ClearScrollbackResult, error)
+	KillPane(ctx context.Context, req lifecycle.KillPaneRequest) (lifecycle.KillResult, error)
+	KillWindow(ctx context.Context, req lifecycle.KillWindowRequest) (lifecycle.KillResult, error)
+	KillSession(ctx context.Context, req lifecycle.KillSessionRequest) (lifecycle.KillResult, error)
 }
 
-var _ ManageTools = (*domain.Service)(nil)
+var _ ManageTools = (*lifecycle.Service)(nil)
 
 // The descriptions open as the reference pages' do, with what a tool may
 // do to the user's world: the reading tools with "accepts no
@@ -204,7 +204,7 @@ func (s *Server) listSessions(ctx context.Context, _ *mcp.CallToolRequest, _ arg
 }
 
 func (s *Server) listWindows(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
-	r, err := s.manage.ListWindows(ctx, domain.ListWindowsRequest{Session: a.str("session")})
+	r, err := s.manage.ListWindows(ctx, lifecycle.ListWindowsRequest{Session: a.str("session")})
 	if err != nil {
 		return nil, "", err
 	}
@@ -212,7 +212,7 @@ func (s *Server) listWindows(ctx context.Context, _ *mcp.CallToolRequest, a argu
 }
 
 func (s *Server) listPanes(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
-	r, err := s.manage.ListPanes(ctx, domain.ListPanesRequest{Session: a.str("session"), Window: a.str("windowId")})
+	r, err := s.manage.ListPanes(ctx, lifecycle.ListPanesRequest{Session: a.str("session"), Window: a.str("windowId")})
 	if err != nil {
 		return nil, "", err
 	}
@@ -220,7 +220,7 @@ func (s *Server) listPanes(ctx context.Context, _ *mcp.CallToolRequest, a argume
 }
 
 func (s *Server) getPaneInfo(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
-	r, err := s.manage.GetPaneInfo(ctx, domain.PaneRequest{PaneID: a.pane()})
+	r, err := s.manage.GetPaneInfo(ctx, lifecycle.PaneRequest{PaneID: a.pane()})
 	if err != nil {
 		return nil, "", err
 	}
@@ -236,7 +236,7 @@ func (s *Server) getServerInfo(ctx context.Context, _ *mcp.CallToolRequest, _ ar
 }
 
 func (s *Server) createSession(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
-	r, err := s.manage.CreateSession(ctx, domain.CreateSessionRequest{
+	r, err := s.manage.CreateSession(ctx, lifecycle.CreateSessionRequest{
 		Name:    a.str("name"),
 		Command: a.str("command"),
 		Width:   a.cells("width"),
@@ -249,7 +249,7 @@ func (s *Server) createSession(ctx context.Context, _ *mcp.CallToolRequest, a ar
 }
 
 func (s *Server) createWindow(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
-	r, err := s.manage.CreateWindow(ctx, domain.CreateWindowRequest{Session: a.str("session"), Name: a.str("name")})
+	r, err := s.manage.CreateWindow(ctx, lifecycle.CreateWindowRequest{Session: a.str("session"), Name: a.str("name")})
 	if err != nil {
 		return nil, "", err
 	}
@@ -257,7 +257,7 @@ func (s *Server) createWindow(ctx context.Context, _ *mcp.CallToolRequest, a arg
 }
 
 func (s *Server) splitWindow(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
-	r, err := s.manage.SplitWindow(ctx, domain.SplitWindowRequest{
+	r, err := s.manage.SplitWindow(ctx, lifecycle.SplitWindowRequest{
 		PaneID:   a.pane(),
 		Vertical: a.str("direction") == "below",
 		Size:     a.cells("size"),
@@ -269,7 +269,7 @@ func (s *Server) splitWindow(ctx context.Context, _ *mcp.CallToolRequest, a argu
 }
 
 func (s *Server) selectPane(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
-	r, err := s.manage.SelectPane(ctx, domain.PaneRequest{PaneID: a.pane()})
+	r, err := s.manage.SelectPane(ctx, lifecycle.PaneRequest{PaneID: a.pane()})
 	if err != nil {
 		return nil, "", err
 	}
@@ -277,7 +277,7 @@ func (s *Server) selectPane(ctx context.Context, _ *mcp.CallToolRequest, a argum
 }
 
 func (s *Server) selectWindow(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
-	r, err := s.manage.SelectWindow(ctx, domain.SelectWindowRequest{WindowID: a.str("windowId")})
+	r, err := s.manage.SelectWindow(ctx, lifecycle.SelectWindowRequest{WindowID: a.str("windowId")})
 	if err != nil {
 		return nil, "", err
 	}
@@ -285,7 +285,7 @@ func (s *Server) selectWindow(ctx context.Context, _ *mcp.CallToolRequest, a arg
 }
 
 func (s *Server) resizePane(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
-	r, err := s.manage.ResizePane(ctx, domain.ResizePaneRequest{PaneID: a.pane(), Width: a.cells("width"), Height: a.cells("height")})
+	r, err := s.manage.ResizePane(ctx, lifecycle.ResizePaneRequest{PaneID: a.pane(), Width: a.cells("width"), Height: a.cells("height")})
 	if err != nil {
 		return nil, "", err
 	}
@@ -293,7 +293,7 @@ func (s *Server) resizePane(ctx context.Context, _ *mcp.CallToolRequest, a argum
 }
 
 func (s *Server) renameSession(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
-	r, err := s.manage.RenameSession(ctx, domain.RenameSessionRequest{Session: a.str("session"), Name: a.str("name")})
+	r, err := s.manage.RenameSession(ctx, lifecycle.RenameSessionRequest{Session: a.str("session"), Name: a.str("name")})
 	if err != nil {
 		return nil, "", err
 	}
@@ -301,7 +301,7 @@ func (s *Server) renameSession(ctx context.Context, _ *mcp.CallToolRequest, a ar
 }
 
 func (s *Server) renameWindow(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
-	r, err := s.manage.RenameWindow(ctx, domain.RenameWindowRequest{WindowID: a.str("windowId"), Name: a.str("name")})
+	r, err := s.manage.RenameWindow(ctx, lifecycle.RenameWindowRequest{WindowID: a.str("windowId"), Name: a.str("name")})
 	if err != nil {
 		return nil, "", err
 	}
@@ -309,7 +309,7 @@ func (s *Server) renameWindow(ctx context.Context, _ *mcp.CallToolRequest, a arg
 }
 
 func (s *Server) clearPaneScrollback(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
-	r, err := s.manage.ClearPaneScrollback(ctx, domain.ClearScrollbackRequest{PaneID: a.pane(), Force: a.flag("force")})
+	r, err := s.manage.ClearPaneScrollback(ctx, lifecycle.ClearScrollbackRequest{PaneID: a.pane(), Force: a.flag("force")})
 	if err != nil {
 		return nil, "", err
 	}
@@ -317,7 +317,7 @@ func (s *Server) clearPaneScrollback(ctx context.Context, _ *mcp.CallToolRequest
 }
 
 func (s *Server) killPane(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
-	r, err := s.manage.KillPane(ctx, domain.KillPaneRequest{PaneID: a.pane(), Force: a.flag("force")})
+	r, err := s.manage.KillPane(ctx, lifecycle.KillPaneRequest{PaneID: a.pane(), Force: a.flag("force")})
 	if err != nil {
 		return nil, "", err
 	}
@@ -325,7 +325,7 @@ func (s *Server) killPane(ctx context.Context, _ *mcp.CallToolRequest, a argumen
 }
 
 func (s *Server) killWindow(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
-	r, err := s.manage.KillWindow(ctx, domain.KillWindowRequest{WindowID: a.str("windowId"), Force: a.flag("force")})
+	r, err := s.manage.KillWindow(ctx, lifecycle.KillWindowRequest{WindowID: a.str("windowId"), Force: a.flag("force")})
 	if err != nil {
 		return nil, "", err
 	}
@@ -333,7 +333,7 @@ func (s *Server) killWindow(ctx context.Context, _ *mcp.CallToolRequest, a argum
 }
 
 func (s *Server) killSession(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {
-	r, err := s.manage.KillSession(ctx, domain.KillSessionRequest{Session: a.str("session"), Force: a.flag("force")})
+	r, err := s.manage.KillSession(ctx, lifecycle.KillSessionRequest{Session: a.str("session"), Force: a.flag("force")})
 	if err != nil {
 		return nil, "", err
 	}

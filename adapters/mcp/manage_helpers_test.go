@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -57,72 +57,72 @@ func answer[T any](m *manageStub, method string, req any) (T, error) {
 	return res.(T), nil
 }
 
-func (m *manageStub) ListSessions(context.Context) (domain.SessionList, error) {
-	return answer[domain.SessionList](m, "ListSessions", nil)
+func (m *manageStub) ListSessions(context.Context) (lifecycle.SessionList, error) {
+	return answer[lifecycle.SessionList](m, "ListSessions", nil)
 }
 
-func (m *manageStub) ListWindows(_ context.Context, req domain.ListWindowsRequest) (domain.WindowList, error) {
-	return answer[domain.WindowList](m, "ListWindows", req)
+func (m *manageStub) ListWindows(_ context.Context, req lifecycle.ListWindowsRequest) (lifecycle.WindowList, error) {
+	return answer[lifecycle.WindowList](m, "ListWindows", req)
 }
 
-func (m *manageStub) ListPanes(_ context.Context, req domain.ListPanesRequest) (domain.PaneList, error) {
-	return answer[domain.PaneList](m, "ListPanes", req)
+func (m *manageStub) ListPanes(_ context.Context, req lifecycle.ListPanesRequest) (lifecycle.PaneList, error) {
+	return answer[lifecycle.PaneList](m, "ListPanes", req)
 }
 
-func (m *manageStub) GetPaneInfo(_ context.Context, req domain.PaneRequest) (domain.PaneDetails, error) {
-	return answer[domain.PaneDetails](m, "GetPaneInfo", req)
+func (m *manageStub) GetPaneInfo(_ context.Context, req lifecycle.PaneRequest) (lifecycle.PaneDetails, error) {
+	return answer[lifecycle.PaneDetails](m, "GetPaneInfo", req)
 }
 
 func (m *manageStub) GetServerInfo(context.Context) (ports.ServerInfo, error) {
 	return answer[ports.ServerInfo](m, "GetServerInfo", nil)
 }
 
-func (m *manageStub) CreateSession(_ context.Context, req domain.CreateSessionRequest) (ports.Created, error) {
+func (m *manageStub) CreateSession(_ context.Context, req lifecycle.CreateSessionRequest) (ports.Created, error) {
 	return answer[ports.Created](m, "CreateSession", req)
 }
 
-func (m *manageStub) CreateWindow(_ context.Context, req domain.CreateWindowRequest) (ports.Created, error) {
+func (m *manageStub) CreateWindow(_ context.Context, req lifecycle.CreateWindowRequest) (ports.Created, error) {
 	return answer[ports.Created](m, "CreateWindow", req)
 }
 
-func (m *manageStub) SplitWindow(_ context.Context, req domain.SplitWindowRequest) (ports.Created, error) {
+func (m *manageStub) SplitWindow(_ context.Context, req lifecycle.SplitWindowRequest) (ports.Created, error) {
 	return answer[ports.Created](m, "SplitWindow", req)
 }
 
-func (m *manageStub) SelectPane(_ context.Context, req domain.PaneRequest) (domain.Pane, error) {
-	return answer[domain.Pane](m, "SelectPane", req)
+func (m *manageStub) SelectPane(_ context.Context, req lifecycle.PaneRequest) (lifecycle.Pane, error) {
+	return answer[lifecycle.Pane](m, "SelectPane", req)
 }
 
-func (m *manageStub) SelectWindow(_ context.Context, req domain.SelectWindowRequest) (ports.WindowInfo, error) {
+func (m *manageStub) SelectWindow(_ context.Context, req lifecycle.SelectWindowRequest) (ports.WindowInfo, error) {
 	return answer[ports.WindowInfo](m, "SelectWindow", req)
 }
 
-func (m *manageStub) ResizePane(_ context.Context, req domain.ResizePaneRequest) (domain.Pane, error) {
-	return answer[domain.Pane](m, "ResizePane", req)
+func (m *manageStub) ResizePane(_ context.Context, req lifecycle.ResizePaneRequest) (lifecycle.Pane, error) {
+	return answer[lifecycle.Pane](m, "ResizePane", req)
 }
 
-func (m *manageStub) RenameSession(_ context.Context, req domain.RenameSessionRequest) (ports.SessionInfo, error) {
+func (m *manageStub) RenameSession(_ context.Context, req lifecycle.RenameSessionRequest) (ports.SessionInfo, error) {
 	return answer[ports.SessionInfo](m, "RenameSession", req)
 }
 
-func (m *manageStub) RenameWindow(_ context.Context, req domain.RenameWindowRequest) (ports.WindowInfo, error) {
+func (m *manageStub) RenameWindow(_ context.Context, req lifecycle.RenameWindowRequest) (ports.WindowInfo, error) {
 	return answer[ports.WindowInfo](m, "RenameWindow", req)
 }
 
-func (m *manageStub) ClearPaneScrollback(_ context.Context, req domain.ClearScrollbackRequest) (domain.ClearScrollbackResult, error) {
-	return answer[domain.ClearScrollbackResult](m, "ClearPaneScrollback", req)
+func (m *manageStub) ClearPaneScrollback(_ context.Context, req lifecycle.ClearScrollbackRequest) (lifecycle.ClearScrollbackResult, error) {
+	return answer[lifecycle.ClearScrollbackResult](m, "ClearPaneScrollback", req)
 }
 
-func (m *manageStub) KillPane(_ context.Context, req domain.KillPaneRequest) (domain.KillResult, error) {
-	return answer[domain.KillResult](m, "KillPane", req)
+func (m *manageStub) KillPane(_ context.Context, req lifecycle.KillPaneRequest) (lifecycle.KillResult, error) {
+	return answer[lifecycle.KillResult](m, "KillPane", req)
 }
 
-func (m *manageStub) KillWindow(_ context.Context, req domain.KillWindowRequest) (domain.KillResult, error) {
-	return answer[domain.KillResult](m, "KillWindow", req)
+func (m *manageStub) KillWindow(_ context.Context, req lifecycle.KillWindowRequest) (lifecycle.KillResult, error) {
+	return answer[lifecycle.KillResult](m, "KillWindow", req)
 }
 
-func (m *manageStub) KillSession(_ context.Context, req domain.KillSessionRequest) (domain.KillResult, error) {
-	return answer[domain.KillResult](m, "KillSession", req)
+func (m *manageStub) KillSession(_ context.Context, req lifecycle.KillSessionRequest) (lifecycle.KillResult, error) {
+	return answer[lifecycle.KillResult](m, "KillSession", req)
 }
 
 // Tool sets, by tier (the tools of a tier and of the tiers below it).

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -125,7 +125,7 @@ func fromSession(s ports.SessionInfo) sessionOutput {
 	return sessionOutput{Clients: s.Clients, Created: timeOrNull(s.Created), ID: s.ID, Name: s.Name, Windows: s.Windows}
 }
 
-func fromSessionList(l domain.SessionList) sessionListOutput {
+func fromSessionList(l lifecycle.SessionList) sessionListOutput {
 	out := sessionListOutput{Sessions: make([]sessionOutput, 0, len(l.Sessions))}
 	for _, s := range l.Sessions {
 		out.Sessions = append(out.Sessions, fromSession(s))
@@ -148,7 +148,7 @@ func fromWindow(w ports.WindowInfo) windowOutput {
 	}
 }
 
-func fromWindowList(l domain.WindowList) windowListOutput {
+func fromWindowList(l lifecycle.WindowList) windowListOutput {
 	out := windowListOutput{Windows: make([]windowOutput, 0, len(l.Windows))}
 	for _, w := range l.Windows {
 		out.Windows = append(out.Windows, fromWindow(w))
@@ -156,7 +156,7 @@ func fromWindowList(l domain.WindowList) windowListOutput {
 	return out
 }
 
-func fromPane(p domain.Pane) paneOutput {
+func fromPane(p lifecycle.Pane) paneOutput {
 	unknown := func(f ports.Fact) bool { return slices.Contains(p.Unknown, f) }
 	out := paneOutput{
 		Active:      p.Active,
@@ -189,7 +189,7 @@ func fromPane(p domain.Pane) paneOutput {
 	return out
 }
 
-func fromPaneList(l domain.PaneList) paneListOutput {
+func fromPaneList(l lifecycle.PaneList) paneListOutput {
 	out := paneListOutput{Panes: make([]paneOutput, 0, len(l.Panes))}
 	for _, p := range l.Panes {
 		out.Panes = append(out.Panes, fromPane(p))
@@ -197,7 +197,7 @@ func fromPaneList(l domain.PaneList) paneListOutput {
 	return out
 }
 
-func fromPaneInfo(d domain.PaneDetails) paneDetailsOutput {
+func fromPaneInfo(d lifecycle.PaneDetails) paneDetailsOutput {
 	out := paneDetailsOutput{
 		paneOutput:   fromPane(d.Pane),
 		Attended:     d.Attended,

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
-	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -16,7 +17,7 @@ var (
 	workSession = ports.SessionRef{ID: "$1", Name: "work"}
 	logsWindow  = ports.WindowRef{ID: "@2", Index: 1, Name: "logs"}
 	created     = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	paneFixture = domain.Pane{PaneSummary: ports.PaneSummary{
+	paneFixture = lifecycle.Pane{PaneSummary: ports.PaneSummary{
 		ID: "%3", Session: workSession, Window: logsWindow, Index: 0, Active: true, Command: "bash", Path: "/src",
 		Width: 80, Height: 24, Title: "host"}}
 	newPane = ports.Created{Session: workSession, Window: logsWindow, Pane: "%7"}
@@ -25,10 +26,10 @@ var (
 // validResults answers every method with a result that fits its schema.
 func validResults() map[string]any {
 	return map[string]any{
-		"ListSessions":        domain.SessionList{Sessions: []ports.SessionInfo{{SessionRef: workSession, Windows: 2, Created: created}}},
-		"ListWindows":         domain.WindowList{Windows: []ports.WindowInfo{{WindowRef: logsWindow, Session: workSession}}},
-		"ListPanes":           domain.PaneList{Panes: []domain.Pane{paneFixture}},
-		"GetPaneInfo":         domain.PaneDetails{Pane: paneFixture},
+		"ListSessions":        lifecycle.SessionList{Sessions: []ports.SessionInfo{{SessionRef: workSession, Windows: 2, Created: created}}},
+		"ListWindows":         lifecycle.WindowList{Windows: []ports.WindowInfo{{WindowRef: logsWindow, Session: workSession}}},
+		"ListPanes":           lifecycle.PaneList{Panes: []lifecycle.Pane{paneFixture}},
+		"GetPaneInfo":         lifecycle.PaneDetails{Pane: paneFixture},
 		"GetServerInfo":       ports.ServerInfo{Address: "/tmp/tmux-0/default", Version: "3.3a"},
 		"CreateSession":       newPane,
 		"CreateWindow":        newPane,
@@ -38,10 +39,10 @@ func validResults() map[string]any {
 		"ResizePane":          paneFixture,
 		"RenameSession":       ports.SessionInfo{SessionRef: workSession},
 		"RenameWindow":        ports.WindowInfo{WindowRef: logsWindow, Session: workSession},
-		"ClearPaneScrollback": domain.ClearScrollbackResult{PaneID: "%3"},
-		"KillPane":            domain.KillResult{Killed: []ports.PaneID{"%3"}},
-		"KillWindow":          domain.KillResult{Killed: []ports.PaneID{"%3"}, WindowID: "@2"},
-		"KillSession":         domain.KillResult{Killed: []ports.PaneID{"%3"}, Session: workSession},
+		"ClearPaneScrollback": lifecycle.ClearScrollbackResult{PaneID: "%3"},
+		"KillPane":            lifecycle.KillResult{Killed: []ports.PaneID{"%3"}},
+		"KillWindow":          lifecycle.KillResult{Killed: []ports.PaneID{"%3"}, WindowID: "@2"},
+		"KillSession":         lifecycle.KillResult{Killed: []ports.PaneID{"%3"}, Session: workSession},
 	}
 }
 
@@ -61,39 +62,39 @@ func TestManageToolsPassArgumentsToTheDomain(t *testing.T) {
 		want   any
 	}{
 		{"list_sessions", nil, "ListSessions", nil},
-		{"list_windows", map[string]any{}, "ListWindows", domain.ListWindowsRequest{}},
-		{"list_windows", map[string]any{"session": "work"}, "ListWindows", domain.ListWindowsRequest{Session: "work"}},
-		{"list_panes", map[string]any{}, "ListPanes", domain.ListPanesRequest{}},
-		{"list_panes", map[string]any{"session": "$2"}, "ListPanes", domain.ListPanesRequest{Session: "$2"}},
-		{"list_panes", map[string]any{"windowId": "@3"}, "ListPanes", domain.ListPanesRequest{Window: "@3"}},
-		{"get_pane_info", map[string]any{"paneId": "%4"}, "GetPaneInfo", domain.PaneRequest{PaneID: "%4"}},
+		{"list_windows", map[string]any{}, "ListWindows", lifecycle.ListWindowsRequest{}},
+		{"list_windows", map[string]any{"session": "work"}, "ListWindows", lifecycle.ListWindowsRequest{Session: "work"}},
+		{"list_panes", map[string]any{}, "ListPanes", lifecycle.ListPanesRequest{}},
+		{"list_panes", map[string]any{"session": "$2"}, "ListPanes", lifecycle.ListPanesRequest{Session: "$2"}},
+		{"list_panes", map[string]any{"windowId": "@3"}, "ListPanes", lifecycle.ListPanesRequest{Window: "@3"}},
+		{"get_pane_info", map[string]any{"paneId": "%4"}, "GetPaneInfo", lifecycle.PaneRequest{PaneID: "%4"}},
 		{"get_server_info", map[string]any{}, "GetServerInfo", nil},
-		{"create_session", map[string]any{}, "CreateSession", domain.CreateSessionRequest{}},
+		{"create_session", map[string]any{}, "CreateSession", lifecycle.CreateSessionRequest{}},
 		{"create_session", map[string]any{"name": "build", "command": "make watch", "width": 120, "height": 40},
-			"CreateSession", domain.CreateSessionRequest{Name: "build", Command: "make watch", Width: 120, Height: 40}},
-		{"create_window", map[string]any{"session": "$1"}, "CreateWindow", domain.CreateWindowRequest{Session: "$1"}},
+			"CreateSession", lifecycle.CreateSessionRequest{Name: "build", Command: "make watch", Width: 120, Height: 40}},
+		{"create_window", map[string]any{"session": "$1"}, "CreateWindow", lifecycle.CreateWindowRequest{Session: "$1"}},
 		{"create_window", map[string]any{"session": "work", "name": "logs"}, "CreateWindow",
-			domain.CreateWindowRequest{Session: "work", Name: "logs"}},
-		{"split_window", map[string]any{"paneId": "%2"}, "SplitWindow", domain.SplitWindowRequest{PaneID: "%2"}},
+			lifecycle.CreateWindowRequest{Session: "work", Name: "logs"}},
+		{"split_window", map[string]any{"paneId": "%2"}, "SplitWindow", lifecycle.SplitWindowRequest{PaneID: "%2"}},
 		{"split_window", map[string]any{"paneId": "%2", "direction": "right", "size": 30}, "SplitWindow",
-			domain.SplitWindowRequest{PaneID: "%2", Size: 30}},
+			lifecycle.SplitWindowRequest{PaneID: "%2", Size: 30}},
 		{"split_window", map[string]any{"paneId": "%2", "direction": "below"}, "SplitWindow",
-			domain.SplitWindowRequest{PaneID: "%2", Vertical: true}},
-		{"select_pane", map[string]any{"paneId": "%5"}, "SelectPane", domain.PaneRequest{PaneID: "%5"}},
-		{"select_window", map[string]any{"windowId": "@5"}, "SelectWindow", domain.SelectWindowRequest{WindowID: "@5"}},
-		{"resize_pane", map[string]any{"paneId": "%1", "height": 12}, "ResizePane", domain.ResizePaneRequest{PaneID: "%1", Height: 12}},
+			lifecycle.SplitWindowRequest{PaneID: "%2", Vertical: true}},
+		{"select_pane", map[string]any{"paneId": "%5"}, "SelectPane", lifecycle.PaneRequest{PaneID: "%5"}},
+		{"select_window", map[string]any{"windowId": "@5"}, "SelectWindow", lifecycle.SelectWindowRequest{WindowID: "@5"}},
+		{"resize_pane", map[string]any{"paneId": "%1", "height": 12}, "ResizePane", lifecycle.ResizePaneRequest{PaneID: "%1", Height: 12}},
 		{"resize_pane", map[string]any{"paneId": "%1", "width": 100, "height": 10000}, "ResizePane",
-			domain.ResizePaneRequest{PaneID: "%1", Width: 100, Height: 10000}},
+			lifecycle.ResizePaneRequest{PaneID: "%1", Width: 100, Height: 10000}},
 		{"rename_session", map[string]any{"session": "work", "name": "play time"}, "RenameSession",
-			domain.RenameSessionRequest{Session: "work", Name: "play time"}},
+			lifecycle.RenameSessionRequest{Session: "work", Name: "play time"}},
 		{"rename_window", map[string]any{"windowId": "@2", "name": "a.b:c"}, "RenameWindow",
-			domain.RenameWindowRequest{WindowID: "@2", Name: "a.b:c"}},
-		{"clear_pane_scrollback", map[string]any{"paneId": "%1"}, "ClearPaneScrollback", domain.ClearScrollbackRequest{PaneID: "%1"}},
+			lifecycle.RenameWindowRequest{WindowID: "@2", Name: "a.b:c"}},
+		{"clear_pane_scrollback", map[string]any{"paneId": "%1"}, "ClearPaneScrollback", lifecycle.ClearScrollbackRequest{PaneID: "%1"}},
 		{"clear_pane_scrollback", map[string]any{"paneId": "%1", "force": true}, "ClearPaneScrollback",
-			domain.ClearScrollbackRequest{PaneID: "%1", Force: true}},
-		{"kill_pane", map[string]any{"paneId": "%1"}, "KillPane", domain.KillPaneRequest{PaneID: "%1"}},
-		{"kill_window", map[string]any{"windowId": "@1", "force": true}, "KillWindow", domain.KillWindowRequest{WindowID: "@1", Force: true}},
-		{"kill_session", map[string]any{"session": "work"}, "KillSession", domain.KillSessionRequest{Session: "work"}},
+			lifecycle.ClearScrollbackRequest{PaneID: "%1", Force: true}},
+		{"kill_pane", map[string]any{"paneId": "%1"}, "KillPane", lifecycle.KillPaneRequest{PaneID: "%1"}},
+		{"kill_window", map[string]any{"windowId": "@1", "force": true}, "KillWindow", lifecycle.KillWindowRequest{WindowID: "@1", Force: true}},
+		{"kill_session", map[string]any{"session": "work"}, "KillSession", lifecycle.KillSessionRequest{Session: "work"}},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s %v", tt.tool, tt.args), func(t *testing.T) {
@@ -112,7 +113,7 @@ func TestManageToolsReportEveryField(t *testing.T) {
 	watchedPane.Watchers = []string{"/dev/pts/3"}
 	watchedPane.Self = true
 	watchedPane.Busy = `run_shell_command "make test"`
-	unknownPane := domain.Pane{PaneSummary: ports.PaneSummary{
+	unknownPane := lifecycle.Pane{PaneSummary: ports.PaneSummary{
 		ID: "%4", Session: workSession, Window: logsWindow, Index: 1, Dead: true, Title: "t",
 		Unknown: []ports.Fact{ports.FactWatched, ports.FactSelf, ports.FactCommand}}}
 	paneJSON := map[string]any{
@@ -144,7 +145,7 @@ func TestManageToolsReportEveryField(t *testing.T) {
 	}{
 		{
 			name: "sessions, a creation time unknown", tool: "list_sessions", method: "ListSessions",
-			result: domain.SessionList{Sessions: []ports.SessionInfo{
+			result: lifecycle.SessionList{Sessions: []ports.SessionInfo{
 				{SessionRef: workSession, Windows: 2, Clients: 1, Created: created.In(time.FixedZone("CEST", 7200))},
 				{SessionRef: ports.SessionRef{ID: "$4", Name: "4"}, Windows: 1},
 			}},
@@ -155,17 +156,17 @@ func TestManageToolsReportEveryField(t *testing.T) {
 		},
 		{
 			name: "no sessions is an empty list", tool: "list_sessions", method: "ListSessions",
-			result: domain.SessionList{}, want: map[string]any{"sessions": []any{}},
+			result: lifecycle.SessionList{}, want: map[string]any{"sessions": []any{}},
 		},
 		{
 			name: "windows", tool: "list_windows", method: "ListWindows",
-			result: domain.WindowList{Windows: []ports.WindowInfo{{WindowRef: logsWindow, Session: workSession, Active: true,
+			result: lifecycle.WindowList{Windows: []ports.WindowInfo{{WindowRef: logsWindow, Session: workSession, Active: true,
 				Panes: 2, Width: 200, Height: 50, Zoomed: true}}},
 			want: map[string]any{"windows": []any{windowJSON}},
 		},
 		{
 			name: "panes: known facts, and unknown ones as null", tool: "list_panes", method: "ListPanes",
-			result: domain.PaneList{Panes: []domain.Pane{paneFixture, watchedPane, unknownPane}},
+			result: lifecycle.PaneList{Panes: []lifecycle.Pane{paneFixture, watchedPane, unknownPane}},
 			want: map[string]any{"panes": []any{
 				paneJSON,
 				with(paneJSON, "watched", true, "watchers", []any{"/dev/pts/3"}, "isServerOwn", true, "busy", `run_shell_command "make test"`),
@@ -176,19 +177,19 @@ func TestManageToolsReportEveryField(t *testing.T) {
 		},
 		{
 			name: "pane info", tool: "get_pane_info", args: map[string]any{"paneId": "%3"}, method: "GetPaneInfo",
-			result: domain.PaneDetails{Pane: paneFixture, Mode: "copy-mode", HistorySize: 120, HistoryLimit: 2000,
+			result: lifecycle.PaneDetails{Pane: paneFixture, Mode: "copy-mode", HistorySize: 120, HistoryLimit: 2000,
 				AlsoReaches: []ports.PaneID{"%8"}, Attended: true},
 			want: with(paneJSON, "mode", "copy-mode", "historySize", 120, "historyLimit", 2000, "alsoReaches", []any{"%8"}, "attended", true),
 		},
 		{
 			name: "pane info: no mode, input reaching no other pane", tool: "get_pane_info", args: map[string]any{"paneId": "%3"},
-			method: "GetPaneInfo", result: domain.PaneDetails{Pane: paneFixture},
+			method: "GetPaneInfo", result: lifecycle.PaneDetails{Pane: paneFixture},
 			want: with(paneJSON, "mode", "", "historySize", 0, "historyLimit", 0, "alsoReaches", []any{}, "attended", false),
 		},
 		{
 			name: "pane info: mode and synchronization unknown", tool: "get_pane_info", args: map[string]any{"paneId": "%3"},
-			method: "GetPaneInfo", result: func() domain.PaneDetails {
-				d := domain.PaneDetails{Pane: paneFixture}
+			method: "GetPaneInfo", result: func() lifecycle.PaneDetails {
+				d := lifecycle.PaneDetails{Pane: paneFixture}
 				d.Unknown = []ports.Fact{ports.FactMode, ports.FactAlsoReaches}
 				return d
 			}(),
@@ -218,7 +219,7 @@ func TestManageToolsReportEveryField(t *testing.T) {
 		},
 		{
 			name: "resize pane: the size it got", tool: "resize_pane", args: map[string]any{"paneId": "%3", "width": 500},
-			method: "ResizePane", result: func() domain.Pane { p := paneFixture; p.Width = 200; return p }(),
+			method: "ResizePane", result: func() lifecycle.Pane { p := paneFixture; p.Width = 200; return p }(),
 			want: with(paneJSON, "width", 200),
 		},
 		{
@@ -233,22 +234,22 @@ func TestManageToolsReportEveryField(t *testing.T) {
 		},
 		{
 			name: "clear scrollback", tool: "clear_pane_scrollback", args: map[string]any{"paneId": "%3"}, method: "ClearPaneScrollback",
-			result: domain.ClearScrollbackResult{PaneID: "%3", ClearedLines: 1500},
+			result: lifecycle.ClearScrollbackResult{PaneID: "%3", ClearedLines: 1500},
 			want:   map[string]any{"paneId": "%3", "clearedLines": 1500},
 		},
 		{
 			name: "kill pane", tool: "kill_pane", args: map[string]any{"paneId": "%3"}, method: "KillPane",
-			result: domain.KillResult{Killed: []ports.PaneID{"%3"}},
+			result: lifecycle.KillResult{Killed: []ports.PaneID{"%3"}},
 			want:   map[string]any{"paneId": "%3", "killedPaneIds": []any{"%3"}},
 		},
 		{
 			name: "kill window", tool: "kill_window", args: map[string]any{"windowId": "@2"}, method: "KillWindow",
-			result: domain.KillResult{Killed: []ports.PaneID{"%3", "%4"}, WindowID: "@2"},
+			result: lifecycle.KillResult{Killed: []ports.PaneID{"%3", "%4"}, WindowID: "@2"},
 			want:   map[string]any{"windowId": "@2", "killedPaneIds": []any{"%3", "%4"}},
 		},
 		{
 			name: "kill session whose panes were gone already", tool: "kill_session", args: map[string]any{"session": "work"},
-			method: "KillSession", result: domain.KillResult{Session: workSession},
+			method: "KillSession", result: lifecycle.KillResult{Session: workSession},
 			want: map[string]any{"sessionId": "$1", "sessionName": "work", "killedPaneIds": []any{}},
 		},
 	}
@@ -320,10 +321,10 @@ func TestManageToolErrorsSayWhatToDo(t *testing.T) {
 		{"name taken", "rename_session", map[string]any{"session": "$1", "name": "work"}, "RenameSession",
 			fmt.Errorf("rename session $1 to %q: %w", "work", ports.ErrNameInUse), []string{"work", "another name"}},
 		{"watched pane", "kill_pane", map[string]any{"paneId": "%3"}, "KillPane",
-			&domain.RefusalError{Pane: "%3", Reason: "kill_pane would end it, and a person is watching it (/dev/pts/1)", Hint: "leave it alone"},
-			[]string{"refused", "%3", "watching", "leave it alone"}},
+			&fault.RefusalError{Pane: "%3", Why: fault.RefusedWatched, Ending: true, Reason: "kill_pane would end it, and a person is watching it (/dev/pts/1)"},
+			[]string{"refused", "%3", "watching", "leave panes that people have on screen alone"}},
 		{"busy pane", "clear_pane_scrollback", map[string]any{"paneId": "%3"}, "ClearPaneScrollback",
-			&domain.BusyError{Pane: "%3", Holder: `run_shell_command "make"`}, []string{"%3", "busy", `"make"`}},
+			&fault.BusyError{Pane: "%3", Holder: `run_shell_command "make"`}, []string{"%3", "busy", `"make"`}},
 		{"no pane", "select_pane", map[string]any{"paneId": "%9"}, "SelectPane",
 			fmt.Errorf("select pane %%9: %w", ports.ErrPaneNotFound), []string{"%9", "check the pane id"}},
 		{"backend without a manager", "list_sessions", nil, "ListSessions",

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -22,8 +23,8 @@ type (
 		CaptureSince(ctx context.Context, req domain.CaptureSinceRequest) (domain.CaptureSinceResult, error)
 	}
 	listingReader interface {
-		ListSessions(ctx context.Context) (domain.SessionList, error)
-		GetPaneInfo(ctx context.Context, req domain.PaneRequest) (domain.PaneDetails, error)
+		ListSessions(ctx context.Context) (lifecycle.SessionList, error)
+		GetPaneInfo(ctx context.Context, req lifecycle.PaneRequest) (lifecycle.PaneDetails, error)
 	}
 )
 
@@ -123,12 +124,12 @@ type resources struct {
 	sessions map[*mcp.ServerSession]bool
 }
 
-// newResources returns the resources of a Server whose tools are t, and
-// sets the subscription handlers in opts. The sessions and pane
-// descriptions are served only when t also implements ManageTools; the
-// screens always are. Subscriptions are timed on c (nil means the system
+// newResources returns the resources of a Server whose pane tools are t
+// and whose inspect tools are m, and sets the subscription handlers in
+// opts. The sessions and pane descriptions are served only when m is not
+// nil; the screens always are. Subscriptions are timed on c (nil means the system
 // clock) and end with base, the Server's closing context.
-func newResources(t Tools, c ports.Clock, logger *slog.Logger, base context.Context, opts *mcp.ServerOptions) *resources {
+func newResources(t Tools, m ManageTools, c ports.Clock, logger *slog.Logger, base context.Context, opts *mcp.ServerOptions) *resources {
 	if c == nil {
 		c = clock.New()
 	}
@@ -140,7 +141,7 @@ func newResources(t Tools, c ports.Clock, logger *slog.Logger, base context.Cont
 		watches:  make(map[string]*watch),
 		sessions: make(map[*mcp.ServerSession]bool),
 	}
-	if m, ok := t.(ManageTools); ok {
+	if m != nil {
 		r.listings = m
 	}
 	opts.SubscribeHandler = r.subscribe
@@ -251,7 +252,7 @@ func (r *resources) sessionsJSON(ctx context.Context) ([]byte, error) {
 
 // paneJSON is a pane's resource: get_pane_info's structured output.
 func (r *resources) paneJSON(ctx context.Context, pane ports.PaneID) ([]byte, error) {
-	d, err := r.listings.GetPaneInfo(ctx, domain.PaneRequest{PaneID: pane})
+	d, err := r.listings.GetPaneInfo(ctx, lifecycle.PaneRequest{PaneID: pane})
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -35,10 +37,10 @@ type resStub struct {
 	ManageTools
 
 	mu        sync.Mutex
-	sessions  domain.SessionList
+	sessions  lifecycle.SessionList
 	listErr   error
 	listCalls int
-	paneInfo  func(domain.PaneRequest) (domain.PaneDetails, error)
+	paneInfo  func(lifecycle.PaneRequest) (lifecycle.PaneDetails, error)
 	captures  []domain.CaptureRequest
 	screen    string
 	screenErr error
@@ -73,25 +75,25 @@ func newResStub() *resStub {
 	}
 }
 
-func (s *resStub) ListSessions(context.Context) (domain.SessionList, error) {
+func (s *resStub) ListSessions(context.Context) (lifecycle.SessionList, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.listCalls++
 	return s.sessions, s.listErr
 }
 
-func (s *resStub) setSessions(l domain.SessionList) {
+func (s *resStub) setSessions(l lifecycle.SessionList) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sessions = l
 }
 
-func (s *resStub) GetPaneInfo(_ context.Context, req domain.PaneRequest) (domain.PaneDetails, error) {
+func (s *resStub) GetPaneInfo(_ context.Context, req lifecycle.PaneRequest) (lifecycle.PaneDetails, error) {
 	s.mu.Lock()
 	f := s.paneInfo
 	s.mu.Unlock()
 	if f == nil {
-		return domain.PaneDetails{}, fmt.Errorf("describe pane %s: %w", req.PaneID, ports.ErrPaneNotFound)
+		return lifecycle.PaneDetails{}, fmt.Errorf("describe pane %s: %w", req.PaneID, ports.ErrPaneNotFound)
 	}
 	return f(req)
 }
@@ -190,9 +192,15 @@ const (
 	protocolListen = "2026-07-28"
 )
 
+// newResServer serves tools, and when tools also has the inspect and
+// lifecycle tools (the stubs do), those as Options.Manage.
 func newResServer(t *testing.T, tools Tools, clk ports.Clock) *Server {
 	t.Helper()
-	srv := NewServer(tools, Options{Clock: clk, Logger: slog.New(slog.DiscardHandler)})
+	opts := Options{Clock: clk, Logger: slog.New(slog.DiscardHandler)}
+	if m, ok := tools.(ManageTools); ok {
+		opts.Manage = m
+	}
+	srv := NewServer(tools, opts)
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -323,13 +331,13 @@ func TestResourcesWithoutListingsServeOnlyScreens(t *testing.T) {
 func TestResourceReadsMatchTheTools(t *testing.T) {
 	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	stub := newResStub()
-	stub.sessions = domain.SessionList{Sessions: []ports.SessionInfo{
+	stub.sessions = lifecycle.SessionList{Sessions: []ports.SessionInfo{
 		{SessionRef: ports.SessionRef{ID: "$0", Name: "main"}, Windows: 2, Clients: 1, Created: created},
 	}}
 	var asked []ports.PaneID
-	stub.paneInfo = func(req domain.PaneRequest) (domain.PaneDetails, error) {
+	stub.paneInfo = func(req lifecycle.PaneRequest) (lifecycle.PaneDetails, error) {
 		asked = append(asked, req.PaneID)
-		d := domain.PaneDetails{Mode: "", HistorySize: 7, HistoryLimit: 2000}
+		d := lifecycle.PaneDetails{Mode: "", HistorySize: 7, HistoryLimit: 2000}
 		d.ID, d.Command, d.Width, d.Height = req.PaneID, "bash", 80, 24
 		d.Session = ports.SessionRef{ID: "$0", Name: "main"}
 		d.Window = ports.WindowRef{ID: "@1", Index: 0, Name: "w"}
@@ -550,7 +558,7 @@ func TestScreenOfRespawnedPaneIsFollowedAgain(t *testing.T) {
 		return domain.CaptureSinceResult{PaneID: req.PaneID, Text: "new\n", Cursor: new("n0"), Streaming: true}, nil
 	})
 	stub.nextFollow(t).answer(domain.CaptureSinceResult{},
-		&domain.ArgumentError{Field: "cursor", Reason: "belongs to an earlier process of pane %3"})
+		&fault.ArgumentError{Field: "cursor", Reason: "belongs to an earlier process of pane %3"})
 	cs.update(t, uri)
 
 	waitTimers(t, clk, 1)
@@ -710,7 +718,7 @@ func TestSubscribeRefusesWhatCannotBeRead(t *testing.T) {
 
 func TestSubscribeToSessionsPollsForChanges(t *testing.T) {
 	stub := newResStub()
-	one := domain.SessionList{Sessions: []ports.SessionInfo{{SessionRef: ports.SessionRef{ID: "$0", Name: "main"}, Windows: 1}}}
+	one := lifecycle.SessionList{Sessions: []ports.SessionInfo{{SessionRef: ports.SessionRef{ID: "$0", Name: "main"}, Windows: 1}}}
 	stub.setSessions(one)
 	clk := fake.NewClock(time.Unix(0, 0))
 	cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
@@ -723,7 +731,7 @@ func TestSubscribeToSessionsPollsForChanges(t *testing.T) {
 	waitTimers(t, clk, 1)
 	cs.noUpdate(t)
 
-	two := domain.SessionList{Sessions: append(slices.Clone(one.Sessions),
+	two := lifecycle.SessionList{Sessions: append(slices.Clone(one.Sessions),
 		ports.SessionInfo{SessionRef: ports.SessionRef{ID: "$1", Name: "build"}, Windows: 1})}
 	stub.setSessions(two)
 	clk.Advance(PollInterval - time.Millisecond)
@@ -743,10 +751,10 @@ func TestSubscribeToPanePollsForChanges(t *testing.T) {
 	stub := newResStub()
 	var mu sync.Mutex
 	title := "one"
-	stub.paneInfo = func(req domain.PaneRequest) (domain.PaneDetails, error) {
+	stub.paneInfo = func(req lifecycle.PaneRequest) (lifecycle.PaneDetails, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		var d domain.PaneDetails
+		var d lifecycle.PaneDetails
 		d.ID, d.Title = req.PaneID, title
 		return d, nil
 	}

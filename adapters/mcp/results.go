@@ -198,13 +198,31 @@ func encode(v any) (json.RawMessage, error) {
 // command printed (or may hold another writer's output). A reader of the
 // text alone would otherwise take the tail for the whole. It is empty when
 // there is nothing to warn of.
-func runNotice(o runOutput) string {
+//
+// It also says what the structured half has no field for: that the
+// command never started (and will not run later), that it started only
+// as it was being withdrawn, and that output was dropped because the
+// pane's process was replaced.
+func runNotice(o runOutput, r domain.RunResult) string {
 	var notice []string
-	if n := incomplete("output", "the command's output", o.DroppedLines, o.OmittedBytes, o.MissedBytes, !o.OutputComplete); n != "" {
+	switch {
+	case r.NotStarted:
+		notice = append(notice, "Notice: the command never started (the pane's shell did not run the typed line: it may be busy, still starting, or inside an open quote); it was withdrawn and will not run later. Look at the pane with capture_pane before trying again.")
+	case r.Raced:
+		notice = append(notice, "Notice: the command started only as it was being withdrawn at the deadline, and C-c was sent to the pane at that moment; it may have been interrupted or may still run.")
+	}
+	if r.UnattributedBytes > 0 {
+		notice = append(notice, fmt.Sprintf("Notice: the pane's process was replaced while the command ran; %s read since it was last seen to be the same process were dropped, as they may be the new process's.",
+			plural(r.UnattributedBytes, "byte")))
+	}
+	if n := incomplete("output", "the command's output", o.DroppedLines, o.OmittedBytes, o.MissedBytes, !o.OutputComplete && r.UnattributedBytes == 0); n != "" {
 		notice = append(notice, n)
 	}
 	if o.ForeignOutputSuspected {
-		notice = append(notice, "Notice: another writer printed into this pane while the command ran; what could be attributed to it was removed, but the output may still include some of it.")
+		notice = append(notice, "Notice: markers that this command's frame did not print were seen in its output (another writer, a recording of earlier commands, or an end marker the command printed itself); they were removed and nothing else was, so the output may hold text that is not this command's.")
+	}
+	if o.Outcome == string(domain.OutcomeTimedOut) && o.StillRunning {
+		notice = append(notice, "Notice: the command may still be running, and the pane stays reserved until it ends; send_keys C-c interrupts it.")
 	}
 	return strings.Join(notice, " ")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -20,8 +21,8 @@ import (
 // CONTRACT.md. *domain.Service implements it.
 //
 // Each method returns a result, or an error that the transport turns into
-// a tool error (see toolError): a *domain.RefusalError, *domain.BusyError
-// or *domain.ArgumentError, or an error wrapping a ports sentinel such as
+// a tool error (see toolError): a *fault.RefusalError, *fault.BusyError
+// or *fault.ArgumentError, or an error wrapping a ports sentinel such as
 // ports.ErrPaneNotFound. A cancelled ctx is not an error for the waiting
 // calls: RunShellCommand and WaitForText report it as a result with outcome
 // "cancelled", and CaptureSince returns what it has read.
@@ -113,7 +114,7 @@ func NewServer(t Tools, opts Options) *Server {
 	}
 	closing, closeFn := context.WithCancelCause(context.Background())
 	sdkOpts := &mcp.ServerOptions{Instructions: instructions, Logger: logger}
-	res := newResources(t, opts.Clock, logger, closing, sdkOpts)
+	res := newResources(t, opts.Manage, opts.Clock, logger, closing, sdkOpts)
 	s := &Server{
 		sdk:     mcp.NewServer(&mcp.Implementation{Name: Name, Title: "tmux MCP server", Version: version}, sdkOpts),
 		tools:   t,
@@ -191,7 +192,7 @@ func (s *Server) handler(spec toolSpec, schemas *toolSchemas) mcp.ToolHandler {
 		}()
 		args, err = schemas.parseArguments(req.Params.Arguments)
 		if err != nil {
-			var arg *domain.ArgumentError
+			var arg *fault.ArgumentError
 			if errors.As(err, &arg) {
 				s.logger.Info("tool call rejected", "tool", spec.name, "error", err)
 				return toolError(err), nil

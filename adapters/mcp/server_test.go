@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	mcpadapter "github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -321,11 +322,11 @@ func TestDomainErrorsAreToolErrorsThatSayWhatToDo(t *testing.T) {
 		err      error
 		contains []string
 	}{
-		{"refusal", &domain.RefusalError{Pane: "%2", Reason: "a person is watching it (client /dev/pts/3)", Hint: "use a pane nobody has on screen"},
-			[]string{"refused", "%2", "watching", "use a pane nobody has on screen"}},
-		{"busy", fmt.Errorf("run_shell_command: %w", &domain.BusyError{Pane: "%2", Holder: `run_shell_command "make test"`}),
+		{"refusal", &fault.RefusalError{Pane: "%2", Why: fault.RefusedWatched, Reason: "a person is watching it (client /dev/pts/3)"},
+			[]string{"refused", "%2", "watching", "choose a pane no attached client has on screen"}},
+		{"busy", fmt.Errorf("run_shell_command: %w", &fault.BusyError{Pane: "%2", Holder: `run_shell_command "make test"`}),
 			[]string{"%2", "busy", `"make test"`, "wait for it"}},
-		{"bad argument found by the domain", &domain.ArgumentError{Field: "timeoutMs", Reason: "must be positive"},
+		{"bad argument found by the domain", &fault.ArgumentError{Field: "timeoutMs", Reason: "must be positive"},
 			[]string{"invalid timeoutMs", "must be positive", "call again"}},
 		{"no such pane", fmt.Errorf("pane %%9: %w", ports.ErrPaneNotFound),
 			[]string{"%9", "not found", "check the pane id"}},

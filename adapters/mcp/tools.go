@@ -165,7 +165,7 @@ func (s *Server) runShellCommand(ctx context.Context, req *mcp.CallToolRequest, 
 		return nil, "", err
 	}
 	out := fromRunResult(r)
-	return out, runNotice(out), nil
+	return out, runNotice(out, r), nil
 }
 
 func (s *Server) pasteText(ctx context.Context, _ *mcp.CallToolRequest, a arguments) (any, string, error) {

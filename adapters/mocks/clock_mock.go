@@ -5,6 +5,7 @@
 package mocks
 
 import (
+	context "context"
 	reflect "reflect"
 	time "time"
 
@@ -61,6 +62,21 @@ func (m *MockClock) Now() time.Time {
 func (mr *MockClockMockRecorder) Now() *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Now", reflect.TypeOf((*MockClock)(nil).Now))
+}
+
+// WithTimeout mocks base method.
+func (m *MockClock) WithTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "WithTimeout", parent, d)
+	ret0, _ := ret[0].(context.Context)
+	ret1, _ := ret[1].(context.CancelFunc)
+	return ret0, ret1
+}
+
+// WithTimeout indicates an expected call of WithTimeout.
+func (mr *MockClockMockRecorder) WithTimeout(parent, d interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "WithTimeout", reflect.TypeOf((*MockClock)(nil).WithTimeout), parent, d)
 }
 
 // MockTimer is a mock of Timer interface.

@@ -79,3 +79,87 @@ func (mr *MockLeaserMockRecorder) TryAcquire(ctx, pane, owner, ttl interface{}) 
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "TryAcquire", reflect.TypeOf((*MockLeaser)(nil).TryAcquire), ctx, pane, owner, ttl)
 }
+
+// MockDescribingLeaser is a mock of DescribingLeaser interface.
+type MockDescribingLeaser struct {
+	ctrl     *gomock.Controller
+	recorder *MockDescribingLeaserMockRecorder
+}
+
+// MockDescribingLeaserMockRecorder is the mock recorder for MockDescribingLeaser.
+type MockDescribingLeaserMockRecorder struct {
+	mock *MockDescribingLeaser
+}
+
+// NewMockDescribingLeaser creates a new mock instance.
+func NewMockDescribingLeaser(ctrl *gomock.Controller) *MockDescribingLeaser {
+	mock := &MockDescribingLeaser{ctrl: ctrl}
+	mock.recorder = &MockDescribingLeaserMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockDescribingLeaser) EXPECT() *MockDescribingLeaserMockRecorder {
+	return m.recorder
+}
+
+// AcquireAndDescribe mocks base method.
+func (m *MockDescribingLeaser) AcquireAndDescribe(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) (bool, string, ports.PaneInfo, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "AcquireAndDescribe", ctx, pane, owner, ttl)
+	ret0, _ := ret[0].(bool)
+	ret1, _ := ret[1].(string)
+	ret2, _ := ret[2].(ports.PaneInfo)
+	ret3, _ := ret[3].(error)
+	return ret0, ret1, ret2, ret3
+}
+
+// AcquireAndDescribe indicates an expected call of AcquireAndDescribe.
+func (mr *MockDescribingLeaserMockRecorder) AcquireAndDescribe(ctx, pane, owner, ttl interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "AcquireAndDescribe", reflect.TypeOf((*MockDescribingLeaser)(nil).AcquireAndDescribe), ctx, pane, owner, ttl)
+}
+
+// Release mocks base method.
+func (m *MockDescribingLeaser) Release(ctx context.Context, pane ports.PaneID, owner string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Release", ctx, pane, owner)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// Release indicates an expected call of Release.
+func (mr *MockDescribingLeaserMockRecorder) Release(ctx, pane, owner interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Release", reflect.TypeOf((*MockDescribingLeaser)(nil).Release), ctx, pane, owner)
+}
+
+// Renew mocks base method.
+func (m *MockDescribingLeaser) Renew(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Renew", ctx, pane, owner, ttl)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// Renew indicates an expected call of Renew.
+func (mr *MockDescribingLeaserMockRecorder) Renew(ctx, pane, owner, ttl interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Renew", reflect.TypeOf((*MockDescribingLeaser)(nil).Renew), ctx, pane, owner, ttl)
+}
+
+// TryAcquire mocks base method.
+func (m *MockDescribingLeaser) TryAcquire(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) (bool, string, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "TryAcquire", ctx, pane, owner, ttl)
+	ret0, _ := ret[0].(bool)
+	ret1, _ := ret[1].(string)
+	ret2, _ := ret[2].(error)
+	return ret0, ret1, ret2
+}
+
+// TryAcquire indicates an expected call of TryAcquire.
+func (mr *MockDescribingLeaserMockRecorder) TryAcquire(ctx, pane, owner, ttl interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "TryAcquire", reflect.TypeOf((*MockDescribingLeaser)(nil).TryAcquire), ctx, pane, owner, ttl)
+}

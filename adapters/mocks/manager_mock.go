@@ -12,6 +12,352 @@ import (
 	ports "github.com/tmux-mcp/tmux-mcp/ports"
 )
 
+// MockLister is a mock of Lister interface.
+type MockLister struct {
+	ctrl     *gomock.Controller
+	recorder *MockListerMockRecorder
+}
+
+// MockListerMockRecorder is the mock recorder for MockLister.
+type MockListerMockRecorder struct {
+	mock *MockLister
+}
+
+// NewMockLister creates a new mock instance.
+func NewMockLister(ctrl *gomock.Controller) *MockLister {
+	mock := &MockLister{ctrl: ctrl}
+	mock.recorder = &MockListerMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockLister) EXPECT() *MockListerMockRecorder {
+	return m.recorder
+}
+
+// ListPanes mocks base method.
+func (m *MockLister) ListPanes(ctx context.Context, f ports.PaneFilter) ([]ports.PaneSummary, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ListPanes", ctx, f)
+	ret0, _ := ret[0].([]ports.PaneSummary)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ListPanes indicates an expected call of ListPanes.
+func (mr *MockListerMockRecorder) ListPanes(ctx, f interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListPanes", reflect.TypeOf((*MockLister)(nil).ListPanes), ctx, f)
+}
+
+// ListSessions mocks base method.
+func (m *MockLister) ListSessions(ctx context.Context) ([]ports.SessionInfo, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ListSessions", ctx)
+	ret0, _ := ret[0].([]ports.SessionInfo)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ListSessions indicates an expected call of ListSessions.
+func (mr *MockListerMockRecorder) ListSessions(ctx interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListSessions", reflect.TypeOf((*MockLister)(nil).ListSessions), ctx)
+}
+
+// ListWindows mocks base method.
+func (m *MockLister) ListWindows(ctx context.Context, session string) ([]ports.WindowInfo, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ListWindows", ctx, session)
+	ret0, _ := ret[0].([]ports.WindowInfo)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ListWindows indicates an expected call of ListWindows.
+func (mr *MockListerMockRecorder) ListWindows(ctx, session interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ListWindows", reflect.TypeOf((*MockLister)(nil).ListWindows), ctx, session)
+}
+
+// ServerInfo mocks base method.
+func (m *MockLister) ServerInfo(ctx context.Context) (ports.ServerInfo, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ServerInfo", ctx)
+	ret0, _ := ret[0].(ports.ServerInfo)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ServerInfo indicates an expected call of ServerInfo.
+func (mr *MockListerMockRecorder) ServerInfo(ctx interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ServerInfo", reflect.TypeOf((*MockLister)(nil).ServerInfo), ctx)
+}
+
+// MockCreator is a mock of Creator interface.
+type MockCreator struct {
+	ctrl     *gomock.Controller
+	recorder *MockCreatorMockRecorder
+}
+
+// MockCreatorMockRecorder is the mock recorder for MockCreator.
+type MockCreatorMockRecorder struct {
+	mock *MockCreator
+}
+
+// NewMockCreator creates a new mock instance.
+func NewMockCreator(ctrl *gomock.Controller) *MockCreator {
+	mock := &MockCreator{ctrl: ctrl}
+	mock.recorder = &MockCreatorMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockCreator) EXPECT() *MockCreatorMockRecorder {
+	return m.recorder
+}
+
+// CreateSession mocks base method.
+func (m *MockCreator) CreateSession(ctx context.Context, spec ports.SessionSpec) (ports.Created, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "CreateSession", ctx, spec)
+	ret0, _ := ret[0].(ports.Created)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// CreateSession indicates an expected call of CreateSession.
+func (mr *MockCreatorMockRecorder) CreateSession(ctx, spec interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CreateSession", reflect.TypeOf((*MockCreator)(nil).CreateSession), ctx, spec)
+}
+
+// CreateWindow mocks base method.
+func (m *MockCreator) CreateWindow(ctx context.Context, session, name string) (ports.Created, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "CreateWindow", ctx, session, name)
+	ret0, _ := ret[0].(ports.Created)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// CreateWindow indicates an expected call of CreateWindow.
+func (mr *MockCreatorMockRecorder) CreateWindow(ctx, session, name interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CreateWindow", reflect.TypeOf((*MockCreator)(nil).CreateWindow), ctx, session, name)
+}
+
+// SplitWindow mocks base method.
+func (m *MockCreator) SplitWindow(ctx context.Context, pane ports.PaneID, vertical bool, size int) (ports.Created, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "SplitWindow", ctx, pane, vertical, size)
+	ret0, _ := ret[0].(ports.Created)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// SplitWindow indicates an expected call of SplitWindow.
+func (mr *MockCreatorMockRecorder) SplitWindow(ctx, pane, vertical, size interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SplitWindow", reflect.TypeOf((*MockCreator)(nil).SplitWindow), ctx, pane, vertical, size)
+}
+
+// MockArranger is a mock of Arranger interface.
+type MockArranger struct {
+	ctrl     *gomock.Controller
+	recorder *MockArrangerMockRecorder
+}
+
+// MockArrangerMockRecorder is the mock recorder for MockArranger.
+type MockArrangerMockRecorder struct {
+	mock *MockArranger
+}
+
+// NewMockArranger creates a new mock instance.
+func NewMockArranger(ctrl *gomock.Controller) *MockArranger {
+	mock := &MockArranger{ctrl: ctrl}
+	mock.recorder = &MockArrangerMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockArranger) EXPECT() *MockArrangerMockRecorder {
+	return m.recorder
+}
+
+// ResizePane mocks base method.
+func (m *MockArranger) ResizePane(ctx context.Context, pane ports.PaneID, width, height int) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ResizePane", ctx, pane, width, height)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// ResizePane indicates an expected call of ResizePane.
+func (mr *MockArrangerMockRecorder) ResizePane(ctx, pane, width, height interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ResizePane", reflect.TypeOf((*MockArranger)(nil).ResizePane), ctx, pane, width, height)
+}
+
+// SelectPane mocks base method.
+func (m *MockArranger) SelectPane(ctx context.Context, pane ports.PaneID) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "SelectPane", ctx, pane)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// SelectPane indicates an expected call of SelectPane.
+func (mr *MockArrangerMockRecorder) SelectPane(ctx, pane interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SelectPane", reflect.TypeOf((*MockArranger)(nil).SelectPane), ctx, pane)
+}
+
+// SelectWindow mocks base method.
+func (m *MockArranger) SelectWindow(ctx context.Context, window string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "SelectWindow", ctx, window)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// SelectWindow indicates an expected call of SelectWindow.
+func (mr *MockArrangerMockRecorder) SelectWindow(ctx, window interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SelectWindow", reflect.TypeOf((*MockArranger)(nil).SelectWindow), ctx, window)
+}
+
+// MockRenamer is a mock of Renamer interface.
+type MockRenamer struct {
+	ctrl     *gomock.Controller
+	recorder *MockRenamerMockRecorder
+}
+
+// MockRenamerMockRecorder is the mock recorder for MockRenamer.
+type MockRenamerMockRecorder struct {
+	mock *MockRenamer
+}
+
+// NewMockRenamer creates a new mock instance.
+func NewMockRenamer(ctrl *gomock.Controller) *MockRenamer {
+	mock := &MockRenamer{ctrl: ctrl}
+	mock.recorder = &MockRenamerMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockRenamer) EXPECT() *MockRenamerMockRecorder {
+	return m.recorder
+}
+
+// RenameSession mocks base method.
+func (m *MockRenamer) RenameSession(ctx context.Context, session, name string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "RenameSession", ctx, session, name)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// RenameSession indicates an expected call of RenameSession.
+func (mr *MockRenamerMockRecorder) RenameSession(ctx, session, name interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "RenameSession", reflect.TypeOf((*MockRenamer)(nil).RenameSession), ctx, session, name)
+}
+
+// RenameWindow mocks base method.
+func (m *MockRenamer) RenameWindow(ctx context.Context, window, name string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "RenameWindow", ctx, window, name)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// RenameWindow indicates an expected call of RenameWindow.
+func (mr *MockRenamerMockRecorder) RenameWindow(ctx, window, name interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "RenameWindow", reflect.TypeOf((*MockRenamer)(nil).RenameWindow), ctx, window, name)
+}
+
+// MockRemover is a mock of Remover interface.
+type MockRemover struct {
+	ctrl     *gomock.Controller
+	recorder *MockRemoverMockRecorder
+}
+
+// MockRemoverMockRecorder is the mock recorder for MockRemover.
+type MockRemoverMockRecorder struct {
+	mock *MockRemover
+}
+
+// NewMockRemover creates a new mock instance.
+func NewMockRemover(ctrl *gomock.Controller) *MockRemover {
+	mock := &MockRemover{ctrl: ctrl}
+	mock.recorder = &MockRemoverMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockRemover) EXPECT() *MockRemoverMockRecorder {
+	return m.recorder
+}
+
+// ClearHistory mocks base method.
+func (m *MockRemover) ClearHistory(ctx context.Context, pane ports.PaneID) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ClearHistory", ctx, pane)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// ClearHistory indicates an expected call of ClearHistory.
+func (mr *MockRemoverMockRecorder) ClearHistory(ctx, pane interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ClearHistory", reflect.TypeOf((*MockRemover)(nil).ClearHistory), ctx, pane)
+}
+
+// KillPane mocks base method.
+func (m *MockRemover) KillPane(ctx context.Context, pane ports.PaneID) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "KillPane", ctx, pane)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// KillPane indicates an expected call of KillPane.
+func (mr *MockRemoverMockRecorder) KillPane(ctx, pane interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "KillPane", reflect.TypeOf((*MockRemover)(nil).KillPane), ctx, pane)
+}
+
+// KillSession mocks base method.
+func (m *MockRemover) KillSession(ctx context.Context, session string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "KillSession", ctx, session)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// KillSession indicates an expected call of KillSession.
+func (mr *MockRemoverMockRecorder) KillSession(ctx, session interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "KillSession", reflect.TypeOf((*MockRemover)(nil).KillSession), ctx, session)
+}
+
+// KillWindow mocks base method.
+func (m *MockRemover) KillWindow(ctx context.Context, window string) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "KillWindow", ctx, window)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// KillWindow indicates an expected call of KillWindow.
+func (mr *MockRemoverMockRecorder) KillWindow(ctx, window interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "KillWindow", reflect.TypeOf((*MockRemover)(nil).KillWindow), ctx, window)
+}
+
 // MockManager is a mock of Manager interface.
 type MockManager struct {
 	ctrl     *gomock.Controller

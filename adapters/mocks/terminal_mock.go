@@ -50,6 +50,36 @@ func (mr *MockTerminalMockRecorder) Capture(ctx, id, r interface{}) *gomock.Call
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Capture", reflect.TypeOf((*MockTerminal)(nil).Capture), ctx, id, r)
 }
 
+// Foreground mocks base method.
+func (m *MockTerminal) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreground, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "Foreground", ctx, id)
+	ret0, _ := ret[0].(ports.Foreground)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// Foreground indicates an expected call of Foreground.
+func (mr *MockTerminalMockRecorder) Foreground(ctx, id interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Foreground", reflect.TypeOf((*MockTerminal)(nil).Foreground), ctx, id)
+}
+
+// LineEditing mocks base method.
+func (m *MockTerminal) LineEditing(ctx context.Context, id ports.PaneID) (bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "LineEditing", ctx, id)
+	ret0, _ := ret[0].(bool)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// LineEditing indicates an expected call of LineEditing.
+func (mr *MockTerminalMockRecorder) LineEditing(ctx, id interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "LineEditing", reflect.TypeOf((*MockTerminal)(nil).LineEditing), ctx, id)
+}
+
 // OpenOutput mocks base method.
 func (m *MockTerminal) OpenOutput(ctx context.Context, id ports.PaneID) (ports.OutputStream, error) {
 	m.ctrl.T.Helper()
@@ -92,6 +122,52 @@ func (m *MockTerminal) Paste(ctx context.Context, id ports.PaneID, text string) 
 func (mr *MockTerminalMockRecorder) Paste(ctx, id, text interface{}) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "Paste", reflect.TypeOf((*MockTerminal)(nil).Paste), ctx, id, text)
+}
+
+// PutScript mocks base method.
+func (m *MockTerminal) PutScript(ctx context.Context, id ports.PaneID, build func(string) []byte) (string, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "PutScript", ctx, id, build)
+	ret0, _ := ret[0].(string)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// PutScript indicates an expected call of PutScript.
+func (mr *MockTerminalMockRecorder) PutScript(ctx, id, build interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "PutScript", reflect.TypeOf((*MockTerminal)(nil).PutScript), ctx, id, build)
+}
+
+// ReadScript mocks base method.
+func (m *MockTerminal) ReadScript(ctx context.Context, id ports.PaneID, path string) ([]byte, bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ReadScript", ctx, id, path)
+	ret0, _ := ret[0].([]byte)
+	ret1, _ := ret[1].(bool)
+	ret2, _ := ret[2].(error)
+	return ret0, ret1, ret2
+}
+
+// ReadScript indicates an expected call of ReadScript.
+func (mr *MockTerminalMockRecorder) ReadScript(ctx, id, path interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ReadScript", reflect.TypeOf((*MockTerminal)(nil).ReadScript), ctx, id, path)
+}
+
+// RemoveScript mocks base method.
+func (m *MockTerminal) RemoveScript(ctx context.Context, id ports.PaneID, path string) (ports.ScriptState, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "RemoveScript", ctx, id, path)
+	ret0, _ := ret[0].(ports.ScriptState)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// RemoveScript indicates an expected call of RemoveScript.
+func (mr *MockTerminalMockRecorder) RemoveScript(ctx, id, path interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "RemoveScript", reflect.TypeOf((*MockTerminal)(nil).RemoveScript), ctx, id, path)
 }
 
 // SendKeys mocks base method.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // A window screen has just made has a process that is still a copy of the
@@ -57,9 +58,7 @@ func actBirth(spec string) {
 // screen server, and returns its pid; it is killed when the test ends.
 func startBirth(t *testing.T, delay time.Duration, window int, sty string) int {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts processes; not in -short")
-	}
+	gate.Real(t, "a child that pretends to be a screen window")
 	cmd := exec.Command("/proc/self/exe", "-test.run=^$")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"),
 		birthHelperEnv + "=" + strconv.Itoa(int(delay/time.Millisecond)) + " " + strconv.Itoa(window) + " " + sty}
@@ -113,9 +112,7 @@ func TestWaitForWindowReturnsOnceTheProgramRuns(t *testing.T) {
 }
 
 func TestWaitForWindowGivesUpWhenNoProgramComes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads /proc for real; not in -short")
-	}
+	gate.Real(t, "/proc and the wall clock")
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	err := waitForWindow(ctx, sessionRef{name: "4245.nobody", pid: os.Getpid()}, 3)

@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // Tests with a real screen run private sessions in a socket directory of
@@ -43,9 +44,7 @@ func TestMain(m *testing.M) {
 // needScreen skips a test that needs a real screen when there is none.
 func needScreen(t *testing.T) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("runs GNU screen; not in -short")
-	}
+	gate.Real(t, "GNU screen")
 	if socketDir == "" {
 		t.Skip("GNU screen is not installed (no screen on PATH)")
 	}

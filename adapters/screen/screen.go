@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/scripts"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -117,6 +118,7 @@ type Terminal struct {
 	self      selfEnv
 	workDir   string // private: hardcopies, paste files, and logs by default
 	logDir    string
+	scripts   *scripts.Dir // in workDir
 
 	// clientMu serializes the screen clients the Terminal runs: screen
 	// answers every query through one socket name, and a query that
@@ -227,6 +229,10 @@ func New(opts Options) (*Terminal, error) {
 		writers:   make(map[int]*sync.Mutex),
 		pending:   make(map[int]*inputMeter),
 	}
+	if t.scripts, err = scripts.Open(work); err != nil {
+		os.RemoveAll(work)
+		return nil, fmt.Errorf("screen: %w", err)
+	}
 	if t.logDir == "" {
 		t.logDir = filepath.Join(work, "logs")
 		if err := os.Mkdir(t.logDir, 0o700); err != nil {
@@ -277,6 +283,7 @@ func (t *Terminal) Close() error {
 	if restore {
 		errs = append(errs, t.restoreLogSettings(ctx))
 	}
+	errs = append(errs, t.scripts.Close())
 	if err := os.RemoveAll(t.workDir); err != nil {
 		errs = append(errs, fmt.Errorf("screen: remove private directory: %w", err))
 	}

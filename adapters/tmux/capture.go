@@ -20,7 +20,10 @@ import (
 //
 // With a control client at hand, the rows go through a paste buffer and a
 // file instead of the client's replies, which a pane's text could forge
-// (see doc.go); otherwise capture-pane -p runs as a process.
+// (see doc.go); otherwise capture-pane -p runs as a process. With a remote
+// host the file would be on that host, out of reach: capture-pane -p runs
+// there, and its standard output, which carries no framing, comes back
+// through ssh's.
 //
 // Errors wrap ports.ErrPaneNotFound or ports.ErrUnavailable.
 func (t *Terminal) Capture(ctx context.Context, id ports.PaneID, r ports.CaptureRange) ([]string, error) {
@@ -51,6 +54,9 @@ func (t *Terminal) Capture(ctx context.Context, id ports.PaneID, r ports.Capture
 // could not be done that way (no control client, no file) and the caller
 // is to capture as a process; a missing pane is reported, not retried.
 func (t *Terminal) captureToFile(ctx context.Context, id ports.PaneID, capture []string) (rows []string, ok bool, err error) {
+	if t.launch.remote() {
+		return nil, false, nil
+	}
 	c := t.commandClient(ctx, id)
 	if c == nil {
 		return nil, false, nil

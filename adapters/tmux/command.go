@@ -51,8 +51,15 @@ type route struct {
 func controlSafe(cmd []string) bool {
 	switch cmd[0] {
 	case "list-panes", "list-clients", "list-windows", "list-sessions",
-		"display-message", "send-keys", "set-option", "delete-buffer":
+		"display-message", "send-keys", "set-option", "delete-buffer", "set-buffer":
 		return true
+	case "list-buffers":
+		// With a format of the caller's; buffer names may be anything,
+		// so the caller filters and tags.
+		return slices.Contains(cmd, "-F")
+	case "load-buffer":
+		// From a file, not standard input ("-").
+		return len(cmd) > 1 && strings.HasPrefix(cmd[len(cmd)-1], "/")
 	case "if-shell":
 		// A format as the condition, not a shell command, whose output
 		// tmux would print when it ends.
@@ -105,13 +112,28 @@ func notifies(cmds [][]string) bool {
 // error saying that tmux may or may not have run them.
 func (t *Terminal) command(ctx context.Context, r route, args ...string) (string, error) {
 	cmds := splitCommands(args)
-	line, ok := commandLine(cmds)
+	out, ok, err := t.controlCommand(ctx, r, cmds)
 	if !ok {
 		return t.run(ctx, nil, args...)
 	}
+	return out, err
+}
+
+// controlCommand runs cmds over a control client, as command does, and
+// reports false when they are for the caller to run as a process instead:
+// they cannot travel over a control client (see commandLine), no client
+// can be had, or the client went away before the line could have reached
+// tmux (or, for commands that do not type, before tmux answered). Typing
+// commands whose client went away after they were written fail with an
+// error saying that tmux may or may not have run them.
+func (t *Terminal) controlCommand(ctx context.Context, r route, cmds [][]string) (out string, ok bool, err error) {
+	line, ok := commandLine(cmds)
+	if !ok {
+		return "", false, nil
+	}
 	c := t.commandClient(ctx, r.pane)
 	if c == nil {
-		return t.run(ctx, nil, args...)
+		return "", false, nil
 	}
 	gated := notifies(cmds)
 	if gated {
@@ -126,16 +148,16 @@ func (t *Terminal) command(ctx context.Context, r route, args ...string) (string
 	switch {
 	case errors.As(err, &gone) && (!gone.sent || !r.typing):
 		t.debug("tmux control client gone, running the command as a process", "command", cmds[0][0], "reason", gone.err)
-		return t.run(ctx, nil, args...)
+		return "", false, nil
 	case gone != nil:
-		return "", fmt.Errorf("tmux %s: the control client went away before tmux answered, so it may or may not have run: %w", cmds[0][0], err)
+		return "", true, fmt.Errorf("tmux %s: the control client went away before tmux answered, so it may or may not have run: %w", cmds[0][0], err)
 	case err != nil:
-		return "", err
+		return "", true, err
 	}
 	if len(lines) == 0 {
-		return "", nil
+		return "", true, nil
 	}
-	return strings.Join(lines, "\n") + "\n", nil
+	return strings.Join(lines, "\n") + "\n", true, nil
 }
 
 // commandClient returns a running control client with its inflight count

@@ -17,9 +17,12 @@ import (
 )
 
 // controlFlags are the flags of the adapter's control-mode clients:
-// ignore-size so that they never resize anyone's windows, read-only so
-// that nothing they send can reach a pane.
-const controlFlags = "ignore-size,read-only"
+// ignore-size so that they never resize anyone's windows. They are not
+// read-only: they send nothing to a pane but what a command sends, and
+// tmux hands a pane's mode the keys of no read-only client (send-keys q
+// could not leave copy mode), nor those of any command whose client tmux
+// picks from the session's, which are these.
+const controlFlags = "ignore-size"
 
 // controlPipeSize is the buffer asked for the pipe a control client writes
 // its output into.
@@ -122,8 +125,13 @@ func newControlClient(t *Terminal, session string) *controlClient {
 func (c *controlClient) start(ctx context.Context) error {
 	t := c.t
 	args := append(append([]string(nil), t.sockArg...), "-C", "attach-session", "-t", c.session, "-f", controlFlags)
-	c.cmd = exec.Command(t.bin, args...)
-	c.cmd.Env = t.env
+	cmd, err := t.launch.command(context.Background(), args...)
+	if err != nil {
+		close(c.done)
+		return fmt.Errorf("start control client for session %s: %w", c.session, err)
+	}
+	c.cmd = cmd
+	dieWithParent(c.cmd)
 	c.cmd.Stderr = &c.stderr
 	stdin, err := c.cmd.StdinPipe()
 	if err != nil {
@@ -300,9 +308,9 @@ func (c *controlClient) stopProcess() {
 	// exited: one more command to the server is answered only after that.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, c.t.bin, append(append([]string(nil), c.t.sockArg...), "list-sessions", "-F", "")...)
-	cmd.Env = c.t.env
-	cmd.Run() // a server that has gone notifies nobody
+	if cmd, err := c.t.launch.command(ctx, append(append([]string(nil), c.t.sockArg...), "list-sessions", "-F", "")...); err == nil {
+		cmd.Run() // a server that has gone notifies nobody
+	}
 }
 
 // read consumes the client's output until it ends, then reaps the process

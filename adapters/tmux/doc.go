@@ -1,6 +1,8 @@
 // Package tmux is the tmux implementation of ports.Terminal, for tmux 3.2
-// or newer. It runs the tmux client with argv only, never through a shell,
-// and imports nothing but the standard library and ports.
+// or newer. It runs the tmux client with argv only, never through a shell
+// (with a remote host, through the one shell ssh cannot avoid, every
+// argument quoted: see Remote hosts), and imports nothing but the standard
+// library and ports.
 //
 // # Calls
 //
@@ -16,10 +18,12 @@
 //     tty both take as the end of a line.
 //   - SendKeys: send-keys with names checked beforehand against tmux's key
 //     vocabulary, because tmux types an unknown name as text.
-//   - Paste: load-buffer from standard input into a buffer private to the
-//     call, then paste-buffer -d -p, guarded by if-shell so that it never
-//     targets a dead pane (which crashes tmux 3.3a). Line feeds become
-//     carriage returns, as when text is pasted into a terminal emulator.
+//   - Paste: set-buffer in chunks of at most 8 KiB (a text of up to
+//     16 KiB without NUL), or else load-buffer from standard input, into a
+//     buffer private to the call, then paste-buffer -d -p, guarded by
+//     if-shell so that it never targets a dead pane (which crashes tmux
+//     3.3a). Line feeds become carriage returns, as when text is pasted
+//     into a terminal emulator.
 //   - Capture: capture-pane with the port's row numbers, which are tmux's
 //     (see below for where its rows go).
 //   - The lease (lease.go) and the listings of the Manager (manage.go).
@@ -39,20 +43,21 @@
 //     starting the process. Outside a UTF-8 locale tmux runs with -u, so
 //     that its output is not made ASCII.
 //
-// Pane, SendText, SendKeys, Capture, the lease and the Manager's listings
-// use a control client when one can be had: the one recording the pane's
-// output, else any the Terminal has attached; with none attached, a call
-// about a pane attaches one to the session holding the pane (as OpenOutput
-// would, with the same flags and under the same care; see Output
-// streams), which then stays for Options.IdleTimeout after its last
-// command or stream. A command whose client goes away before tmux answers
-// is run again as a process, unless it types into a pane (tmux may have
-// run it already; the error then says so). Paste (its text comes on
-// standard input) and the Manager's commands that create, change or
-// remove sessions, windows and panes always run as processes: the latter
-// are not frequent, several make tmux notify every control client (see
-// control.go), and run from an attached client some would take that
-// client's session for their default.
+// Pane, SendText, SendKeys, Capture, Paste of a short text, the lease and
+// the Manager's listings use a control client when one can be had: the one
+// recording the pane's output, else any the Terminal has attached; with
+// none attached, a call about a pane attaches one to the session holding
+// the pane (as OpenOutput would, with the same flags and under the same
+// care; see Output streams), which then stays for Options.IdleTimeout
+// after its last command or stream. A command whose client goes away
+// before tmux answers is run again as a process, unless it types into a
+// pane (tmux may have run it already; the error then says so). Paste of a
+// long text or of one holding a NUL (its text comes on standard input)
+// and the Manager's commands that create, change or remove sessions,
+// windows and panes always run as processes: the latter are not frequent,
+// several make tmux notify every control client (see control.go), and run
+// from an attached client some would take that client's session for their
+// default.
 //
 // # What may travel over a control client
 //
@@ -92,7 +97,7 @@
 // # Output streams
 //
 // OpenOutput attaches a control-mode client ("tmux -C attach-session -f
-// ignore-size,read-only") to a session holding the pane, one client per
+// ignore-size") to a session holding the pane, one client per
 // session, started on demand and stopped after Options.IdleTimeout without
 // open streams or commands. It returns once tmux has answered the client's
 // attach-session: tmux may run commands written to a client before that,
@@ -107,10 +112,47 @@
 // crashes when such a report reaches a client still attaching (see
 // control.go).
 //
+// # Remote hosts
+//
+// With Options.SSH the tmux server is on another host, and every tmux
+// process described above, control clients and one-off commands alike,
+// runs there through the system ssh (launch.go is the one place that makes
+// them; ssh.go the ssh side). The user's ssh configuration, agent and
+// known_hosts apply; BatchMode keeps ssh from ever asking, so an unknown
+// host key or a failed login is an error at New, with what to do about it.
+// One master connection (ControlMaster, its socket in a 0700 directory of
+// this process, removed by Close) carries every client as a session of
+// its own, so a call costs no handshake; a master that died is replaced
+// by the next call, and a stream that lost it is listened to again.
+//
+// ssh hands the remote command to the remote login shell as one string:
+// the only place where a shell reads anything the adapter sends. So the
+// command line is "exec" and every argument in single quotes, each single
+// quote in an argument written as quote, backslash, quote, quote; no
+// other byte is special inside single quotes, so no client text can
+// reach that shell as anything but one literal argument. New first checks
+// with a probe that the login shell reads such quoting the POSIX way (sh,
+// bash, dash, zsh, ksh do; fish and csh do not, and are refused).
+//
+// What differs over ssh: Capture runs capture-pane -p as a one-off command
+// and reads its rows from ssh's standard output, which carries no control
+// mode framing (the private file of a local capture would be on the other
+// host); TMUX and TMUX_PANE are ignored, since the pane this process runs
+// in is not on that host, so no remote pane is Self; tmux always runs
+// with -u, the remote locale being unknown; and a lost connection ends
+// the streams it fed as broken, not their panes as dead. Without a socket
+// setting the server is the remote user's default one. Nothing but tmux
+// and the login shell is needed on the remote host, and nothing is
+// written there except through tmux. The lease is judged on the tmux
+// server's clock (lease.go), so servers on machines whose clocks differ
+// still keep one writer per pane.
+//
 // # Errors
 //
 // A pane tmux cannot find yields an error wrapping ports.ErrPaneNotFound, a
 // dead pane one wrapping ports.ErrPaneDead, and an unreachable server or a
 // missing or too old tmux one wrapping ports.ErrUnavailable. Failures of
-// tmux commands are *CommandError values.
+// tmux commands are *CommandError values; failures of ssh itself (the host
+// unreachable, its key unknown, the login refused, the connection lost)
+// are *SSHError values, which wrap ports.ErrUnavailable.
 package tmux

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // The real-tmux tests each run their own tmux server on a private socket
@@ -41,6 +42,7 @@ type testServer struct {
 
 func newTestServer(t testing.TB) *testServer {
 	t.Helper()
+	gate.Real(t, "tmux")
 	bin, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("tmux is not on PATH; the tmux adapter's real-tmux tests need tmux 3.2 or newer")

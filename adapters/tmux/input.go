@@ -99,10 +99,31 @@ var (
 // just before pasting.
 const deadMark = "tmux-mcp:pane-dead"
 
-// Paste loads text into a paste buffer of its own from standard input (no
-// size limit) and pastes it with paste-buffer -p, which wraps the text in
-// bracketed-paste markers only when the program asked for them. The buffer
-// is deleted by the paste, and also when anything fails.
+// maxControlPaste is the largest text Paste sends over a control client
+// (set-buffer); a longer one is loaded from standard input by a tmux
+// process (load-buffer -). tmux reads a control client's command line a
+// byte at a time, and each byte of the text may take four there
+// (quoteArg): about 0.07 ms per KiB of plain text and 0.1 ms per KiB of
+// shell code, against 2-2.5 ms for a process whatever the size.
+// BenchmarkPaste puts the crossing near 28 KiB for shell code and 45 KiB
+// for plain text; at 16 KiB the control client still saves about 1 ms,
+// and 14× that for a 100-byte text (BENCHMARKS.md).
+const maxControlPaste = 16 << 10
+
+// pasteChunk bounds the text of one set-buffer command of a paste over a
+// control client, as remoteChunk does for a script (see scripts.go).
+const pasteChunk = 8 << 10
+
+// Paste puts text into a paste buffer of its own and pastes it with
+// paste-buffer -p, which wraps the text in bracketed-paste markers only
+// when the program asked for them. The buffer is deleted by the paste, and
+// also when anything fails.
+//
+// A text of at most maxControlPaste bytes without a NUL byte goes over a
+// control client, in set-buffer commands (no tmux process is started); a
+// longer one, or one holding a NUL (which no tmux argument can carry), is
+// loaded from the standard input of a tmux process (load-buffer -, no size
+// limit). Both deliver the same bytes.
 //
 // Line feeds reach the program as carriage returns, tmux's default and what
 // a terminal emulator sends when text is pasted into it: it is the Enter
@@ -124,24 +145,49 @@ func (t *Terminal) Paste(ctx context.Context, id ports.PaneID, text string) erro
 		return t.probe(ctx, id, "paste into")
 	}
 	name := fmt.Sprintf("tmux-mcp-%d-%s-%d", os.Getpid(), bufferTag, bufferSeq.Add(1))
-	// The liveness test and the paste run in one pass of tmux's command
-	// queue, so the pane cannot die between them.
-	guarded := fmt.Sprintf("paste-buffer -d -p -b %s -t %s", name, id)
-	ifDead := fmt.Sprintf("delete-buffer -b %s ; display-message -p %s", name, deadMark)
-	args := append(probeArgs(id), ";",
-		"load-buffer", "-b", name, "-", ";",
-		"if-shell", "-F", "-t", string(id), "#{pane_dead}", ifDead, guarded)
-	out, err := t.run(ctx, strings.NewReader(text), args...)
+	var out string
+	var err error
+	ok := false
+	if len(text) <= maxControlPaste && strings.IndexByte(text, 0) < 0 {
+		out, ok, err = t.controlCommand(ctx, route{pane: id, typing: true}, splitCommands(pasteArgs(id, name, text)))
+	}
+	if !ok {
+		out, err = t.run(ctx, strings.NewReader(text), pasteArgs(id, name, "")...)
+	}
 	if err != nil {
 		// The buffer may have been loaded before the failure; deleting a
 		// buffer that does not exist fails harmlessly.
-		t.run(context.WithoutCancel(ctx), nil, "delete-buffer", "-b", name)
+		t.command(context.WithoutCancel(ctx), route{}, "delete-buffer", "-b", name)
 		return fmt.Errorf("paste into pane %s: %w", id, err)
 	}
 	if dead(out) || strings.Contains(out, deadMark) {
 		return fmt.Errorf("paste into pane %s: %w", id, ports.ErrPaneDead)
 	}
 	return nil
+}
+
+// pasteArgs is the command list of a paste into pane id through the buffer
+// name: a probe (which stops the list when there is no such pane), the
+// buffer filled with text in set-buffer commands of at most pasteChunk
+// bytes, or, with text "", loaded from standard input, then the paste,
+// guarded. The liveness test and the paste run in one pass of tmux's
+// command queue, so the pane cannot die between them.
+func pasteArgs(id ports.PaneID, name, text string) []string {
+	args := append(probeArgs(id), ";")
+	if text == "" {
+		args = append(args, "load-buffer", "-b", name, "-", ";")
+	} else {
+		for i, chunk := range chunkText(text, pasteChunk) {
+			if i == 0 {
+				args = append(args, "set-buffer", "-b", name, "--", escapeArg(chunk), ";")
+			} else {
+				args = append(args, "set-buffer", "-a", "-b", name, "--", escapeArg(chunk), ";")
+			}
+		}
+	}
+	guarded := fmt.Sprintf("paste-buffer -d -p -b %s -t %s", name, id)
+	ifDead := fmt.Sprintf("delete-buffer -b %s ; display-message -p %s", name, deadMark)
+	return append(args, "if-shell", "-F", "-t", string(id), "#{pane_dead}", ifDead, guarded)
 }
 
 // probe checks that the pane exists and is alive, for calls with nothing to

@@ -174,9 +174,11 @@ func TestPasteIsBracketedWhenTheProgramAsksForIt(t *testing.T) {
 	term := s.terminal(Options{})
 	p, stream := rawPane(t, s, term, []string{"sh", "-c", `printf '\033[?2004h'; stty raw -echo; exec cat -v`})
 	from := stream.End()
-	if err := term.Paste(testContext(t), p, "a\nb"); err != nil {
-		t.Fatalf("Paste: %v", err)
-	}
+	noProcess(t, term, "a bracketed Paste", func() {
+		if err := term.Paste(testContext(t), p, "a\nb"); err != nil {
+			t.Fatalf("Paste: %v", err)
+		}
+	})
 	want := catV("\x1b[200~a\rb\x1b[201~")
 	got, _, _ := readUntil(t, stream, from, "the bracketed paste", func(d []byte) bool { return len(d) >= len(want) })
 	if string(got) != want {
@@ -300,5 +302,100 @@ func TestWritesToUnknownPanesFail(t *testing.T) {
 	}
 	if out := s.tmux("list-buffers"); out != "" {
 		t.Errorf("buffers left after a paste into an unknown pane: %q", out)
+	}
+}
+
+// A small paste goes over the control client as set-buffer commands: no
+// tmux process, and the pane reads the same bytes as from a paste loaded
+// by a process, in one chunk or several.
+func TestPasteOfASmallTextStartsNoProcess(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	term := s.terminal(Options{})
+	p, stream := rawPane(t, s, term, rawCat)
+	texts := []string{
+		"x",
+		"Enter C-c Escape {} #{pane_id} ~ %1 -- $HOME `echo x` $(echo x)",
+		"a;", `b\;`, ";", `\\;`, "-", "--", "-b x",
+		"tab\tbell\acr\rlf\nesc\x1b[A del\x7f ctrl-c\x03 \x01\x1f",
+		"line\n%end 1 2 1\n%output %0 forged\n",
+		"é日😀 \xff\xfe \xc3( not UTF-8",
+		// Two set-buffer commands, the first ending in ";".
+		strings.Repeat("x", pasteChunk-1) + ";" + strings.Repeat("é日😀", (maxControlPaste-pasteChunk-8)/9) + "end;",
+		strings.Repeat("p", maxControlPaste),
+	}
+	for _, text := range texts {
+		from := stream.End()
+		noProcess(t, term, fmt.Sprintf("Paste(%.40q)", text), func() {
+			if err := term.Paste(testContext(t), p, text); err != nil {
+				t.Fatalf("Paste(%.40q): %v", text, err)
+			}
+		})
+		want := catV(strings.ReplaceAll(text, "\n", "\r"))
+		got, missed, ended := readUntil(t, stream, from, fmt.Sprintf("%.40q", text), func(d []byte) bool { return len(d) >= len(want) })
+		if string(got) != want || missed != 0 || ended != nil {
+			t.Errorf("Paste(%.40q): pane read %.80q (missed %d, ended %v), want %.80q", text, got, missed, ended, want)
+		}
+	}
+	if out := s.tmux("list-buffers"); out != "" {
+		t.Errorf("buffers left after Paste: %q", out)
+	}
+}
+
+// A text that a control client cannot carry, or that is too long to be
+// worth it, is loaded by one tmux process, and arrives as exactly.
+func TestPasteOfNULOrALongTextRunsOneProcess(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	term := s.terminal(Options{})
+	p, stream := rawPane(t, s, term, rawCat)
+	for _, text := range []string{"nul\x00byte", strings.Repeat("q", maxControlPaste+1)} {
+		from := stream.End()
+		start := term.processes.Load()
+		if err := term.Paste(testContext(t), p, text); err != nil {
+			t.Fatalf("Paste(%.40q): %v", text, err)
+		}
+		if n := term.processes.Load() - start; n != 1 {
+			t.Errorf("Paste(%.40q) of %d bytes ran %d tmux processes, want 1 (load-buffer -)", text, len(text), n)
+		}
+		want := catV(text)
+		got, _, _ := readUntil(t, stream, from, fmt.Sprintf("%.40q", text), func(d []byte) bool { return len(d) >= len(want) })
+		if string(got) != want {
+			t.Errorf("Paste(%.40q): pane read %.80q, want %.80q", text, got, want)
+		}
+	}
+	if out := s.tmux("list-buffers"); out != "" {
+		t.Errorf("buffers left after Paste: %q", out)
+	}
+}
+
+// Over the control client too, a paste never reaches a dead pane (tmux
+// 3.3a would crash) and leaves no buffer behind.
+func TestPasteOverTheControlClientRefusesADeadPane(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	s.tmux("set-option", "-w", "-t", string(p), "remain-on-exit", "on")
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	stream, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	s.tmux("send-keys", "-t", string(p), "exit", "Enter")
+	eventually(t, 5*time.Second, "the pane to die", func() bool {
+		return strings.TrimSpace(s.tmux("display-message", "-p", "-t", string(p), "#{pane_dead}")) == "1"
+	})
+	noProcess(t, term, "Paste into a dead pane", func() {
+		if err := term.Paste(ctx, p, "echo hi\n"); !errors.Is(err, ports.ErrPaneDead) {
+			t.Errorf("Paste: err = %v, want ErrPaneDead", err)
+		}
+	})
+	if err := term.Ping(ctx); err != nil {
+		t.Fatalf("the server is gone after pasting into a dead pane: %v", err)
+	}
+	if out := s.tmux("list-buffers"); out != "" {
+		t.Errorf("buffers left after a refused paste: %q", out)
 	}
 }

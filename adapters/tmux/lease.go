@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,13 +14,20 @@ import (
 // The Leaser half of the adapter. A pane's lease lives in tmux itself, so
 // that every server process on the socket sees it: the pane user options
 // LeaseOwnerOption and LeaseExpiryOption hold the owner and the expiry in
-// Unix milliseconds on the system clock (the processes share a machine,
-// hence a clock).
+// Unix milliseconds on the tmux server's clock. The processes sharing a
+// tmux server may run on other machines (Options.SSH), whose clocks may be
+// off by more than a lease lasts; the tmux server's clock is the one they
+// all read alike. tmux has no format for the time, but its T: modifier
+// expands an option's value with strftime, so LeaseClockOption holds "%s"
+// and #{T:@tmux-mcp-lease-clock} is the server's time in whole seconds: a
+// lease lasts its ttl less up to a second, and is judged expired up to a
+// second late.
 //
 // Each lease operation is one tmux command list that reads, judges and
 // writes the lease inside tmux:
 //
 //	list-panes -t %N -F x                     (the pane must exist)
+//	; set-option -p -t %N @tmux-mcp-lease-clock %s
 //	; if-shell -F -t %N CONDITION "set-option ... ; set-option ..."
 //	; display-message -p -t %N "L<sep>#{owner}<sep>#{expiry}"
 //
@@ -39,11 +45,17 @@ import (
 // process sets the options to cannot end the reply early.
 
 // LeaseOwnerOption and LeaseExpiryOption are the pane user options that
-// hold a pane's lease.
+// hold a pane's lease; LeaseClockOption holds the strftime format that
+// reads the tmux server's clock.
 const (
 	LeaseOwnerOption  = "@tmux-mcp-lease-owner"
 	LeaseExpiryOption = "@tmux-mcp-lease-expiry"
+	LeaseClockOption  = "@tmux-mcp-lease-clock"
 )
+
+// leaseNow is the tmux server's time in Unix milliseconds (whole seconds),
+// as a format; it needs LeaseClockOption set on the pane.
+const leaseNow = "#{e|*:#{T:" + LeaseClockOption + "},1000}"
 
 var _ ports.Leaser = (*Terminal)(nil)
 
@@ -65,20 +77,55 @@ func (t *Terminal) TryAcquire(ctx context.Context, pane ports.PaneID, owner stri
 	if err := checkOwner(owner); err != nil {
 		return false, "", err
 	}
-	now := time.Now()
-	expiry := strconv.FormatInt(now.Add(ttl).UnixMilli(), 10)
-	cond := fmt.Sprintf("#{||:#{==:#{%[1]s},},#{||:#{==:#{%[1]s},%[2]s},#{e|<|:#{%[3]s},%[4]d}}}",
-		LeaseOwnerOption, owner, LeaseExpiryOption, now.UnixMilli())
-	set := fmt.Sprintf("set-option -p -t %[1]s %[2]s %[3]s ; set-option -p -t %[1]s %[4]s %[5]s",
-		pane, LeaseOwnerOption, owner, LeaseExpiryOption, expiry)
-	curOwner, curExpiry, err := t.leaseTxn(ctx, pane, cond, set)
+	cond, set := acquireCommands(pane, owner, ttl)
+	curOwner, _, _, err := t.leaseTxn(ctx, pane, cond, set)
 	if err != nil {
 		return false, "", fmt.Errorf("lease pane %s: %w", pane, err)
 	}
-	if curOwner == owner && curExpiry == expiry {
+	// The condition holds whenever the pane is free, expired or owner's,
+	// and then the commands make it owner's: owner holds it afterwards
+	// exactly when it was granted now.
+	if curOwner == owner {
 		return true, "", nil
 	}
 	return false, curOwner, nil
+}
+
+var _ ports.DescribingLeaser = (*Terminal)(nil)
+
+// AcquireAndDescribe is TryAcquire and Pane in one command list: the
+// lease is judged and taken, and the pane then described, before tmux
+// serves any other client, at the cost of one round trip.
+func (t *Terminal) AcquireAndDescribe(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) (bool, string, ports.PaneInfo, error) {
+	if err := checkOwner(owner); err != nil {
+		return false, "", ports.PaneInfo{}, err
+	}
+	cond, set := acquireCommands(pane, owner, ttl)
+	curOwner, _, out, err := t.leaseTxn(ctx, pane, cond, set, paneArgs(pane)...)
+	if err != nil {
+		return false, "", ports.PaneInfo{}, fmt.Errorf("lease pane %s: %w", pane, err)
+	}
+	if curOwner != owner {
+		return false, curOwner, ports.PaneInfo{}, nil
+	}
+	info, err := parsePaneInfo(pane, out, t.self)
+	if err != nil {
+		return false, "", ports.PaneInfo{}, fmt.Errorf("describe pane %s: %w", pane, err)
+	}
+	return true, "", info, nil
+}
+
+// acquireCommands are the condition and the commands of a lease taken by
+// owner for ttl (see leaseTxn): the pane is free, expired or owner's,
+// and then becomes owner's until ttl from tmux's now.
+func acquireCommands(pane ports.PaneID, owner string, ttl time.Duration) (cond, set string) {
+	cond = fmt.Sprintf("#{||:#{==:#{%[1]s},},#{||:#{==:#{%[1]s},%[2]s},#{e|<|:#{%[3]s},%[4]s}}}",
+		LeaseOwnerOption, owner, LeaseExpiryOption, leaseNow)
+	// The expiry is computed by tmux (-F), so its format is quoted for
+	// the command list.
+	set = fmt.Sprintf("set-option -p -t %[1]s %[2]s %[3]s ; set-option -p -F -t %[1]s %[4]s '#{e|+:%[5]s,%[6]d}'",
+		pane, LeaseOwnerOption, owner, LeaseExpiryOption, leaseNow, ttl.Milliseconds())
+	return cond, set
 }
 
 // Renew extends owner's lease, or leases a pane nobody holds again;
@@ -101,8 +148,9 @@ func (t *Terminal) Release(ctx context.Context, pane ports.PaneID, owner string)
 		return err
 	}
 	cond := fmt.Sprintf("#{==:#{%s},%s}", LeaseOwnerOption, owner)
-	unset := fmt.Sprintf("set-option -p -u -t %[1]s %[2]s ; set-option -p -u -t %[1]s %[3]s", pane, LeaseOwnerOption, LeaseExpiryOption)
-	_, _, err := t.leaseTxn(ctx, pane, cond, unset)
+	unset := fmt.Sprintf("set-option -p -u -t %[1]s %[2]s ; set-option -p -u -t %[1]s %[3]s ; set-option -p -u -t %[1]s %[4]s",
+		pane, LeaseOwnerOption, LeaseExpiryOption, LeaseClockOption)
+	_, _, _, err := t.leaseTxn(ctx, pane, cond, unset)
 	if errors.Is(err, ports.ErrPaneNotFound) {
 		return nil
 	}
@@ -113,23 +161,29 @@ func (t *Terminal) Release(ctx context.Context, pane ports.PaneID, owner string)
 }
 
 // leaseTxn runs commands when the format cond is true for the pane, all in
-// one tmux invocation, and returns the lease's owner and expiry after it.
-func (t *Terminal) leaseTxn(ctx context.Context, pane ports.PaneID, cond, commands string) (owner, expiry string, err error) {
+// one tmux invocation, and returns the lease's owner and expiry after it;
+// the commands after, if any, run in the same invocation, and out is
+// everything it printed.
+func (t *Terminal) leaseTxn(ctx context.Context, pane ports.PaneID, cond, commands string, after ...string) (owner, expiry, out string, err error) {
 	if err := checkPaneID(pane); err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	args := append(probeArgs(pane),
+		";", "set-option", "-p", "-t", string(pane), LeaseClockOption, "%s",
 		";", "if-shell", "-F", "-t", string(pane), cond, commands,
 		";", "display-message", "-p", "-t", string(pane), leaseFormat)
-	out, err := t.command(ctx, route{pane: pane}, args...)
+	if len(after) > 0 {
+		args = append(append(args, ";"), after...)
+	}
+	out, err = t.command(ctx, route{pane: pane}, args...)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	// The probe prints one line; the lease follows.
 	if l := tagged(out, "L", 2); len(l) == 1 {
-		return l[0][0], l[0][1], nil
+		return l[0][0], l[0][1], out, nil
 	}
-	return "", "", fmt.Errorf("tmux printed %q, not the lease", out)
+	return "", "", "", fmt.Errorf("tmux printed %q, not the lease", out)
 }
 
 // leaseFormat prints a pane's lease after a tag. Any process on the socket

@@ -2,6 +2,7 @@ package tmux
 
 import (
 	"errors"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -9,7 +10,11 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
+	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -23,7 +28,8 @@ func TestLeaseKeepsASecondProcessOut(t *testing.T) {
 	a, b := s.terminal(Options{}), s.terminal(Options{})
 	ctx := testContext(t)
 
-	before := time.Now()
+	// The expiry is reckoned on the tmux server's clock, in whole seconds.
+	before := time.Now().Truncate(time.Second)
 	if ok, holder, err := a.TryAcquire(ctx, p, "server-a", time.Hour); !ok || holder != "" || err != nil {
 		t.Fatalf("a.TryAcquire = %v, %q, %v; want the pane", ok, holder, err)
 	}
@@ -57,6 +63,39 @@ func TestLeaseKeepsASecondProcessOut(t *testing.T) {
 	}
 }
 
+// AcquireAndDescribe leases as TryAcquire does and describes the pane as
+// Pane does, in one command list.
+func TestAcquireAndDescribeIsTryAcquireThenPane(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	s.waitPrompt(p)
+	a, b := s.terminal(Options{}), s.terminal(Options{})
+	ctx := testContext(t)
+
+	ok, holder, info, err := a.AcquireAndDescribe(ctx, p, "server-a", time.Hour)
+	if !ok || holder != "" || err != nil {
+		t.Fatalf("AcquireAndDescribe = %v, %q, %v; want the pane", ok, holder, err)
+	}
+	want, err := a.Pane(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(info, want) {
+		t.Errorf("described %+v\nwant as Pane: %+v", info, want)
+	}
+	if owner := strings.TrimSpace(s.tmux("show-options", "-p", "-v", "-t", string(p), LeaseOwnerOption)); owner != "server-a" {
+		t.Errorf("lease owner %q, want server-a", owner)
+	}
+	ok, holder, info, err = b.AcquireAndDescribe(ctx, p, "server-b", time.Hour)
+	if ok || holder != "server-a" || err != nil || info.ID != "" {
+		t.Errorf("b.AcquireAndDescribe = %v, %q, %+v, %v; want refused, held by server-a, no description", ok, holder, info, err)
+	}
+	if _, _, _, err := a.AcquireAndDescribe(ctx, "%999", "server-a", time.Hour); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("AcquireAndDescribe of no pane: %v, want ErrPaneNotFound", err)
+	}
+}
+
 func TestLeaseOfADeadOwnerIsTakenOverOnceExpired(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t)
@@ -72,7 +111,9 @@ func TestLeaseOfADeadOwnerIsTakenOverOnceExpired(t *testing.T) {
 	if ok, holder, err := term.TryAcquire(ctx, p, "me", time.Minute); ok || holder != "crashed-server" || err != nil {
 		t.Fatalf("TryAcquire against a live lease = %v, %q, %v; want refused, held by crashed-server", ok, holder, err)
 	}
-	setLease("crashed-server", time.Now().Add(-time.Millisecond).UnixMilli())
+	// tmux's clock reads whole seconds: a lease that expired a second ago
+	// has expired by it too.
+	setLease("crashed-server", time.Now().Add(-time.Second).UnixMilli())
 	if ok, _, err := term.TryAcquire(ctx, p, "me", time.Minute); !ok || err != nil {
 		t.Fatalf("TryAcquire against an expired lease = %v, %v; want it taken over", ok, err)
 	}
@@ -144,9 +185,8 @@ func TestTwoServersOnOneSocketNeverWriteIntoOnePaneAtOnce(t *testing.T) {
 	p := s.session("main", bashCmd)
 	s.waitPrompt(p)
 	ta, tb := s.terminal(Options{}), s.terminal(Options{})
-	a := domain.NewService(ta, clock.New(), domain.DefaultConfig(), domain.WithManager(ta), domain.WithLeaser(ta, "server-a", time.Minute))
-	b := domain.NewService(tb, clock.New(), domain.DefaultConfig(), domain.WithManager(tb), domain.WithLeaser(tb, "server-b", time.Minute))
-	t.Cleanup(func() { a.Close(); b.Close() })
+	a, _ := leasingService(t, ta, "server-a")
+	b, bLife := leasingService(t, tb, "server-b")
 	ctx := testContext(t)
 
 	res, err := a.RunShellCommand(ctx, domain.RunRequest{PaneID: p, Command: "sleep 30", TimeoutMs: 300})
@@ -154,9 +194,9 @@ func TestTwoServersOnOneSocketNeverWriteIntoOnePaneAtOnce(t *testing.T) {
 		t.Fatalf("a's run = %+v, %v; want timed_out, still running", res, err)
 	}
 	_, paste := b.PasteText(ctx, domain.PasteRequest{PaneID: p, Text: "echo intruder", Enter: true})
-	_, kill := b.KillPane(ctx, domain.KillPaneRequest{PaneID: p})
+	_, kill := bLife.KillPane(ctx, lifecycle.KillPaneRequest{PaneID: p})
 	for tool, err := range map[string]error{"paste_text": paste, "kill_pane": kill} {
-		if !errors.Is(err, domain.ErrBusy) || !strings.Contains(err.Error(), "another tmux-mcp process (owner server-a)") {
+		if !errors.Is(err, fault.ErrBusy) || !strings.Contains(err.Error(), "another tmux-mcp process (owner server-a)") {
 			t.Errorf("b's %s while a's command runs: err = %v, want busy naming server-a", tool, err)
 		}
 	}
@@ -176,4 +216,15 @@ func TestTwoServersOnOneSocketNeverWriteIntoOnePaneAtOnce(t *testing.T) {
 	if _, err := b.PasteText(ctx, domain.PasteRequest{PaneID: p, Text: "echo mine"}); err != nil {
 		t.Errorf("b's paste once the pane is free: %v", err)
 	}
+}
+
+// leasingService returns the pane tools' and the lifecycle tools'
+// Services of one server process on term, leasing panes as owner for a
+// minute at a time; they are closed when the test ends.
+func leasingService(t *testing.T, term *Terminal, owner string) (*domain.Service, *lifecycle.Service) {
+	clk := clock.New()
+	pool := writers.NewPool(writers.NewLeases(term, clk, owner, time.Minute))
+	svc := domain.NewService(term, clk, random.New(), domain.DefaultConfig(), domain.WithWriters(pool))
+	t.Cleanup(func() { svc.Close(); pool.Close() })
+	return svc, lifecycle.New(lifecycle.FromManager(term), term, pool, svc.ExpectStartingShell)
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -18,9 +20,11 @@ import (
 // Nothing a caller passes reaches tmux as something it would expand or
 // run: ids are checked to be a sigil and digits, sessions named by name are
 // looked up and targeted by id (tmux would match a target name as a
-// prefix or pattern), and names get every "#" doubled, because tmux
-// expands formats in the names given to new-session, new-window,
-// rename-session and rename-window ("#(...)" would run a command).
+// prefix or pattern), names that tmux would read as more than text or
+// store changed are refused (storable), and the rest get every "#"
+// doubled, because tmux expands formats in the names given to
+// new-session, new-window, rename-session and rename-window ("#(...)"
+// would run a command).
 
 var _ ports.Manager = (*Terminal)(nil)
 
@@ -116,6 +120,57 @@ func manageError(err error) error {
 		return fmt.Errorf("%w: %w", err, ports.ErrNameInUse)
 	}
 	return err
+}
+
+// storable returns an error wrapping ports.ErrInvalidName when tmux
+// would take name other than as given, so that a listing and a lookup by
+// the name asked for could disagree, or read part of it as more than
+// text:
+//   - tmux keeps session and window names vis(3)-encoded, so that a
+//     backslash is stored as two (a\b reads back as a\\b) and so is any
+//     byte that is not printable UTF-8;
+//   - "#(", "#{" and "#[" start formats and styles. literalName escapes
+//     them all the same; refusing them too means that no name's safety
+//     rests on the escaping alone ("#(" runs a command).
+//   - a leading "-" reads as an option wherever a name is an argument.
+func storable(name string) error {
+	refuse := func(why string) error { return fmt.Errorf("invalid name %q: %s: %w", name, why, ports.ErrInvalidName) }
+	if strings.HasPrefix(name, "-") {
+		return refuse(`it starts with "-", which tmux would read as an option`)
+	}
+	if strings.IndexByte(name, '\\') >= 0 {
+		return refuse("it holds a backslash, which tmux stores doubled, so that the name would not read back as given")
+	}
+	if !utf8.ValidString(name) {
+		return refuse("it is not valid UTF-8, which tmux stores escaped")
+	}
+	for _, r := range name {
+		if !unicode.IsPrint(r) && r != ' ' {
+			return refuse(fmt.Sprintf("it holds %U, which tmux stores escaped", r))
+		}
+	}
+	for _, f := range []string{"#(", "#{", "#["} {
+		if strings.Contains(name, f) {
+			return refuse(fmt.Sprintf(`it holds %q, which tmux would expand as a format ("#(" even runs a command)`, f))
+		}
+	}
+	return nil
+}
+
+// storableSession is storable for a session's name, which is also a
+// target: tmux stores ":" and "." (which separate a target's parts) as
+// "_", and a name like "$3" would be read as a session id.
+func storableSession(name string) error {
+	if err := storable(name); err != nil {
+		return err
+	}
+	switch {
+	case strings.ContainsAny(name, ":."):
+		return fmt.Errorf(`invalid name %q: it holds ":" or ".", which tmux stores as "_" (use "_" or "-" instead): %w`, name, ports.ErrInvalidName)
+	case isID(name, '$'):
+		return fmt.Errorf("invalid name %q: it would be read as a session id: %w", name, ports.ErrInvalidName)
+	}
+	return nil
 }
 
 // literalName makes name reach tmux as itself through the format
@@ -375,6 +430,9 @@ func parseCreated(out string) (ports.Created, error) {
 func (t *Terminal) CreateSession(ctx context.Context, spec ports.SessionSpec) (ports.Created, error) {
 	args := []string{"new-session", "-d", "-P", "-F", createdFormat}
 	if spec.Name != "" {
+		if err := storableSession(spec.Name); err != nil {
+			return ports.Created{}, fmt.Errorf("create session: %w", err)
+		}
 		args = append(args, "-s", literalName(spec.Name))
 	}
 	if spec.Width > 0 {
@@ -384,6 +442,12 @@ func (t *Terminal) CreateSession(ctx context.Context, spec ports.SessionSpec) (p
 		args = append(args, "-y", strconv.Itoa(spec.Height))
 	}
 	if spec.Command != "" {
+		// tmux hands the command to the shell as "sh -c COMMAND", where a
+		// leading "-" would be read as an option of the shell's.
+		if strings.HasPrefix(strings.TrimSpace(spec.Command), "-") {
+			return ports.Created{}, fmt.Errorf(`create session: command %q starts with "-", which the shell would read as an option: %w`,
+				spec.Command, ports.ErrUnsupported)
+		}
 		args = append(args, "--", escapeArg(spec.Command))
 	}
 	out, err := t.run(ctx, nil, args...)
@@ -405,6 +469,9 @@ func (t *Terminal) CreateWindow(ctx context.Context, session, name string) (port
 	}
 	args := []string{"new-window", "-d", "-P", "-F", createdFormat, "-t", id + ":"}
 	if name != "" {
+		if err := storable(name); err != nil {
+			return ports.Created{}, fmt.Errorf("create window: %w", err)
+		}
 		args = append(args, "-n", literalName(name))
 	}
 	out, err := t.run(ctx, nil, args...)
@@ -470,6 +537,9 @@ func (t *Terminal) ResizePane(ctx context.Context, pane ports.PaneID, width, hei
 
 // RenameSession runs rename-session on the session's id.
 func (t *Terminal) RenameSession(ctx context.Context, session, name string) error {
+	if err := storableSession(name); err != nil {
+		return fmt.Errorf("rename session %s: %w", session, err)
+	}
 	id, err := t.sessionTarget(ctx, session)
 	if err != nil {
 		return fmt.Errorf("rename session: %w", err)
@@ -483,6 +553,9 @@ func (t *Terminal) RenameSession(ctx context.Context, session, name string) erro
 // RenameWindow runs rename-window, which also turns the window's
 // automatic-rename off.
 func (t *Terminal) RenameWindow(ctx context.Context, window, name string) error {
+	if err := storable(name); err != nil {
+		return fmt.Errorf("rename window %s: %w", window, err)
+	}
 	return t.windowCommand(ctx, window, "rename window", "rename-window", literalName(name))
 }
 

@@ -305,17 +305,15 @@ func TestManagerTargetsSessionsByExactName(t *testing.T) {
 	}
 }
 
-// The adapter takes names literally even when given what the domain
-// refuses: tmux expands formats in names, and "#(...)" would run a
-// command.
+// A "#" that starts no format is kept as it is: tmux expands formats in
+// names, and the adapter escapes every "#" it hands over.
 func TestManagerNamesAreNeverExpanded(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t)
 	s.session("keep", bashCmd)
 	term := s.terminal(Options{})
 	ctx := testContext(t)
-	marker := filepath.Join(t.TempDir(), "ran")
-	names := []string{"a#(touch " + marker + ")b", "#{pid} and ##", "#[fg=red]x", "ends with;"}
+	names := []string{"a#b#", "## and ###", "#pid", "50% #1", "ends with;"}
 	for _, name := range names {
 		c, err := term.CreateSession(ctx, ports.SessionSpec{Name: name})
 		if err != nil {
@@ -339,10 +337,111 @@ func TestManagerNamesAreNeverExpanded(t *testing.T) {
 			t.Errorf("renamed to %q and %q, want %q", windows[1].Name, windows[1].Session.Name, name+"!")
 		}
 	}
-	// The names above prove that nothing was expanded; this is in case a
-	// job started all the same.
+}
+
+// Names that tmux would read as more than text, or as a target of another
+// kind, are refused before tmux sees them, and nothing runs.
+func TestManagerRefusesNamesTmuxWouldInterpret(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	s.session("keep", bashCmd)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	windows, err := term.ListWindows(ctx, "keep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, name := range []string{"a#(touch " + marker + ")b", "#{pid}", "#[fg=red]x", "-t", "-"} {
+		if _, err := term.CreateSession(ctx, ports.SessionSpec{Name: name}); !errors.Is(err, ports.ErrInvalidName) || !strings.HasPrefix(errors.Unwrap(err).Error(), "invalid name") {
+			t.Errorf("CreateSession(%q) = %v, want an invalid name", name, err)
+		}
+		if _, err := term.CreateWindow(ctx, "keep", name); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("CreateWindow(%q) = %v, want ErrInvalidName", name, err)
+		}
+		if err := term.RenameWindow(ctx, windows[0].ID, name); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("RenameWindow(%q) = %v, want ErrInvalidName", name, err)
+		}
+		if err := term.RenameSession(ctx, "keep", name); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("RenameSession(%q) = %v, want ErrInvalidName", name, err)
+		}
+	}
+	// A window's name is no target, but a session's is.
+	for _, name := range []string{"a:b", "x.y", "$3"} {
+		if _, err := term.CreateSession(ctx, ports.SessionSpec{Name: name}); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("CreateSession(%q) = %v, want ErrInvalidName", name, err)
+		}
+		if err := term.RenameSession(ctx, "keep", name); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("RenameSession(%q) = %v, want ErrInvalidName", name, err)
+		}
+		if err := term.RenameWindow(ctx, windows[0].ID, name); err != nil {
+			t.Errorf("RenameWindow(%q): %v, want a window named so", name, err)
+		}
+	}
+	if _, err := term.CreateSession(ctx, ports.SessionSpec{Command: " -x"}); !errors.Is(err, ports.ErrUnsupported) {
+		t.Errorf("CreateSession with the command \" -x\" = %v, want ErrUnsupported", err)
+	}
+	if sessions, _ := term.ListSessions(ctx); len(sessions) != 1 || sessions[0].Name != "keep" {
+		t.Errorf("sessions %+v after refused names, want keep alone", sessions)
+	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("a #(...) in a name ran its command")
+	}
+}
+
+// A name that tmux would store changed (it vis-encodes them) is refused,
+// and nothing is created or renamed: a listing and a lookup by the name
+// asked for always agree.
+func TestManagerRefusesNamesTmuxWouldStoreChanged(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	s.session("keep", bashCmd)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	windows, err := term.ListWindows(ctx, "keep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{`a\b`, `trailing\`, "not \xff UTF-8", "nbsp\u00a0here"} {
+		if _, err := term.CreateSession(ctx, ports.SessionSpec{Name: name}); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("CreateSession(%q) = %v, want ErrInvalidName", name, err)
+		}
+		if _, err := term.CreateWindow(ctx, "keep", name); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("CreateWindow(%q) = %v, want ErrInvalidName", name, err)
+		}
+		if err := term.RenameWindow(ctx, windows[0].ID, name); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("RenameWindow(%q) = %v, want ErrInvalidName", name, err)
+		}
+		if err := term.RenameSession(ctx, "keep", name); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("RenameSession(%q) = %v, want ErrInvalidName", name, err)
+		}
+	}
+	sessions, _ := term.ListSessions(ctx)
+	after, _ := term.ListWindows(ctx, "keep")
+	if len(sessions) != 1 || sessions[0].Name != "keep" || len(after) != 1 || after[0].Name != windows[0].Name {
+		t.Errorf("sessions %+v, windows %+v after refused names; want them unchanged", sessions, after)
+	}
+	// What tmux stores as given still goes through.
+	if err := term.RenameWindow(ctx, windows[0].ID, "é ✓ 日本語 it's"); err != nil {
+		t.Errorf("RenameWindow of a printable UTF-8 name: %v", err)
+	}
+	if after, _ := term.ListWindows(ctx, "keep"); after[0].Name != "é ✓ 日本語 it's" {
+		t.Errorf("window named %q", after[0].Name)
+	}
+}
+
+func TestStorableNames(t *testing.T) {
+	for name, ok := range map[string]bool{"plain": true, "é ✓ 日本語": true, "a b": true, `a\b`: false, "\xff": false, "\u00a0": false, "\u2028": false,
+		"a\nb": false, "a\x1b[31mb": false, "a\x7fb": false, "#(x)": false, "a#{b}": false, "#[bold]": false, "-t": false, "a-b": true,
+		"a#b": true, "(#)": true, "a:b": true, "x.y": true, "$3": true} {
+		if err := storable(name); (err == nil) != ok {
+			t.Errorf("storable(%q) = %v, want ok %v", name, err, ok)
+		}
+	}
+	for name, ok := range map[string]bool{"work": true, "a:b": false, "x.y": false, "$3": false, "$": true, "$x": true, "#(x)": false} {
+		if err := storableSession(name); (err == nil) != ok {
+			t.Errorf("storableSession(%q) = %v, want ok %v", name, err, ok)
+		}
 	}
 }
 

@@ -26,8 +26,9 @@ import (
 // one client, the record's owner, feeds a record, even when the pane's
 // window is linked into several sessions.
 //
-// The clients are read-only and ignore-size, so they neither type into
-// panes nor resize windows; tmux lists them as control-mode clients, which
+// The clients are ignore-size, so they never resize windows, and type
+// into panes only what a command sends (see controlFlags for why they are
+// not read-only); tmux lists them as control-mode clients, which
 // Pane does not count as watchers. No pause-after flow control is asked
 // for: the reader copies every line into the rings at once, so tmux never
 // has to buffer much for it.
@@ -416,7 +417,10 @@ func (t *Terminal) relisten(rec *paneRecord) {
 		case err == nil:
 		case errors.Is(err, ports.ErrPaneNotFound):
 			t.endStreams(rec, fmt.Errorf("pane %s closed: %w", rec.id, ports.ErrPaneDead))
-		case errors.Is(err, ports.ErrUnavailable):
+		case errors.Is(err, ports.ErrUnavailable) && !isLinkError(err):
+			// The tmux server has gone, and its panes with it. A lost
+			// connection to a remote host says nothing about its panes:
+			// that is retried, and the streams end as broken, not dead.
 			t.endStreams(rec, fmt.Errorf("pane %s: %w (%w)", rec.id, ports.ErrPaneDead, err))
 		default:
 			t.mu.Unlock()

@@ -170,8 +170,8 @@ func TestControlClientsNeitherResizeNorWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	flags := s.tmux("list-clients", "-F", "#{client_flags}")
-	if !strings.Contains(flags, "read-only") || !strings.Contains(flags, "ignore-size") {
-		t.Errorf("control client flags = %q, want read-only and ignore-size", flags)
+	if !strings.Contains(flags, "ignore-size") || !strings.Contains(flags, "control-mode") {
+		t.Errorf("control client flags = %q, want a control-mode client with ignore-size", flags)
 	}
 }
 

@@ -4,6 +4,7 @@ package tmux
 
 import (
 	"os"
+	"os/exec"
 	"syscall"
 )
 
@@ -21,4 +22,14 @@ func growPipe(f *os.File, size int) {
 	rc.Control(func(fd uintptr) {
 		syscall.Syscall(syscall.SYS_FCNTL, fd, fSetPipeSize, uintptr(size))
 	})
+}
+
+// dieWithParent makes the kernel kill the process the moment this one
+// dies, however it dies (SIGKILL included), so that no tmux client the
+// adapter started outlives the server.
+func dieWithParent(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 }

@@ -2,7 +2,15 @@
 
 package tmux
 
-import "os"
+import (
+	"os"
+	"os/exec"
+)
 
 // growPipe does nothing where pipe buffers cannot be resized.
 func growPipe(f *os.File, size int) {}
+
+// dieWithParent can do nothing here: without Linux's parent-death signal a
+// client ends when it reads the end of its standard input, which is when
+// this process dies.
+func dieWithParent(cmd *exec.Cmd) {}

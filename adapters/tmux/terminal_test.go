@@ -4,11 +4,13 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 func TestNewRefusesAMissingTmux(t *testing.T) {
@@ -19,6 +21,7 @@ func TestNewRefusesAMissingTmux(t *testing.T) {
 }
 
 func TestNewRefusesATmuxOlderThan32(t *testing.T) {
+	gate.Real(t, "a script that poses as tmux")
 	bin := filepath.Join(t.TempDir(), "tmux")
 	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho 'tmux 3.1c'\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -57,9 +60,7 @@ func TestEveryCallIsUnavailableWithoutAServer(t *testing.T) {
 }
 
 func TestStartPrivateRunsAServerUntilStopped(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a tmux server with the default shell")
-	}
+	gate.Real(t, "a tmux server with the default shell")
 	server := newTestServer(t) // skips without tmux
 	// The private server runs $SHELL; a login shell's start-up files
 	// may wait on a lock that a killed test shell left behind.
@@ -97,6 +98,41 @@ func TestStartPrivateRunsAServerUntilStopped(t *testing.T) {
 	}
 	if err := stop(); err != nil {
 		t.Errorf("second stop: %v", err)
+	}
+}
+
+// The shell a private server runs is the one asked for, in its first pane
+// and in every pane made later.
+func TestStartPrivateRunsTheShellAskedFor(t *testing.T) {
+	server := newTestServer(t) // skips without tmux
+	if _, err := exec.LookPath("dash"); err != nil {
+		t.Skip("dash is not installed")
+	}
+	t.Setenv("SHELL", "/bin/sh")
+	sock, _, stop, err := StartPrivate(Options{Shell: "dash"})
+	if err != nil {
+		t.Fatalf("StartPrivate: %v", err)
+	}
+	t.Cleanup(func() { stop() })
+	term, err := New(Options{SocketName: sock, Env: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer term.Close()
+	ctx := testContext(t)
+	created, err := term.CreateWindow(ctx, PrivateSession, "later")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &testServer{t: t, bin: server.bin, sock: sock}
+	for _, pane := range []ports.PaneID{"%0", created.Pane} {
+		if cmd := strings.TrimSpace(s.tmux("display-message", "-p", "-t", string(pane), "#{pane_start_command}|#{pane_current_command}")); !strings.HasSuffix(cmd, "|dash") {
+			t.Errorf("pane %s runs %q, want dash", pane, cmd)
+		}
+	}
+
+	if _, _, _, err := StartPrivate(Options{Shell: "no-such-shell-here"}); err == nil || !strings.Contains(err.Error(), "no-such-shell-here") {
+		t.Errorf("StartPrivate with a shell that is not there: %v, want an error naming it", err)
 	}
 }
 

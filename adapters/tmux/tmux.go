@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/scripts"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -26,7 +27,7 @@ const (
 )
 
 // minMajor and minMinor are the oldest tmux this adapter supports: 3.2 added
-// the control-mode client flags (ignore-size, read-only) and the list-panes
+// the control-mode client flags (ignore-size) and the list-panes
 // filter it relies on.
 const minMajor, minMinor = 3, 2
 
@@ -40,14 +41,36 @@ type Logger interface {
 // server with the defaults below.
 type Options struct {
 	// Bin is the tmux binary, a name looked up on PATH or a path. Default
-	// "tmux".
+	// "tmux". With SSH it names the binary on the remote host, looked up
+	// on the PATH of a command run there by ssh.
 	Bin string
+
+	// Shell is the shell a private server (StartPrivate) runs in its
+	// panes, its first pane and every pane made later: a name looked up
+	// on PATH or a path. Empty: tmux's default, the login shell ($SHELL,
+	// else the user's shell in the password database). New ignores it.
+	Shell string
 
 	// SocketName selects a server by socket name (tmux -L); SocketPath by
 	// socket path (tmux -S). Set at most one. With neither, the server is
-	// the one this process runs inside (from TMUX) or else tmux's default.
+	// the one this process runs inside (from TMUX) or else tmux's default;
+	// with SSH, the remote user's default server.
 	SocketName string
 	SocketPath string
+
+	// SSH, when set, is an ssh destination ("host", "user@host", an alias
+	// of the ssh configuration, or "ssh://user@host:port"): the tmux
+	// server is on that host, and every tmux client runs there through
+	// the system ssh over one shared connection (see ssh.go). TMUX and
+	// TMUX_PANE are then ignored: the pane this process runs in, if any,
+	// is not on that host.
+	SSH string
+
+	// SSHConfig is the ssh client configuration file (ssh -F) to read
+	// instead of ~/.ssh/config; empty for the user's own. SSHBin is the
+	// ssh binary, default "ssh" on PATH.
+	SSHConfig string
+	SSHBin    string
 
 	// Env looks up this process's environment variables TMUX and
 	// TMUX_PANE, which tell the pane the server runs in (PaneInfo.Self).
@@ -70,6 +93,11 @@ type Options struct {
 
 	// Logger, if not nil, receives debug messages.
 	Logger Logger
+
+	// ScriptDir is the directory under which the Terminal makes the
+	// private directory of its scripts (see PutScript); "" means
+	// $XDG_RUNTIME_DIR, else the system's temporary directory.
+	ScriptDir string
 }
 
 // Terminal is the tmux implementation of ports.Terminal. It reaches tmux
@@ -81,10 +109,10 @@ type Options struct {
 // A Terminal is safe for concurrent use. Close it to stop the control-mode
 // clients it started.
 type Terminal struct {
-	bin     string
+	launch  launcher // makes every tmux process (see launch.go)
 	version string
 	sockArg []string // the flags of every tmux client: "-L name", "-S path" or nothing, and -u when needed
-	env     []string // environment of the tmux processes
+	env     []string // environment of the tmux (or ssh) processes
 	opts    Options
 	self    selfPane
 
@@ -92,6 +120,11 @@ type Terminal struct {
 	closed  bool
 	clients map[string]*controlClient // by session id, e.g. "$3"
 	panes   map[ports.PaneID]*paneRecord
+	ttys    map[ports.PaneID]ttyOf
+
+	// scripts keeps the ScriptStore's files (scripts.go): on this
+	// machine, or on the remote host.
+	scripts scriptStore
 
 	// attachGate keeps the Terminal from making tmux 3.3a crash while one
 	// of its control clients attaches (see control.go).
@@ -113,6 +146,11 @@ var ErrTerminalClosed = errors.New("tmux terminal closed")
 // the server to run yet: each call reports ports.ErrUnavailable while no
 // server answers. A missing or too old binary is an error wrapping
 // ports.ErrUnavailable.
+//
+// With opts.SSH it first connects to the host, which fails with an
+// *SSHError when the host cannot be reached, its key is unknown or ssh
+// cannot log in without asking, then checks the login shell (see ssh.go)
+// and the remote tmux.
 func New(opts Options) (*Terminal, error) {
 	if opts.SocketName != "" && opts.SocketPath != "" {
 		return nil, errors.New("tmux: set SocketName or SocketPath, not both")
@@ -132,22 +170,37 @@ func New(opts Options) (*Terminal, error) {
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval
 	}
-	bin, err := exec.LookPath(opts.Bin)
-	if err != nil {
-		return nil, fmt.Errorf("tmux binary %q: %w: %w", opts.Bin, err, ports.ErrUnavailable)
-	}
-	version, err := checkVersion(bin)
+	env := childEnv(os.Environ())
+	launch, err := newLauncher(opts, env)
 	if err != nil {
 		return nil, err
 	}
+	version, err := checkVersion(launch)
+	if err != nil {
+		launch.close()
+		return nil, err
+	}
 	t := &Terminal{
-		bin:     bin,
+		launch:  launch,
 		version: version,
-		env:     childEnv(os.Environ()),
+		env:     env,
 		opts:    opts,
-		self:    parseSelf(opts.Env("TMUX"), opts.Env("TMUX_PANE")),
 		clients: make(map[string]*controlClient),
 		panes:   make(map[ports.PaneID]*paneRecord),
+		ttys:    make(map[ports.PaneID]ttyOf),
+	}
+	if launch.remote() {
+		t.scripts = newRemoteScripts(t)
+	} else {
+		dir, err := scripts.Open(opts.ScriptDir)
+		if err != nil {
+			launch.close()
+			return nil, fmt.Errorf("tmux: %w", err)
+		}
+		t.scripts = localScripts{dir}
+	}
+	if !launch.remote() {
+		t.self = parseSelf(opts.Env("TMUX"), opts.Env("TMUX_PANE"))
 	}
 	switch {
 	case opts.SocketPath != "":
@@ -159,7 +212,13 @@ func New(opts Options) (*Terminal, error) {
 		// the children run without TMUX in their environment.
 		t.sockArg = []string{"-S", t.self.socket}
 	}
-	t.sockArg = append(t.sockArg, utf8Flag(t.env)...)
+	if launch.remote() {
+		// The remote locale is not this one: -u makes tmux write UTF-8
+		// whatever it is.
+		t.sockArg = append(t.sockArg, "-u")
+	} else {
+		t.sockArg = append(t.sockArg, utf8Flag(t.env)...)
+	}
 	return t, nil
 }
 
@@ -200,16 +259,38 @@ func (t *Terminal) Close() error {
 		wg.Go(func() { c.stop() })
 	}
 	wg.Wait()
-	return nil
+	// The clients were the connection's last users.
+	return errors.Join(t.scripts.Close(), t.launch.close())
 }
 
 // checkVersion runs "tmux -V" and returns the version if it is new enough.
-func checkVersion(bin string) (string, error) {
-	out, err := exec.Command(bin, "-V").Output()
+func checkVersion(l launcher) (string, error) {
+	bin := l.bin
+	if l.remote() {
+		bin = l.ssh.dest + ":" + l.bin
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sshConnectTimeout)
+	defer cancel()
+	cmd, err := l.command(ctx, "-V")
 	if err != nil {
+		return "", err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			if lerr := l.failed("-V", exitErr.ExitCode(), stderr.String()); lerr != nil {
+				return "", lerr
+			}
+		}
 		return "", fmt.Errorf("tmux -V (%s): %w: %w", bin, err, ports.ErrUnavailable)
 	}
-	v := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "tmux "))
+	// A remote login shell's start-up files may print lines of their
+	// own before it.
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	v := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[len(lines)-1]), "tmux "))
 	major, minor, ok := parseVersion(v)
 	if !ok {
 		return "", fmt.Errorf("tmux at %s reports version %q, which this adapter cannot read: %w", bin, v, ports.ErrUnavailable)
@@ -342,13 +423,15 @@ func (t *Terminal) run(ctx context.Context, stdin io.Reader, args ...string) (st
 		defer t.attachGate.RUnlock()
 	}
 	t.processes.Add(1)
-	cmd := exec.CommandContext(ctx, t.bin, append(append([]string(nil), t.sockArg...), args...)...)
-	cmd.Env = t.env
+	cmd, err := t.launch.command(ctx, append(append([]string(nil), t.sockArg...), args...)...)
+	if err != nil {
+		return "", fmt.Errorf("run tmux %s: %w", args[0], err)
+	}
 	cmd.Stdin = stdin
 	cmd.WaitDelay = time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	err = cmd.Run()
 	if err == nil {
 		return stdout.String(), nil
 	}
@@ -359,11 +442,14 @@ func (t *Terminal) run(ctx context.Context, stdin io.Reader, args ...string) (st
 	if !errors.As(err, &exitErr) {
 		return "", fmt.Errorf("run tmux %s: %w: %w", args[0], err, ports.ErrUnavailable)
 	}
+	if lerr := t.launch.failed(args[0], exitErr.ExitCode(), stderr.String()); lerr != nil {
+		return "", fmt.Errorf("tmux %s: %w", args[0], lerr)
+	}
 	msg := strings.TrimSpace(stderr.String())
 	if msg == "" {
 		msg = err.Error()
 	}
-	return "", &CommandError{Command: args[0], Message: msg, kind: classify(msg)}
+	return "", t.launch.explain(&CommandError{Command: args[0], Message: msg, kind: classify(msg)})
 }
 
 // checkPaneID rejects ids that are not "%" and digits before they reach

@@ -386,3 +386,53 @@ func equalInfo(a, b ports.PaneInfo) bool {
 		slices.Equal(a.AlsoReaches, b.AlsoReaches) && slices.Equal(a.Watchers, b.Watchers) &&
 		a.Attended == b.Attended && a.Self == b.Self && slices.Equal(a.Unknown, b.Unknown)
 }
+
+func TestPasteArgsFillTheBufferInChunksThenPasteGuarded(t *testing.T) {
+	const name = "tmux-mcp-1-ab-2"
+	// Long enough for three chunks, with a ";" where a chunk ends, which
+	// tmux would otherwise take for the end of a command.
+	text := strings.Repeat("x", pasteChunk-1) + ";" + strings.Repeat("é日", pasteChunk/5) + "end;"
+	cmds := splitCommands(pasteArgs("%7", name, text))
+	if len(cmds) < 4 || cmds[0][0] != "list-panes" {
+		t.Fatalf("pasteArgs = %q, want the probe first", cmds)
+	}
+	var got strings.Builder
+	sets := cmds[1 : len(cmds)-1]
+	for i, c := range sets {
+		want := []string{"set-buffer", "-a", "-b", name, "--"}
+		if i == 0 {
+			want = []string{"set-buffer", "-b", name, "--"}
+		}
+		if len(c) != len(want)+1 || !slices.Equal(c[:len(want)], want) {
+			t.Fatalf("command %d = %q, want %q and a chunk", i+1, c, want)
+		}
+		if len(c[len(want)]) > pasteChunk {
+			t.Errorf("chunk %d holds %d bytes, more than %d", i, len(c[len(want)]), pasteChunk)
+		}
+		got.WriteString(c[len(want)])
+	}
+	if len(sets) < 3 || got.String() != text {
+		t.Errorf("%d set-buffer commands holding %d bytes, want the %d bytes of the text in at least 3", len(sets), got.Len(), len(text))
+	}
+	guard := cmds[len(cmds)-1]
+	wantGuard := []string{"if-shell", "-F", "-t", "%7", "#{pane_dead}",
+		"delete-buffer -b " + name + " ; display-message -p " + deadMark, "paste-buffer -d -p -b " + name + " -t %7"}
+	if !slices.Equal(guard, wantGuard) {
+		t.Errorf("last command = %q, want %q", guard, wantGuard)
+	}
+	if _, ok := commandLine(cmds); !ok {
+		t.Error("the paste's commands cannot travel over a control client")
+	}
+	if _, ok := commandLine(splitCommands(pasteArgs("%7", name, "nul\x00byte"))); ok {
+		t.Error("a text with a NUL byte was put on a control client's command line")
+	}
+	// Without text, the buffer is loaded from standard input, which a
+	// control client cannot give.
+	stdin := splitCommands(pasteArgs("%7", name, ""))
+	if len(stdin) != 3 || !slices.Equal(stdin[1], []string{"load-buffer", "-b", name, "-"}) {
+		t.Errorf("pasteArgs without text = %q, want the probe, load-buffer from standard input and the guard", stdin)
+	}
+	if _, ok := commandLine(stdin); ok {
+		t.Error("load-buffer from standard input was put on a control client's command line")
+	}
+}

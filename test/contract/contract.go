@@ -17,7 +17,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tmux-mcp/tmux-mcp/domain"
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -69,6 +69,10 @@ func Run(t *testing.T, h Harness) {
 		{"PasteMultiLineArrivesWhole", testPasteMultiLine},
 		{"PasteLargeArrivesWhole", testPasteLarge},
 		{"FramedCommandsReportStatus", testFramedCommands},
+		{"ScriptsAreReadByTheShell", testScripts},
+		{"RemovedScriptIsGone", testRemovedScript},
+		{"JobControlTellsTheForeground", testForeground},
+		{"LineEditingAtThePrompt", testLineEditing},
 		{"CaptureRowsFollowTheRowConvention", testCaptureRows},
 		{"CaptureJoinsWrappedRows", testJoinWrapped},
 		{"EscapesReachTheStreamNotTheCapture", testEscapes},
@@ -115,7 +119,7 @@ func testFreshShellPane(t *testing.T, h Harness) {
 	var info ports.PaneInfo
 	h.Eventually(t, func() bool {
 		info = describe(t, h, id)
-		_, isShell := domain.ShellFor(info.Command)
+		_, isShell := frame.ShellFor(info.Command)
 		return isShell || !known(info, ports.FactCommand)
 	}, fmt.Sprintf("pane %s to report a shell as its command", id))
 
@@ -275,34 +279,199 @@ func testFramedCommands(t *testing.T, h Harness) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id := h.NewShellPane(t)
-			var sh domain.Shell
-			h.Eventually(t, func() bool {
-				var ok bool
-				sh, ok = domain.ShellFor(describe(t, h, id).Command)
-				return ok
-			}, fmt.Sprintf("pane %s to report a shell the framing supports", id))
+			sh := shellOf(t, h, id)
 			out := follow(t, h, id)
-			callID := "contract" + strings.ReplaceAll(tc.name, " ", "-")
-			sendText(t, h, id, domain.Frame(sh, callID, tc.command))
-			sendKeys(t, h, id, "Enter")
+			name := strings.ReplaceAll(tc.name, " ", "-")
+			ids := frame.IDs{ID: "contract-" + name, Secret: "secret-" + name, Unread: "unread-" + name}
+			cmd := frame.Command{Shell: sh, IDs: ids, Text: tc.command}
+			files, err := cmd.Stage(func(build func(string) []byte) (string, error) {
+				return putScript(t, h, id, build), nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sendText(t, h, id, cmd.Line(files))
 
-			start, end := domain.StartMarker(callID), domain.EndMarker(callID, tc.status)
+			end := frame.EndMarker(ids, tc.status)
 			out.waitFor(t, h, string(end))
 			raw := out.data
-			if n := bytes.Count(raw, start); n != 1 {
-				t.Errorf("start marker appears %d times, want once", n)
+			var got bytes.Buffer
+			sc := frame.NewScanner(ids, &got)
+			sc.Write(raw)
+			if status, ok := sc.Ended(); !sc.Started() || !ok || status != tc.status {
+				t.Errorf("started %v, ended %v with %d; want a start and an end with %d", sc.Started(), ok, status, tc.status)
+			}
+			if sc.ShellPID() <= 0 {
+				t.Errorf("the start marker names pid %d", sc.ShellPID())
 			}
 			if n := bytes.Count(raw, end); n != 1 {
 				t.Errorf("end marker appears %d times, want once", n)
 			}
-			i, j := bytes.Index(raw, start), bytes.Index(raw, end)
-			if i < 0 || j < i+len(start) {
-				t.Fatalf("end marker at %d does not follow the start marker at %d", j, i)
+			if normalize(got.Bytes()) != tc.output {
+				t.Errorf("output between the markers = %q, want %q", normalize(got.Bytes()), tc.output)
 			}
-			if got := normalize(raw[i+len(start) : j]); got != tc.output {
-				t.Errorf("output between the markers = %q, want %q", got, tc.output)
+			if state := removeScript(t, h, id, files.Script); state == ports.ScriptUntouched {
+				t.Errorf("RemoveScript after the frame ran = untouched, want taken (or unknown)")
 			}
 		})
+	}
+}
+
+// shellOf waits for the pane to report a shell the framing supports.
+func shellOf(t *testing.T, h Harness, id ports.PaneID) frame.Shell {
+	t.Helper()
+	var sh frame.Shell
+	h.Eventually(t, func() bool {
+		var ok bool
+		sh, ok = frame.ShellFor(describe(t, h, id).Command)
+		return ok
+	}, fmt.Sprintf("pane %s to report a shell the framing supports", id))
+	return sh
+}
+
+func putScript(t *testing.T, h Harness, id ports.PaneID, build func(string) []byte) string {
+	t.Helper()
+	called := 0
+	path, err := h.Terminal().PutScript(t.Context(), id, func(path string) []byte {
+		called++
+		return build(path)
+	})
+	if err != nil {
+		t.Fatalf("PutScript(%s): %v", id, err)
+	}
+	if called != 1 {
+		t.Fatalf("PutScript called build %d times, want once", called)
+	}
+	t.Cleanup(func() { h.Terminal().RemoveScript(t.Context(), id, path) })
+	return path
+}
+
+func removeScript(t *testing.T, h Harness, id ports.PaneID, path string) ports.ScriptState {
+	t.Helper()
+	state, err := h.Terminal().RemoveScript(t.Context(), id, path)
+	if err != nil {
+		t.Fatalf("RemoveScript(%s, %s): %v", id, path, err)
+	}
+	return state
+}
+
+// sourceLine is a line that makes a POSIX shell read the script at path.
+func sourceLine(path string) string { return "command . '" + path + "' || echo unreadable-script\n" }
+
+func testScripts(t *testing.T, h Harness) {
+	id := h.NewShellPane(t)
+	shellOf(t, h, id)
+	var named string
+	path := putScript(t, h, id, func(p string) []byte {
+		named = p
+		return []byte("echo staged-$((40+2))\n")
+	})
+	if path != named || !strings.HasPrefix(path, "/") {
+		t.Errorf("PutScript returned %q after building for %q; want the same absolute path", path, named)
+	}
+	other := putScript(t, h, id, func(string) []byte { return []byte("echo other\n") })
+	if other == path {
+		t.Errorf("two scripts share the path %q", path)
+	}
+	out := follow(t, h, id)
+	sendText(t, h, id, sourceLine(path))
+	out.waitFor(t, h, "staged-42\n")
+	if state := removeScript(t, h, id, path); state == ports.ScriptTaken {
+		t.Errorf("RemoveScript of a script the shell read but did not empty = taken, want untouched (or unknown)")
+	}
+	if state := removeScript(t, h, id, path); state != ports.ScriptUnknown && state != ports.ScriptUntouched {
+		// A script that is gone has nothing to tell.
+		t.Errorf("RemoveScript of a removed script = %v", state)
+	}
+}
+
+func testRemovedScript(t *testing.T, h Harness) {
+	id := h.NewShellPane(t)
+	shellOf(t, h, id)
+	path := putScript(t, h, id, func(string) []byte { return []byte("echo must-not-run\n") })
+	removeScript(t, h, id, path)
+	out := follow(t, h, id)
+	sendText(t, h, id, sourceLine(path)+"echo after-removal\n")
+	out.waitFor(t, h, "after-removal\n")
+	if strings.Contains(strings.ReplaceAll(out.text(), "echo must-not-run", ""), "must-not-run") {
+		t.Errorf("a removed script ran: %q", out.text())
+	}
+	if !strings.Contains(out.text(), "unreadable-script\n") {
+		t.Errorf("the shell could read a removed script: %q", out.text())
+	}
+}
+
+func testForeground(t *testing.T, h Harness) {
+	id := h.NewShellPane(t)
+	shellOf(t, h, id)
+	out := follow(t, h, id)
+	// The echo of the typed line shows "$$", the output the number.
+	sendText(t, h, id, "echo pid=$$.\n")
+	var pid int
+	h.Eventually(t, func() bool {
+		out.poll()
+		for _, line := range strings.Split(out.text(), "\n") {
+			if i := strings.Index(line, "pid="); i >= 0 {
+				if _, err := fmt.Sscanf(line[i:], "pid=%d.", &pid); err == nil && pid > 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}, "the shell to print its pid")
+	term, ctx := h.Terminal(), t.Context()
+	fg, err := term.Foreground(ctx, id)
+	if errors.Is(err, ports.ErrUnsupported) {
+		t.Skip("the backend cannot tell a pane's foreground")
+	}
+	if err != nil || fg.Group != pid {
+		t.Fatalf("Foreground of a shell at its prompt = %+v, %v; want the shell's group, %d", fg, err, pid)
+	}
+	idle := fg.Children
+	sendText(t, h, id, "sleep 1; echo slept\n")
+	h.Eventually(t, func() bool {
+		fg, err := term.Foreground(ctx, id)
+		return err == nil && fg.Group != pid
+	}, "a group other than the shell's in front while sleep runs")
+	out.waitFor(t, h, "slept\n")
+	h.Eventually(t, func() bool {
+		fg, err := term.Foreground(ctx, id)
+		return err == nil && fg.Group == pid && (idle == nil || len(fg.Children) <= len(idle))
+	}, "the shell back in front, without its child")
+	if _, err := term.Foreground(ctx, unknownPane); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("Foreground(%s) = %v, want ErrPaneNotFound", unknownPane, err)
+	}
+}
+
+func testLineEditing(t *testing.T, h Harness) {
+	id := h.NewShellPane(t)
+	sh := shellOf(t, h, id)
+	term, ctx := h.Terminal(), t.Context()
+	editing, err := term.LineEditing(ctx, id)
+	if errors.Is(err, ports.ErrUnsupported) {
+		t.Skip("the backend cannot tell how a pane's terminal is set")
+	}
+	if err != nil {
+		t.Fatalf("LineEditing: %v", err)
+	}
+	if sh == frame.ShellSh && editing {
+		t.Errorf("LineEditing = true for %s, which has no line editor", describe(t, h, id).Command)
+	}
+	if sh != frame.ShellSh {
+		h.Eventually(t, func() bool {
+			editing, err := term.LineEditing(ctx, id)
+			return err == nil && editing
+		}, "the shell's line editor to show")
+	}
+	out := follow(t, h, id)
+	sendText(t, h, id, "sleep 1; echo slept\n")
+	h.Eventually(t, func() bool {
+		editing, err := term.LineEditing(ctx, id)
+		return err == nil && !editing
+	}, "the terminal to be in canonical mode while sleep runs")
+	out.waitFor(t, h, "slept\n")
+	if _, err := term.LineEditing(ctx, unknownPane); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("LineEditing(%s) = %v, want ErrPaneNotFound", unknownPane, err)
 	}
 }
 

@@ -4,15 +4,18 @@
 // that a CPU or heap profile covers the server's code.
 //
 // A run starts a private tmux server, drives tmux-mcp through a real MCP
-// client, and prints median and p90 latencies of the tools beside a floor
-// measured in the same run (one `tmux display -p x` round trip), the
+// client, and prints median and p90 latencies of the tools beside floors
+// measured in the same run (one `tmux display -p x` process; a
+// control-mode client of the benchmark's own typing a command into a
+// shell and seeing its output, and its send-keys round trip), the
 // server's memory, and the throughput of 1, 4 and 16 panes at once, each
 // with its target and PASS or MISS. Every tmux server and server process
 // it starts is stopped when it ends, also on SIGINT or SIGTERM.
 //
 // The package imports nothing of the server's own: the benchmark builds
 // and runs against a server binary even while the server's packages are
-// being changed.
+// being changed. (It uses test/sshtest, a test helper on the standard
+// library alone, to run the private sshd of the ssh row.)
 package benchkit
 
 import (
@@ -161,6 +164,22 @@ func runBench(ctx context.Context, o options, inProcess StartFunc) (err error) {
 	defer tm.kill()
 	h.socket = tm.socket
 	logf("tmux server on socket %s", tm.socket)
+	// The benchmark's control-mode client attaches before the server
+	// starts: tmux 3.3a crashes when a notification for every control
+	// client comes while one attaches, and nothing else runs yet.
+	floorPane, err := tm.firstPane(ctx, floorSession)
+	if err != nil {
+		return err
+	}
+	keysPane, err := tm.display(ctx, floorSession+":1.0", "#{pane_id}")
+	if err != nil {
+		return err
+	}
+	ctl, err := tm.startControl(ctx, floorPane, keysPane)
+	if err != nil {
+		return err
+	}
+	defer ctl.close()
 
 	args := []string{"-socket-name", tm.socket}
 	var trace *tmuxTracer
@@ -195,7 +214,14 @@ func runBench(ctx context.Context, o options, inProcess StartFunc) (err error) {
 		h.serverDesc += fmt.Sprintf(" (pid %d)", srv.PID)
 	}
 
-	b := &bench{ctx: ctx, tmux: tm, srv: srv, n: o.n, heavy: h.heavy, dur: o.dur, memCalls: int64(o.memCalls), only: only, trace: trace, log: logf, tools: map[string]bool{}}
+	b := &bench{ctx: ctx, tmux: tm, ctl: ctl, srv: srv, n: o.n, heavy: h.heavy, dur: o.dur, memCalls: int64(o.memCalls), only: only, trace: trace, log: logf, tools: map[string]bool{}}
+	b.dir = dir
+	b.startServer = func(args []string, logPath string) (*Server, error) {
+		if inProcess != nil {
+			return inProcess(ctx, args, logPath)
+		}
+		return startChild(ctx, bin, args, logPath)
+	}
 	// The idle reading comes first, before the server has done any work.
 	b.memoryIdle()
 	tools, err := srv.Session.ListTools(ctx, nil)
@@ -220,7 +246,7 @@ func runBench(ctx context.Context, o options, inProcess StartFunc) (err error) {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	for _, step := range []func() error{b.latencies, b.memoryAfterCalls, b.heavyRows, b.concurrency} {
+	for _, step := range []func() error{b.latencies, b.sshRow, b.memoryAfterCalls, b.heavyRows, b.concurrency} {
 		if err := step(); err != nil {
 			return err
 		}
@@ -241,7 +267,7 @@ func runBench(ctx context.Context, o options, inProcess StartFunc) (err error) {
 func (b *bench) failures() error {
 	var errs []error
 	for _, r := range b.rows {
-		if r.err != nil && !errors.Is(r.err, errNoTool) {
+		if r.err != nil && !errors.Is(r.err, errNoTool) && !errors.Is(r.err, errNoSSH) {
 			errs = append(errs, fmt.Errorf("%s: %w", r.name, r.err))
 		}
 	}

@@ -21,6 +21,7 @@ import (
 type bench struct {
 	ctx      context.Context
 	tmux     *tmuxServer
+	ctl      *controlClient // the benchmark's own control-mode client (control.go)
 	srv      *Server
 	tools    map[string]bool
 	n        int            // iterations of a light call
@@ -31,12 +32,17 @@ type bench struct {
 	trace    *tmuxTracer    // nil unless the tmux runs are counted
 	log      func(format string, args ...any)
 
-	floors []time.Duration // every floor sample of the run
-	calls  atomic.Int64    // tool calls made
+	dir         string                                               // the run's temporary directory
+	startServer func(args []string, logPath string) (*Server, error) // another server on the same tmux
+
+	floors    []time.Duration // every process floor sample of the run
+	ctlFloors []time.Duration // every typed control-mode floor sample
+	keyFloors []time.Duration // every send-keys floor sample
+	calls     atomic.Int64    // tool calls made
 
 	panes struct {
-		main, hist, paste, since, wait string
-		conc                           []string
+		main, hist, paste, since, wait, keys string
+		conc                                 []string
 	}
 	rows   []row
 	memory memoryReport
@@ -48,10 +54,11 @@ var concurrencyLevels = []int{1, 4, 16}
 
 // Sizes of the heavy calls.
 const (
-	seqCount    = 100_000 // lines printed by the seq command
-	seqMaxLines = 200
-	historyRows = 10_000 // rows of history captured
-	pasteBytes  = 1 << 20
+	seqCount        = 100_000 // lines printed by the seq command
+	seqMaxLines     = 200
+	historyRows     = 10_000 // rows of history captured
+	pasteBytes      = 1 << 20
+	smallPasteBytes = 100
 )
 
 // errNoTool marks a row whose tool the server does not offer.
@@ -95,14 +102,16 @@ func (b *bench) timed(tool string, args map[string]any) (map[string]any, time.Du
 	return m, time.Since(start), err
 }
 
-// floorSamples is how many floor samples are taken before and after each
-// row.
+// floorSamples is how many samples of each floor are taken before and
+// after each row.
 const floorSamples = 10
 
-// sampleFloor measures the floor k times, after a pause that lets the
-// work of the previous call (a shell redrawing its prompt, tmux passing
-// output on) finish, and keeps the samples both for the run and for the
-// row being measured.
+// sampleFloor measures the floors k times each, after a pause that lets
+// the work of the previous call (a shell redrawing its prompt, tmux
+// passing output on) finish, and keeps the samples both for the run and
+// for the row being measured. The three floors take turns, so that each
+// sees the same load: the process floor, the typed control-mode floor and
+// the send-keys floor (control.go).
 func (b *bench) sampleFloor(r *row, k int) error {
 	select {
 	case <-b.ctx.Done():
@@ -116,6 +125,16 @@ func (b *bench) sampleFloor(r *row, k int) error {
 		}
 		b.floors = append(b.floors, d)
 		r.floors = append(r.floors, d)
+		if d, err = b.ctl.typed(b.ctx); err != nil {
+			return fmt.Errorf("control-mode floor: %w", err)
+		}
+		b.ctlFloors = append(b.ctlFloors, d)
+		r.ctlFloors = append(r.ctlFloors, d)
+		if d, err = b.ctl.sendKeys(b.ctx); err != nil {
+			return fmt.Errorf("send-keys floor: %w", err)
+		}
+		b.keyFloors = append(b.keyFloors, d)
+		r.keyFloors = append(r.keyFloors, d)
 	}
 	return nil
 }
@@ -156,6 +175,9 @@ func (b *bench) measure(r row, warmup, n int, fn func(i int) (time.Duration, err
 	}
 	if b.trace != nil {
 		r.tmuxRuns = countRuns(b.trace.lines()[traced:], iterations)
+		if r.untraced != "" {
+			r.tmuxRuns = r.untraced
+		}
 	}
 	if err := b.sampleFloor(&r, floorSamples); err != nil {
 		return err
@@ -217,10 +239,10 @@ func countRuns(lines []string, iterations int) string {
 func (b *bench) setup() error {
 	ctx := b.ctx
 	var err error
-	if b.panes.main, err = b.tmux.firstPane(ctx); err != nil {
+	if b.panes.main, err = b.tmux.firstPane(ctx, benchSession); err != nil {
 		return err
 	}
-	for _, p := range []*string{&b.panes.hist, &b.panes.paste, &b.panes.since, &b.panes.wait} {
+	for _, p := range []*string{&b.panes.hist, &b.panes.paste, &b.panes.since, &b.panes.wait, &b.panes.keys} {
 		if *p, err = b.tmux.newPane(ctx); err != nil {
 			return err
 		}
@@ -255,6 +277,18 @@ func (b *bench) setup() error {
 	if err := b.tmux.waitFor(ctx, b.panes.paste, "#{pane_current_command}", func(v string) bool { return v == "cat" }, 10*time.Second); err != nil {
 		return fmt.Errorf("start cat in the paste pane: %w", err)
 	}
+	if err := b.ctl.setPrompt(ctx); err != nil {
+		return fmt.Errorf("control-mode floor: %w", err)
+	}
+	// The floors' first samples pay for what a shell does once.
+	for range 3 {
+		if _, err := b.ctl.typed(ctx); err != nil {
+			return fmt.Errorf("control-mode floor: %w", err)
+		}
+		if _, err := b.ctl.sendKeys(ctx); err != nil {
+			return fmt.Errorf("send-keys floor: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -279,7 +313,7 @@ func (b *bench) latencies() error {
 			})
 		},
 		func() error {
-			return b.measure(row{name: "run_shell_command `true`", target: ratioTarget(3)}, 3, b.n, func(int) (time.Duration, error) {
+			return b.measure(row{name: "run_shell_command `true`", target: ctlTarget(3)}, 3, b.n, func(int) (time.Duration, error) {
 				m, d, err := b.timed("run_shell_command", map[string]any{"paneId": p.main, "command": "true"})
 				if err == nil {
 					err = checkCompleted(m)
@@ -288,7 +322,7 @@ func (b *bench) latencies() error {
 			})
 		},
 		func() error {
-			return b.measure(row{name: "capture_pane visible screen", target: ratioTarget(1.5)}, 3, b.n, func(int) (time.Duration, error) {
+			return b.measure(row{name: "capture_pane visible screen", target: ctlTarget(4)}, 3, b.n, func(int) (time.Duration, error) {
 				m, d, err := b.timed("capture_pane", map[string]any{"paneId": p.main})
 				if n, _ := m["totalLines"].(float64); err == nil && n <= 0 {
 					err = fmt.Errorf("totalLines %v, want the screen's rows", m["totalLines"])
@@ -297,7 +331,37 @@ func (b *bench) latencies() error {
 			})
 		},
 		b.captureSinceRow,
-		b.waitForTextRow,
+		func() error {
+			text := strings.Repeat(strings.Repeat("p", 49)+"\n", smallPasteBytes/50)
+			r := row{name: fmt.Sprintf("paste_text %d B", smallPasteBytes), target: ctlTarget(3), info: "into `cat >/dev/null`, echo off"}
+			return b.measure(r, 3, b.n, func(int) (time.Duration, error) {
+				m, d, err := b.timed("paste_text", map[string]any{"paneId": p.paste, "text": text})
+				if err == nil && m["bytes"] != float64(smallPasteBytes) {
+					err = fmt.Errorf("bytes %v, want %d", m["bytes"], smallPasteBytes)
+				}
+				return d, err
+			})
+		},
+		func() error {
+			r := row{name: "send_keys C-c", target: keysTarget(3), info: "idle bash; enter false"}
+			return b.measure(r, 3, b.n, func(int) (time.Duration, error) {
+				m, d, err := b.timed("send_keys", map[string]any{"paneId": p.keys, "keys": "C-c", "enter": false})
+				if sent, _ := m["sent"].([]any); err == nil && (len(sent) != 1 || sent[0] != "C-c") {
+					err = fmt.Errorf("sent %v, want [C-c]", m["sent"])
+				}
+				return d, err
+			})
+		},
+		func() error {
+			return b.waitForTextRow("wait_for_text, write to reply", nil, func(pane, line string) (func() error, error) {
+				return func() error { return nil }, b.tmux.typeLine(b.ctx, pane, line)
+			}, true)
+		},
+		func() error {
+			return b.waitForTextRow("wait_for_text, write to reply, control-mode writer", ctlTarget(1.2), func(pane, line string) (func() error, error) {
+				return func() error { _, err := b.ctl.awaitReply(b.ctx); return err }, b.ctl.typeInto(pane, line)
+			}, false)
+		},
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -340,17 +404,24 @@ func (b *bench) captureSinceRow() error {
 // measured time that of a wait in progress, not of the call's setup.
 const waitSettle = 40 * time.Millisecond
 
+// A waitWriter types line and Enter into pane for a wait_for_text row. It
+// returns once the write is under way (the process writer: once its tmux
+// process exited), with a function that finishes it after the row's clock
+// stopped.
+type waitWriter func(pane, line string) (finish func() error, err error)
+
 // waitForTextRow measures wait_for_text from the write to the reply. The
-// write is a tmux client the harness runs (send-keys of a printf command
-// and Enter), so the time is: that tmux client's round trip, the shell
-// running printf, tmux passing the output to the server, the server
-// matching it and replying. The clock starts just before the tmux client
-// is started.
-func (b *bench) waitForTextRow() error {
+// write is typed by write: a tmux client the harness runs (send-keys of a
+// printf command and Enter), or the harness's control-mode client. The
+// time is: the write's round trip to tmux, the shell running printf, tmux
+// passing the output to the server, the server matching it and replying.
+// The clock starts just before the write. With exitNote, the row's note
+// gives the time from the writer's exit to the reply too.
+func (b *bench) waitForTextRow(name string, tgt *target, write waitWriter, exitNote bool) error {
 	pane := b.panes.wait
 	var cursor any
 	var afterWrite []time.Duration
-	r := row{name: "wait_for_text, write to reply", target: absTarget(20 * time.Millisecond)}
+	r := row{name: name, target: tgt}
 	err := b.measure(r, 2, b.n, func(i int) (time.Duration, error) {
 		if cursor == nil {
 			m, err := b.call(b.ctx, "capture_since", map[string]any{"paneId": pane})
@@ -381,11 +452,14 @@ func (b *bench) waitForTextRow() error {
 			return 0, fmt.Errorf("wait_for_text returned before the write: %v %v", rep.m["outcome"], rep.err)
 		}
 		start := time.Now()
-		werr := b.tmux.typeLine(b.ctx, pane, fmt.Sprintf("printf '<%%s-%%d>\\n' MARK %d", i))
+		finish, werr := write(pane, fmt.Sprintf("printf '<%%s-%%d>\\n' MARK %d", i))
 		written := time.Now()
 		rep := <-done
 		if werr != nil {
 			return 0, werr
+		}
+		if err := finish(); err != nil {
+			return 0, err
 		}
 		if rep.err != nil {
 			return 0, rep.err
@@ -399,7 +473,7 @@ func (b *bench) waitForTextRow() error {
 		}
 		return rep.at.Sub(start), nil
 	})
-	if err == nil && len(afterWrite) > 0 {
+	if exitNote && err == nil && len(afterWrite) > 0 && len(b.rows) > 0 && b.rows[len(b.rows)-1].name == name {
 		last := &b.rows[len(b.rows)-1]
 		last.info = fmt.Sprintf("from the writer's exit: median %s", ms(percentile(afterWrite, 50)))
 	}
@@ -418,8 +492,9 @@ func (b *bench) heavyRows() error {
 		if err := checkCompleted(m); err != nil {
 			return 0, err
 		}
+		// The line break before the end marker is not output (CONTRACT.md).
 		out, _ := m["output"].(string)
-		if m["missedBytes"] == 0.0 && (m["droppedLines"] != float64(seqCount-seqMaxLines) || !strings.HasSuffix(out, fmt.Sprintf("\n%d\n", seqCount))) {
+		if m["missedBytes"] == 0.0 && (m["droppedLines"] != float64(seqCount-seqMaxLines) || !strings.HasSuffix(out, fmt.Sprintf("\n%d", seqCount))) {
 			return 0, fmt.Errorf("droppedLines %v, output ending %q; want %d dropped and the last lines of seq",
 				m["droppedLines"], out[max(0, len(out)-20):], seqCount-seqMaxLines)
 		}
@@ -453,11 +528,12 @@ func (b *bench) heavyRows() error {
 	})
 }
 
-// memoryReport is the server's resident memory at three moments.
+// memoryReport is the server's resident memory at four moments.
 type memoryReport struct {
-	idle, after, end, peak int64
-	calls                  int64 // tool calls between idle and after
-	err                    error
+	idle, after, again, end, peak int64
+	calls                         int64 // tool calls between idle and after
+	callsAgain                    int64 // tool calls between after and again
+	err                           error
 }
 
 // readMemory reads the server's RSS, or reports why it cannot.
@@ -474,7 +550,9 @@ func (b *bench) memoryIdle() {
 }
 
 // memoryAfterCalls makes light calls until b.memCalls tool calls have
-// been made since the idle reading, then records the RSS.
+// been made since the idle reading, then records the RSS; then as many
+// again, and records it again: growth over the first calls may be a
+// working set being made, growth over the second is not.
 func (b *bench) memoryAfterCalls() error {
 	if b.memory.err != nil {
 		return nil
@@ -500,17 +578,31 @@ func (b *bench) memoryAfterCalls() error {
 		})
 	}
 	b.log("memory: %d calls so far, topping up to %d", b.calls.Load(), b.memCalls)
-	for i := 0; b.calls.Load() < b.memCalls; i++ {
-		if err := mix[i%len(mix)](); err != nil {
-			if b.ctx.Err() != nil {
-				return b.ctx.Err()
+	callsUntil := func(n int64) error {
+		for i := 0; b.calls.Load() < n; i++ {
+			if err := mix[i%len(mix)](); err != nil {
+				if b.ctx.Err() != nil {
+					return b.ctx.Err()
+				}
+				b.memory.err = fmt.Errorf("during the %d calls: %w", b.memCalls, err)
+				return nil
 			}
-			b.memory.err = fmt.Errorf("during the %d calls: %w", b.memCalls, err)
-			return nil
 		}
+		return nil
+	}
+	if err := callsUntil(b.memCalls); err != nil || b.memory.err != nil {
+		return err
 	}
 	b.memory.calls = b.calls.Load()
-	b.memory.after, _, b.memory.err = b.readMemory()
+	if b.memory.after, _, b.memory.err = b.readMemory(); b.memory.err != nil {
+		return nil
+	}
+	b.log("memory: %d more calls", b.memCalls)
+	if err := callsUntil(b.memory.calls + b.memCalls); err != nil || b.memory.err != nil {
+		return err
+	}
+	b.memory.callsAgain = b.calls.Load() - b.memory.calls
+	b.memory.again, _, b.memory.err = b.readMemory()
 	return nil
 }
 

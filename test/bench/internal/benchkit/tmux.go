@@ -17,8 +17,9 @@ import (
 
 // tmuxServer is a private tmux server on its own socket (tmux -L), started
 // for one benchmark run and killed at its end. Its panes run a shell with
-// no startup files and a plain prompt, so that what the benchmark measures
-// does not depend on the user's shell configuration.
+// no startup files, so that what the benchmark measures does not depend on
+// the user's shell configuration. The measured panes are in one session,
+// the floor's pane in another (control.go).
 type tmuxServer struct {
 	bin    string
 	socket string
@@ -44,7 +45,9 @@ func startTmux(ctx context.Context, bin, shell string, historyLimit int) (*tmuxS
 		"set-option", "-g", "history-limit", strconv.Itoa(historyLimit), ";",
 		"set-option", "-g", "default-command", shell, ";",
 		"set-environment", "-g", "PS1", "$ ", ";",
-		"new-session", "-d", "-s", benchSession, "-x", "200", "-y", "50")
+		"new-session", "-d", "-s", benchSession, "-x", "200", "-y", "50", ";",
+		"new-session", "-d", "-s", floorSession, "-x", "200", "-y", "50", ";",
+		"new-window", "-d", "-t", floorSession+":1", "stty raw -echo; exec cat >/dev/null")
 	if err != nil {
 		t.kill()
 		return nil, fmt.Errorf("start tmux on socket %s: %w", t.socket, err)
@@ -104,9 +107,9 @@ func (t *tmuxServer) newPane(ctx context.Context) (string, error) {
 	return strings.TrimSpace(out), nil
 }
 
-// firstPane returns the pane of the session's first window.
-func (t *tmuxServer) firstPane(ctx context.Context) (string, error) {
-	out, err := t.run(ctx, "display-message", "-p", "-t", benchSession+":0.0", "#{pane_id}")
+// firstPane returns the pane of the first window of session.
+func (t *tmuxServer) firstPane(ctx context.Context, session string) (string, error) {
+	out, err := t.run(ctx, "display-message", "-p", "-t", session+":0.0", "#{pane_id}")
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,111 @@
+package fake
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// scriptDir is where the fake keeps the scripts of its ScriptStore; no
+// file is written there.
+const scriptDir = "/tmp/tmux-mcp-fake"
+
+// PutScript stores the script in memory, where the scripted shells read
+// it, under a fresh path in scriptDir.
+func (t *Terminal) PutScript(ctx context.Context, id ports.PaneID, build func(path string) []byte) (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, err := t.lookup(ctx, id, "put a script for pane %s"); err != nil {
+		return "", err
+	}
+	t.nextScript++
+	path := scriptDir + "/" + strconv.Itoa(t.nextScript)
+	content := build(path)
+	t.scripts[path] = &script{data: append([]byte{}, content...), put: len(content)}
+	return path, nil
+}
+
+// script is one file of the ScriptStore.
+type script struct {
+	data    []byte
+	put     int  // the length of what was put there
+	written bool // a shell wrote it since
+}
+
+// ReadScript returns what the script's file holds now.
+func (t *Terminal) ReadScript(ctx context.Context, id ports.PaneID, path string) ([]byte, bool, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, false, fmt.Errorf("read the script %s of pane %s: %w", path, id, err)
+	}
+	if t.noJobs && t.noReadBack {
+		return nil, false, fmt.Errorf("read the script %s of pane %s: %w", path, id, ports.ErrUnsupported)
+	}
+	sc, ok := t.scripts[path]
+	if !ok {
+		return nil, false, nil
+	}
+	return append([]byte{}, sc.data...), true, nil
+}
+
+// RemoveScript deletes the script and tells whether a shell had written it
+// (emptied it, or written a status there). The pane need not exist any
+// more.
+func (t *Terminal) RemoveScript(ctx context.Context, id ports.PaneID, path string) (ports.ScriptState, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return ports.ScriptUnknown, fmt.Errorf("remove the script %s of pane %s: %w", path, id, err)
+	}
+	sc, ok := t.scripts[path]
+	delete(t.scripts, path)
+	switch {
+	case !ok:
+		return ports.ScriptUnknown, nil
+	case sc.written:
+		return ports.ScriptTaken, nil
+	}
+	return ports.ScriptUntouched, nil
+}
+
+// Foreground is the shell's group while it runs no command, and the
+// command's while it runs one; the command is the shell's one child.
+func (t *Terminal) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreground, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, err := t.lookupLive(ctx, id, "read the foreground of pane %s")
+	if err != nil {
+		return ports.Foreground{}, err
+	}
+	switch {
+	case t.noJobs:
+		return ports.Foreground{}, fmt.Errorf("read the foreground of pane %s: %w", id, ports.ErrUnsupported)
+	case p.job != nil && p.job.keepsTerm:
+		return ports.Foreground{Group: p.pid, Children: []int{p.job.pid}}, nil
+	case p.job != nil:
+		return ports.Foreground{Group: p.job.pid}, nil
+	}
+	return ports.Foreground{Group: p.pid, Children: []int{}}, nil
+}
+
+// LineEditing reports whether the pane's shell sits at its prompt with a
+// line editor: a started shell of a family other than sh, running no
+// command. A mode does not change it, as a mode is the multiplexer's and
+// leaves the terminal as the shell set it.
+func (t *Terminal) LineEditing(ctx context.Context, id ports.PaneID) (bool, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, err := t.lookupLive(ctx, id, "read the terminal of pane %s")
+	if err != nil {
+		return false, err
+	}
+	if t.noJobs {
+		return false, fmt.Errorf("read the terminal of pane %s: %w", id, ports.ErrUnsupported)
+	}
+	fam, ok := frame.ShellFor(p.command())
+	return ok && fam != frame.ShellSh && !p.starting && p.job == nil, nil
+}

@@ -1,0 +1,88 @@
+// Package tty reads what the kernel tells about a terminal and the
+// processes on it, for the backends whose panes run on this machine: a
+// terminal's mode, a process's group and its terminal's foreground group.
+package tty
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// Stat holds the fields of /proc/PID/stat that job control needs.
+type Stat struct {
+	Pgrp  int    // the process's group
+	TTYNr uint64 // its controlling terminal, as a device number
+	Tpgid int    // the foreground group of that terminal
+}
+
+// ErrNoProc says that /proc has no entry for the process (it is gone, or
+// this is not Linux); it is wrapped together with ports.ErrUnsupported.
+var ErrNoProc = errors.New("no /proc entry for the process")
+
+// ReadStat reads /proc/PID/stat. The command name, in parentheses, may
+// hold anything, so the fields are counted from the last ")".
+func ReadStat(pid int) (Stat, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return Stat{}, fmt.Errorf("process %d: %w: %w", pid, ErrNoProc, ports.ErrUnsupported)
+	}
+	return ParseStat(pid, string(b))
+}
+
+// ParseStat reads the text of /proc/PID/stat.
+func ParseStat(pid int, s string) (Stat, error) {
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return Stat{}, fmt.Errorf("/proc/%d/stat is %q: %w", pid, s, ports.ErrUnsupported)
+	}
+	// After ") ": state ppid pgrp session tty_nr tpgid ...
+	f := strings.Fields(s[i+1:])
+	if len(f) < 6 {
+		return Stat{}, fmt.Errorf("/proc/%d/stat is %q: %w", pid, s, ports.ErrUnsupported)
+	}
+	pgrp, err1 := strconv.Atoi(f[2])
+	tty, err2 := strconv.ParseUint(f[4], 10, 64)
+	tpgid, err3 := strconv.Atoi(f[5])
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return Stat{}, fmt.Errorf("/proc/%d/stat: %w: %w", pid, err, ports.ErrUnsupported)
+	}
+	return Stat{Pgrp: pgrp, TTYNr: tty, Tpgid: tpgid}, nil
+}
+
+// Foreground reads the foreground process group of the terminal that
+// process pid, on that terminal, has as its controlling terminal (device
+// dev): its id from pid's /proc entry, and the children of its leader.
+// A process on another terminal is an error wrapping ErrUnsupported.
+func Foreground(pid int, dev uint64) (ports.Foreground, error) {
+	st, err := ReadStat(pid)
+	if err != nil {
+		return ports.Foreground{}, err
+	}
+	if st.TTYNr != dev || st.Tpgid <= 0 {
+		return ports.Foreground{}, fmt.Errorf("process %d is not on the pane's terminal: %w", pid, ports.ErrUnsupported)
+	}
+	fg := ports.Foreground{Group: st.Tpgid}
+	// A leader, being single-threaded as shells are, is its one task.
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(st.Tpgid) + "/task/" + strconv.Itoa(st.Tpgid) + "/children")
+	if err != nil {
+		return fg, nil
+	}
+	fg.Children = []int{}
+	for _, f := range strings.Fields(string(b)) {
+		if n, err := strconv.Atoi(f); err == nil {
+			fg.Children = append(fg.Children, n)
+		}
+	}
+	return fg, nil
+}
+
+// Exists reports whether /proc has an entry for the process.
+func Exists(pid int) bool {
+	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	return err == nil
+}

@@ -1,0 +1,7 @@
+//go:build darwin || freebsd || netbsd || openbsd || dragonfly
+
+package tty
+
+import "syscall"
+
+const getTermios = syscall.TIOCGETA

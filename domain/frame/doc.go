@@ -1,0 +1,56 @@
+// Package frame is the wire format of a framed command: what the server
+// types into a pane's shell, the script that line makes the shell read, the
+// markers the shell prints while it runs the command, and the Scanner that
+// finds those markers in the pane's output stream.
+//
+// # How a command is framed
+//
+// The server puts a short script in a file the pane's shell can read (see
+// ports.ScriptStore) and types one short line that sources it:
+//
+//	: 'make test'; . /run/tmux-mcp-1234/7 || printf '\033]7717;tmcp;X;<unread>\007'
+//
+// The line says what runs (the command's first line, quoted, as the
+// argument of the no-op ":") and nothing else: no command text in encoded
+// form, no marker and no id that a marker needs. The script, all on one
+// line so that every supported shell reads and parses the whole of it
+// before it runs any of it, then
+//
+//  1. empties its own file, so that what it holds is gone from the disk
+//     before the command runs (and the server can tell that the shell took
+//     it: an emptied file);
+//  2. (bash) deletes the typed line from the history, if it was recorded;
+//  3. prints the start marker;
+//  4. runs the command in a child shell — a ( ) subshell that traps SIGINT
+//     to exit 130 and evals the command text, which the script holds
+//     single-quoted; for fish a child fish under sh, which runs a second
+//     file holding the command text;
+//  5. prints the end marker with the command's exit status.
+//
+// Nothing in it starts a program but the command itself (and, for fish,
+// the child shell): the markers come from printf (print in ksh), the
+// text is a quoted word, the history is read with builtins.
+//
+// # Markers
+//
+//	start:  ESC ] 7717 ; tmcp ; S ; <id> BEL
+//	end:    ESC ] 7717 ; tmcp ; E ; <id> ; <secret> ; <status> BEL
+//	unread: ESC ] 7717 ; tmcp ; X ; <unread> BEL
+//
+// Each is an OSC sequence with a private number, which terminals and tmux
+// swallow without showing anything. The shell builds them at run time from
+// printf escapes, so the typed line and its echo hold backslash-digits,
+// never the ESC and BEL bytes: no echo or prompt can be mistaken for a
+// marker. <status> is decimal as strconv.Itoa writes it.
+//
+// The three values are fresh for every command and tell different readers
+// different things. <id> names the frame: anything that sees the start
+// marker may learn it. <secret> is only in the script, which the shell has
+// emptied before the command starts, and in the end marker, which the
+// shell prints after the command has ended: so the command itself cannot
+// print a valid end marker, whatever it reads on the screen, in the
+// history, in the scrollback or in a recording of the pane's output made
+// before it started. <unread> is the only value the typed line holds: the
+// shell prints the unread marker when it cannot read the script, which
+// tells the server that the command never ran.
+package frame

@@ -1,0 +1,418 @@
+package frame
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// A Command is one command framed for a shell family.
+type Command struct {
+	Shell Shell
+	IDs
+	// Text is the command as the caller gave it. It must not hold a NUL
+	// byte, which no shell can take.
+	Text string
+}
+
+// Files are the paths of a framed command's files, as the pane's shell
+// names them.
+type Files struct {
+	// Script is the script the typed line sources first: it empties
+	// itself, and after the command holds its status (ParseStatusFile).
+	Script string
+	// Text and End are fish's alone (see NeedsTextFile); "" for the other
+	// families. Text holds the command text, End the script the line
+	// sources after the command.
+	Text, End string
+}
+
+// Paths lists the files' paths, the script last.
+func (f Files) Paths() []string {
+	var p []string
+	for _, path := range []string{f.Text, f.End, f.Script} {
+		if path != "" {
+			p = append(p, path)
+		}
+	}
+	return p
+}
+
+// Stage puts the command's files where the shell can read them, through
+// put (a ports.ScriptStore's PutScript), in the order that lets each name
+// the ones before it, and returns their paths. On an error it returns
+// the paths put so far, for the caller to remove.
+func (c Command) Stage(put func(build func(path string) []byte) (string, error)) (Files, error) {
+	var f Files
+	var err error
+	if c.NeedsTextFile() {
+		if f.Text, err = put(func(string) []byte { return c.TextFile() }); err != nil {
+			return f, err
+		}
+	}
+	f.Script, err = put(func(path string) []byte {
+		g := f
+		g.Script = path
+		return c.Script(g)
+	})
+	if err == nil && c.NeedsTextFile() {
+		f.End, err = put(func(string) []byte { return c.EndScript(f) })
+	}
+	return f, err
+}
+
+// Kill is the byte Line starts with: C-u, which discards whatever is typed
+// on the line already (readline, zle, fish, mksh and a canonical tty all
+// read it so), so that a line left half-typed by another writer does not
+// swallow the frame.
+const Kill = "\x15"
+
+// previewLen bounds the preview of the command on the typed line, in bytes.
+const previewLen = 60
+
+// family returns the shell family the command is framed for: a Shell that
+// is not one of the constants is framed as ShellSh.
+func (c Command) family() Shell {
+	switch c.Shell {
+	case ShellBash, ShellZsh, ShellKsh, ShellFish:
+		return c.Shell
+	}
+	return ShellSh
+}
+
+// NeedsTextFile reports whether the shell runs the command text from a
+// file of its own, besides the script: fish, which has no subshell and
+// runs the command in a child fish. Files.Text then names that file, whose
+// contents are TextFile, and Files.End a second script, EndScript, that
+// prints the end marker. fish cancels the rest of a sourced script when
+// the job it runs was interrupted, so the child runs from the typed line
+// itself, between the two scripts; the secret travels from the first to
+// the second in a global variable, which no child process sees.
+func (c Command) NeedsTextFile() bool { return c.family() == ShellFish }
+
+// TextFile returns the contents of the command's text file: the command
+// and a line feed, so that a here-document on its last line ends.
+func (c Command) TextFile() []byte {
+	checkText(c.Text)
+	return []byte(c.Text + "\n")
+}
+
+// Line returns what to type into the pane: Kill, then one line that shows
+// the command's first line and sources the script at f.Script (and for
+// fish runs the command and sources f.End), printing the unread marker if
+// the shell cannot read it, then a line feed, which every supported shell
+// takes as Enter. The line starts with a space, which
+// keeps it out of the history of bash with HISTCONTROL=ignorespace, of zsh
+// with HIST_IGNORE_SPACE, and of fish; the script deletes it from bash's
+// history otherwise.
+//
+// Line panics if c.IDs is not valid or c.Text holds a NUL byte: the caller
+// validates both.
+func (c Command) Line(f Files) string {
+	if !c.IDs.Valid() {
+		panic(fmt.Sprintf("frame: ids %+v are not three different ids of 1-64 ASCII letters, digits, '_' or '-'", c.IDs))
+	}
+	checkText(c.Text)
+	return c.line(f, Preview(c.Text), c.Unread)
+}
+
+func (c Command) line(f Files, preview, unread string) string {
+	sh := c.family()
+	q := quoter(sh)
+	path := q(f.Script)
+	mark := `printf '\033]7717;tmcp;X;` + unread + `\007'`
+	switch sh {
+	case ShellFish:
+		// Without the first script the command does not run; without the
+		// second, the marker says so.
+		return Kill + " true " + q(preview) + "; source " + path + " && " + fishChild + q(f.Text) +
+			"; source " + q(f.End) + " || " + mark + "\n"
+	case ShellKsh:
+		mark = `print -n '\033]7717;tmcp;X;` + unread + `\007'`
+		fallthrough
+	case ShellSh:
+		// "command" keeps a "." that cannot open its file from aborting
+		// the line, as the special built-in's error does in dash and
+		// mksh, so that the unread marker is printed.
+		return Kill + " : " + q(preview) + "; command . " + path + " || " + mark + "\n"
+	}
+	// zsh's "command" runs external commands only; its ".", like bash's,
+	// fails as a plain command does.
+	return Kill + " : " + q(preview) + "; . " + path + " || " + mark + "\n"
+}
+
+// fishChild runs fish's child shell on the text file under sh, whose trap
+// makes a C-c end it with status 130 rather than by the signal: fish, like
+// bash, abandons the rest of a line whose job died of SIGINT.
+const fishChild = `sh -c 'trap "exit 130" INT; fish "$1"' sh `
+
+// Script returns the script that the typed line sources from f.Script
+// (see the package documentation): one line, so that every supported
+// shell has read and parsed all of it before it empties its file.
+//
+// Script panics if c.ID or c.Secret is not a valid id, if they are equal,
+// or if c.Text holds a NUL byte.
+func (c Command) Script(f Files) []byte {
+	if !validID(c.ID) || !validID(c.Secret) || c.ID == c.Secret {
+		panic(fmt.Sprintf("frame: id %q and secret %q are not two different ids of 1-64 ASCII letters, digits, '_' or '-'", c.ID, c.Secret))
+	}
+	checkText(c.Text)
+	return c.script(f)
+}
+
+// scriptLead is how every script of the family starts: the command that
+// empties it, up to its path.
+func scriptLead(sh Shell) string {
+	if sh == ShellFish {
+		return "true >"
+	}
+	return ": >"
+}
+
+func (c Command) script(f Files) []byte {
+	sh := c.family()
+	q := quoter(sh)
+	path := q(f.Script)
+	start := `printf '\033]7717;tmcp;S;` + c.ID + `;%d\007' "$$"`
+	// The end writes the status into the emptied script file as well as
+	// into the end marker, so that an end marker lost in a gap of the
+	// stream can be made up for (see ParseStatusFile).
+	end := `__tmcp_s=$?; printf '%d\n' "$__tmcp_s" >` + path +
+		`; printf '\033]7717;tmcp;E;` + c.ID + `;` + c.Secret + `;%d\007' "$__tmcp_s"; unset __tmcp_s`
+	var b strings.Builder
+	b.WriteString(scriptLead(sh) + path + "; ")
+	switch sh {
+	case ShellFish:
+		// The command runs from the typed line (see NeedsTextFile).
+		b.WriteString(`set -g __tmcp_k ` + c.Secret + `; printf '\033]7717;tmcp;S;` + c.ID + `;%d\007' $fish_pid` + "\n")
+		return []byte(b.String())
+	case ShellKsh:
+		// mksh has no printf builtin, and an external printf would be the
+		// pane's foreground program when the end marker arrives; print is
+		// a builtin of every ksh and reads \0nnn escapes too.
+		start = `print -n "\033]7717;tmcp;S;` + c.ID + `;$$\007"`
+		end = `__tmcp_s=$?; print "$__tmcp_s" >` + path +
+			`; print -n "\033]7717;tmcp;E;` + c.ID + `;` + c.Secret + `;$__tmcp_s\007"; unset __tmcp_s`
+	case ShellBash:
+		// bash has recorded the typed line unless told not to. Its newest
+		// entry is read with builtins, through the emptied script file,
+		// and deleted only when it names this script: so never an entry
+		// of the user's.
+		b.WriteString("history 1 >" + path + " 2>/dev/null; read -r __tmcp_h <" + path + "; : >" + path + "; ")
+		b.WriteString("case $__tmcp_h in *" + path + "*) history -d -1 2>/dev/null;; esac; unset __tmcp_h; ")
+	}
+	// The subshell traps SIGINT to exit 130: an interactive bash or dash
+	// whose job died of a C-c abandons the rest of the line, and the end
+	// marker would never be printed.
+	b.WriteString(start + "; (trap 'exit 130' INT; eval " + q(c.Text+"\n") + "); " + end + "\n")
+	return []byte(b.String())
+}
+
+// EndScript returns fish's second script, which f.End holds: it writes
+// the command's status into the first script's file and prints the end
+// marker with the secret that the first script left in a variable.
+func (c Command) EndScript(f Files) []byte {
+	if !validID(c.ID) {
+		panic(fmt.Sprintf("frame: id %q is not 1-64 ASCII letters, digits, '_' or '-'", c.ID))
+	}
+	return []byte(`set __tmcp_s $status; printf '%d\n' $__tmcp_s >` + quoter(ShellFish)(f.Script) +
+		`; printf '\033]7717;tmcp;E;` + c.ID + `;%s;%d\007' $__tmcp_k $__tmcp_s; set -e __tmcp_k __tmcp_s` + "\n")
+}
+
+// ParseStatusFile reads what a script's file holds once its command has
+// ended: the exit status and a line feed, which the script writes there
+// before its end marker. ok is false for anything else: the script not
+// yet read (its contents), the command still running (empty), or bytes
+// that something else wrote.
+func ParseStatusFile(b []byte) (status int, ok bool) {
+	digits, found := strings.CutSuffix(string(b), "\n")
+	if !found {
+		return 0, false
+	}
+	return parseStatus([]byte(digits))
+}
+
+// checkText panics on a command text no shell can take.
+func checkText(text string) {
+	if strings.IndexByte(text, 0) >= 0 {
+		panic("frame: the command holds a NUL byte")
+	}
+}
+
+// Preview returns the first line of command, cut to about 60 bytes at a
+// character boundary with "…" when longer (or when more lines follow), and
+// with control characters shown as "?": what the typed line shows of the
+// command.
+func Preview(command string) string {
+	line, rest, more := strings.Cut(command, "\n")
+	if !more {
+		rest = ""
+	}
+	cut := len(line) > previewLen || strings.TrimSpace(rest) != ""
+	if len(line) > previewLen {
+		n := previewLen
+		for n > 0 && !utf8.RuneStart(line[n]) {
+			n--
+		}
+		line = line[:n]
+	}
+	line = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+			return '?'
+		}
+		return r
+	}, line)
+	if cut {
+		line += "…"
+	}
+	return line
+}
+
+// quoter returns the function that quotes a word for the family: single
+// quotes, in which POSIX shells take every byte as itself ("'" is written
+// '\” ), and fish all but "\" and "'", which it escapes with "\".
+func quoter(sh Shell) func(string) string {
+	if sh == ShellFish {
+		return func(s string) string {
+			return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+		}
+	}
+	return func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+}
+
+// ParseLine is Line's inverse, for in-memory terminals and tests: given
+// text typed into a shell of family sh (Kill and the final line feed,
+// typed as "\r" or "\n", are optional), it returns the preview, the files
+// and the unread id of the line. ok is false when typed is not exactly a
+// line Line writes for that family.
+func ParseLine(sh Shell, typed string) (preview string, f Files, unread string, ok bool) {
+	typed = strings.TrimPrefix(typed, Kill)
+	s := strings.TrimSuffix(strings.TrimSuffix(typed, "\n"), "\r")
+	// Line's output for placeholders tells the fixed parts: each quoted
+	// placeholder stands for a quoted word, U for the unread id.
+	probe := strings.TrimSuffix(strings.TrimPrefix(Command{Shell: sh}.line(Files{Script: "P", Text: "T", End: "N"}, "V", "U"), Kill), "\n")
+	words := map[string]*string{"'V'": &preview, "'P'": &f.Script, "'T'": &f.Text, "'N'": &f.End}
+	const unreadAt = "U\\007"
+	for {
+		// The next placeholder.
+		next, at := "", len(probe)
+		for _, tok := range []string{"'V'", "'P'", "'T'", "'N'", unreadAt} {
+			if i := strings.Index(probe, tok); i >= 0 && i < at {
+				next, at = tok, i
+			}
+		}
+		var found bool
+		if s, found = strings.CutPrefix(s, probe[:at]); !found {
+			return "", Files{}, "", false
+		}
+		probe = probe[at:]
+		switch next {
+		case "":
+			return "", Files{}, "", false // no unread id
+		case unreadAt:
+			end := strings.TrimPrefix(probe, "U")
+			if unread, found = strings.CutSuffix(s, end); !found || !validID(unread) {
+				return "", Files{}, "", false
+			}
+			return preview, f, unread, true
+		}
+		var ok bool
+		if *words[next], s, ok = cutWord(sh, s); !ok {
+			return "", Files{}, "", false
+		}
+		probe = probe[len(next):]
+	}
+}
+
+// ParseScript is Script's inverse, for in-memory terminals and tests: given
+// the contents of a script read by a shell of family sh, it returns the
+// command (with Unread empty, which a script does not hold, and Text ""
+// for a family whose text is in a file of its own) and the files it names
+// (the script's own path alone). ok is false when script is not exactly
+// what Script writes.
+func ParseScript(sh Shell, script []byte) (c Command, f Files, ok bool) {
+	s := string(script)
+	var found bool
+	if s, found = strings.CutPrefix(s, scriptLead(sh)); !found {
+		return Command{}, Files{}, false
+	}
+	if f.Script, _, ok = cutWord(sh, s); !ok {
+		return Command{}, Files{}, false
+	}
+	c = Command{Shell: sh}
+	// The id follows the start marker's format; the secret, the end
+	// marker's, or for fish the variable's name.
+	idAt, secretAt := "tmcp;S;", "tmcp;E;"
+	if c.NeedsTextFile() {
+		secretAt = "set -g __tmcp_k "
+	}
+	i, j := strings.Index(s, idAt), strings.LastIndex(s, secretAt)
+	if i < 0 || j < 0 {
+		return Command{}, Files{}, false
+	}
+	c.ID, _, _ = strings.Cut(s[i+len(idAt):], ";")
+	if c.NeedsTextFile() {
+		c.Secret, _, _ = strings.Cut(s[j+len(secretAt):], ";")
+	} else {
+		_, rest, _ := strings.Cut(s[j+len(secretAt):], ";")
+		c.Secret, _, _ = strings.Cut(rest, ";")
+	}
+	if !validID(c.ID) || !validID(c.Secret) || c.ID == c.Secret {
+		return Command{}, Files{}, false
+	}
+	if !c.NeedsTextFile() {
+		k := strings.Index(s, "eval ")
+		if k < 0 {
+			return Command{}, Files{}, false
+		}
+		text, _, ok := cutWord(sh, s[k+len("eval "):])
+		if !ok || !strings.HasSuffix(text, "\n") {
+			return Command{}, Files{}, false
+		}
+		c.Text = text[:len(text)-1]
+	}
+	// Only an exact match counts, so that nothing merely resembling a
+	// script is run.
+	if string(c.script(f)) != string(script) {
+		return Command{}, Files{}, false
+	}
+	return c, f, true
+}
+
+// cutWord takes the quoted word that s starts with, as quoter(sh) writes
+// words, and returns its value and what follows it.
+func cutWord(sh Shell, s string) (word, rest string, ok bool) {
+	if s == "" || s[0] != '\'' {
+		return "", "", false
+	}
+	var b strings.Builder
+	if sh == ShellFish {
+		for i := 1; i < len(s); i++ {
+			switch c := s[i]; {
+			case c == '\\' && i+1 < len(s) && (s[i+1] == '\\' || s[i+1] == '\''):
+				b.WriteByte(s[i+1])
+				i++
+			case c == '\'':
+				return b.String(), s[i+1:], true
+			default:
+				b.WriteByte(c)
+			}
+		}
+		return "", "", false
+	}
+	// POSIX: quoted pieces joined by '\''.
+	i := 1
+	for {
+		j := strings.IndexByte(s[i:], '\'')
+		if j < 0 {
+			return "", "", false
+		}
+		b.WriteString(s[i : i+j])
+		i += j
+		if !strings.HasPrefix(s[i:], `'\''`) {
+			return b.String(), s[i+1:], true
+		}
+		b.WriteByte('\'')
+		i += 4
+	}
+}

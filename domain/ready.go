@@ -1,0 +1,94 @@
+package domain
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// A new pane's shell may take a while before it reads input: its rc files
+// run first (a stalled "pyenv init" took a minute on one machine). Text
+// typed before then is echoed by the terminal, read again by the line
+// editor once it starts, or thrown away by a program that flushes the
+// terminal's input. So the Service waits before it first types into a pane
+// whose shell it saw start — the panes it created, and those the caller
+// names with ExpectStartingShell — until the pane's terminal is set as a
+// line editor sets it (ports.JobControl.LineEditing), within the call's
+// own deadline. A shell without line editing (sh, dash) shows no such
+// sign and is not waited for; nor is any pane of a backend that cannot
+// tell.
+
+// StartingPoll is how often a starting shell is looked at.
+const StartingPoll = 25 * time.Millisecond
+
+// startingShells are the panes whose shells may still be starting.
+type startingShells struct {
+	mu    sync.Mutex
+	panes map[ports.PaneID]bool
+}
+
+func (st *startingShells) add(id ports.PaneID) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.panes == nil {
+		st.panes = make(map[ports.PaneID]bool)
+	}
+	st.panes[id] = true
+}
+
+func (st *startingShells) has(id ports.PaneID) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.panes[id]
+}
+
+func (st *startingShells) done(id ports.PaneID) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	delete(st.panes, id)
+}
+
+// ExpectStartingShell tells the Service that the pane's shell was just
+// started, so that the first write to the pane waits for it to read input
+// (see above). The Service does this itself for the panes it creates.
+func (s *Service) ExpectStartingShell(id ports.PaneID) { s.starting.add(id) }
+
+// awaitShell waits, if the pane's shell may still be starting, until it
+// reads input, and returns "" then; or the outcome that ended the wait
+// first (the deadline or ctx), nothing having been typed.
+func (s *Service) awaitShell(ctx context.Context, w *waiter, id ports.PaneID, sh frame.Shell) Outcome {
+	if !s.starting.has(id) {
+		return ""
+	}
+	if sh == frame.ShellSh {
+		s.starting.done(id)
+		return ""
+	}
+	for {
+		editing, err := s.term.LineEditing(ctx, id)
+		if err != nil || editing {
+			// Ready, or nothing to learn: type.
+			if err == nil || errors.Is(err, ports.ErrUnsupported) {
+				s.starting.done(id)
+			}
+			return ""
+		}
+		t := s.clock.NewTimer(StartingPoll)
+		select {
+		case <-t.C():
+		case <-w.ticks():
+			t.Stop()
+			w.report()
+		case <-w.done():
+			t.Stop()
+			return OutcomeTimedOut
+		case <-ctx.Done():
+			t.Stop()
+			return OutcomeCancelled
+		}
+	}
+}

@@ -1,0 +1,156 @@
+// Package writers keeps one writer per pane: Reservations within this
+// process, Leases across the processes that share a multiplexer, and the
+// Pool that takes both for a call, in the one order that is safe.
+package writers
+
+import (
+	"context"
+	"sync"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// A Pool holds the pane writers of one process. One Pool must serve every
+// call of a process (the pane tools and the lifecycle tools alike), since
+// it holds the reservations.
+type Pool struct {
+	res    *Reservations
+	leases *Leases // nil: no cross-process leases
+
+	// releasing counts the holds whose leases are being given back in the
+	// background (Hold.Release).
+	releasing sync.WaitGroup
+}
+
+// NewPool returns a pool that takes leases from leases, or none when it is
+// nil.
+func NewPool(leases *Leases) *Pool { return &Pool{res: NewReservations(), leases: leases} }
+
+// A Hold is one writer's hold on a pane: its reservation and its lease.
+type Hold struct {
+	pool  *Pool
+	rv    *Reservation
+	lease *Lease
+	once  sync.Once
+}
+
+// Hold reserves the pane for holder and then leases it. It returns a
+// *fault.BusyError when another writer of this process or another
+// process holds it; nothing is held then.
+func (p *Pool) Hold(ctx context.Context, pane ports.PaneID, holder string) (*Hold, error) {
+	rv, err := p.res.Acquire(ctx, pane, holder)
+	if err != nil {
+		return nil, err
+	}
+	lease, err := p.leases.Take(ctx, pane)
+	if err != nil {
+		rv.Release()
+		return nil, err
+	}
+	return &Hold{pool: p, rv: rv, lease: lease}, nil
+}
+
+// HoldAll holds every pane for holder, in order, or none of them: the
+// first that another writer holds is reported as a *fault.BusyError.
+func (p *Pool) HoldAll(ctx context.Context, panes []ports.PaneID, holder string) (Holds, error) {
+	var hs Holds
+	for _, id := range panes {
+		rv, err := p.res.Acquire(ctx, id, holder)
+		if err != nil {
+			hs.Release()
+			return nil, err
+		}
+		hs = append(hs, &Hold{pool: p, rv: rv})
+	}
+	// Reserved first, all of them, so that no lease is taken for a call
+	// that another call of this process turns away.
+	for _, h := range hs {
+		lease, err := p.leases.Take(ctx, h.rv.pane)
+		if err != nil {
+			hs.Release()
+			return nil, err
+		}
+		h.lease = lease
+	}
+	return hs, nil
+}
+
+// Release gives the lease back, then the reservation: a lease is never
+// released after its reservation, or a call that took the pane in between
+// would see its lease given back under it. Giving a lease back is a round
+// trip to the multiplexer that the caller need not wait for, so it
+// happens in the background: meanwhile the pane is no longer busy, and
+// the next writer of this process waits for it (Reservations.Acquire).
+// Calling Release again is harmless.
+func (h *Hold) Release() {
+	h.once.Do(func() {
+		if h.lease == nil {
+			h.rv.Release()
+			return
+		}
+		h.rv.Releasing()
+		h.pool.releasing.Add(1)
+		go func() {
+			defer h.pool.releasing.Done()
+			h.lease.Release()
+			h.rv.Release()
+		}()
+	})
+}
+
+// Returned records that the call holding the pane has returned while its
+// command may still run (see Reservation.Returned).
+func (h *Hold) Returned(holder string, interrupted func()) { h.rv.Returned(holder, interrupted) }
+
+// Described returns the description of the pane taken with its lease, in
+// the same exchange with the multiplexer, if the Leaser could give one:
+// fresh as of the moment the pane was leased to this hold. A caller that
+// gets none describes the pane itself.
+func (h *Hold) Described() (ports.PaneInfo, bool) { return h.lease.Described() }
+
+// Holder describes the writer holding the pane.
+func (h *Hold) Holder() string { return h.rv.Holder() }
+
+// Holds are the holds of one call on several panes.
+type Holds []*Hold
+
+// Release releases every hold.
+func (hs Holds) Release() {
+	for _, h := range hs {
+		h.Release()
+	}
+}
+
+// Lookup returns what holds pane, if anything, and whether its call has
+// returned.
+func (p *Pool) Lookup(pane ports.PaneID) (holder string, returned, held bool) {
+	rv, returned, ok := p.res.Lookup(pane)
+	if !ok {
+		return "", false, false
+	}
+	return rv.Holder(), returned, true
+}
+
+// WhileReturned runs f while pane is held by a call that has returned
+// (see Reservations.WhileReturned).
+func (p *Pool) WhileReturned(pane ports.PaneID, f func() error) (ran bool, err error) {
+	return p.res.WhileReturned(pane, f)
+}
+
+// Released returns a channel closed once nothing of this process holds
+// pane, its lease given back included.
+func (p *Pool) Released(pane ports.PaneID) <-chan struct{} { return p.res.Released(pane) }
+
+// Settle returns once no lease is being given back in the background.
+func (p *Pool) Settle() { p.releasing.Wait() }
+
+// Owner returns the owner this process leases panes as, or "" when it
+// takes no leases.
+func (p *Pool) Owner() string { return p.leases.Owner() }
+
+// Close waits for the leases being given back, then stops renewing the
+// others (see Leases.Close).
+func (p *Pool) Close() {
+	p.Settle()
+	p.leases.Close()
+}

@@ -1,0 +1,62 @@
+package writers
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+)
+
+func TestReservationsAreOnePerPane(t *testing.T) {
+	r := NewReservations()
+	a, err := r.Acquire(context.Background(), "%1", "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Acquire(context.Background(), "%1", "second"); !errors.Is(err, fault.ErrBusy) || !strings.Contains(err.Error(), "first") {
+		t.Fatalf("second writer: %v", err)
+	}
+	if _, err := r.Acquire(context.Background(), "%2", "other pane"); err != nil {
+		t.Fatalf("another pane: %v", err)
+	}
+	released := r.Released("%1")
+	a.Release()
+	a.Release() // harmless
+	select {
+	case <-released:
+	case <-time.After(time.Second):
+		t.Fatal("Released channel not closed")
+	}
+	if _, err := r.Acquire(context.Background(), "%1", "third"); err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+}
+
+func TestWhileReturnedHoldsOffRelease(t *testing.T) {
+	r := NewReservations()
+	rv, _ := r.Acquire(context.Background(), "%1", "run")
+	if ran, _ := r.WhileReturned("%1", func() error { return nil }); ran {
+		t.Fatal("ran while the call had not returned")
+	}
+	rv.Returned("run (returned)", nil)
+	released := make(chan struct{})
+	ran, err := r.WhileReturned("%1", func() error {
+		go func() { rv.Release(); close(released) }()
+		select {
+		case <-released:
+			t.Error("the reservation was released while an interrupt was being sent")
+		case <-time.After(20 * time.Millisecond):
+		}
+		return nil
+	})
+	if !ran || err != nil {
+		t.Fatalf("ran %v, %v", ran, err)
+	}
+	<-released
+	if ran, _ := r.WhileReturned("%1", func() error { return nil }); ran {
+		t.Fatal("ran after the release")
+	}
+}
