@@ -121,7 +121,7 @@ func runEcho(t *testing.T, cs *sdk.ClientSession, pane string) {
 	if res.IsError || got["outcome"] != "completed" || got["exitStatus"] != 3.0 || got["output"] != "hello" {
 		var text []string
 		for _, c := range res.Content {
-			if tc, ok := c.(*mcp.TextContent); ok {
+			if tc, ok := c.(*sdk.TextContent); ok {
 				text = append(text, tc.Text)
 			}
 		}
