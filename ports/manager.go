@@ -238,6 +238,16 @@ type Arranger interface {
 	// example when the pane cannot outgrow its window; a Lister tells the
 	// size it got.
 	ResizePane(ctx context.Context, pane PaneID, width, height int) error
+
+	// ResizeWindow asks for the window (an id) to be width by height
+	// cells; a 0 leaves that dimension as it is. Its panes share the new
+	// size as the backend lays them out. This is how a detached session,
+	// whose windows otherwise keep the backend's default size (often 80
+	// columns, at which programs wrap or cut their output), gets room; the
+	// backend may keep the size from then on instead of following the
+	// terminals of clients that attach later (tmux does). A Lister tells
+	// the size it got.
+	ResizeWindow(ctx context.Context, window string, width, height int) error
 }
 
 // A Renamer renames sessions and windows.

@@ -32,8 +32,9 @@ import (
 //     left empty.
 //   - Sizes are only bookkeeping: a split divides the pane's width or
 //     height (one cell goes to the divider), ResizePane changes the pane
-//     alone, within its window's size, and a narrower pane keeps only the
-//     cells that fit (nothing is reflowed).
+//     alone, within its window's size, ResizeWindow scales the window's
+//     panes with it, and a narrower pane keeps only the cells that fit
+//     (nothing is reflowed).
 //   - Watchers, Self, Dead, the program and unknown facts are the
 //     Terminal's (Attach, SetSelf, KillPane, SetCommand, SetUnknown). A
 //     session's Clients counts the distinct watchers of its panes.
@@ -564,6 +565,44 @@ func (m *Manager) ResizePane(ctx context.Context, id ports.PaneID, width, height
 	}
 	resizeScreen(p, min(width, w.width), min(height, w.height))
 	return nil
+}
+
+// ResizeWindow gives the window a new size and its panes their share of
+// it: a pane that spanned the window's old width (or height) spans the
+// new one, and any other pane is scaled in proportion, keeping at least
+// one cell. (The fake keeps no geometry of its panes, so dividers may
+// gain or lose a cell.)
+func (m *Manager) ResizeWindow(ctx context.Context, id string, width, height int) error {
+	if err := m.begin(ctx, "resize window "+id); err != nil {
+		return err
+	}
+	defer m.mu.Unlock()
+	w, err := m.window(id)
+	if err != nil {
+		return fmt.Errorf("resize window: %w", err)
+	}
+	if width <= 0 {
+		width = w.width
+	}
+	if height <= 0 {
+		height = w.height
+	}
+	m.t.mu.Lock()
+	defer m.t.mu.Unlock()
+	for _, pid := range w.panes {
+		p := m.t.panes[pid]
+		resizeScreen(p, share(p.spec.Width, w.width, width), share(p.spec.Height, w.height, height))
+	}
+	w.width, w.height = width, height
+	return nil
+}
+
+// share scales a pane's n cells of a window's was cells to its now.
+func share(n, was, now int) int {
+	if n >= was || was <= 0 {
+		return now
+	}
+	return max(1, n*now/was)
 }
 
 // RenameSession renames the session; another session's name is refused.

@@ -3,6 +3,7 @@ package fake_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -160,6 +161,48 @@ func TestResizeMovesRowsThatNoLongerFitIntoHistory(t *testing.T) {
 	}
 	if info, _ := term.Pane(ctx, c.Pane); info.Width != 10 || info.Height != 10 {
 		t.Errorf("after asking for 50 rows: %dx%d, want the window's 10 rows", info.Width, info.Height)
+	}
+}
+
+func TestResizeWindowGivesItsPanesTheirShare(t *testing.T) {
+	term := fake.New()
+	m := fake.NewManager(term)
+	c, _ := m.CreateSession(ctx, ports.SessionSpec{Width: 80, Height: 24})
+	below, _ := m.SplitWindow(ctx, c.Pane, true, 0) // 80x12 above 80x11
+	term.Inject(c.Pane, []byte("\r\n"+strings.Repeat("x", 70)))
+
+	if err := m.ResizeWindow(ctx, c.Window.ID, 200, 48); err != nil {
+		t.Fatal(err)
+	}
+	windows, _ := m.ListWindows(ctx, "")
+	if w := windows[0]; w.Width != 200 || w.Height != 48 {
+		t.Errorf("window = %dx%d, want 200x48", w.Width, w.Height)
+	}
+	sizes := func() map[ports.PaneID][2]int {
+		got := map[ports.PaneID][2]int{}
+		panes, _ := m.ListPanes(ctx, ports.PaneFilter{Window: c.Window.ID})
+		for _, p := range panes {
+			got[p.ID] = [2]int{p.Width, p.Height}
+		}
+		return got
+	}
+	if got, want := sizes(), map[ports.PaneID][2]int{c.Pane: {200, 24}, below.Pane: {200, 22}}; !maps.Equal(got, want) {
+		t.Errorf("panes = %v, want %v: the full width each, the height in proportion", got, want)
+	}
+
+	// A 0 leaves that dimension; a narrower window cuts what no longer fits.
+	if err := m.ResizeWindow(ctx, c.Window.ID, 40, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sizes(), map[ports.PaneID][2]int{c.Pane: {40, 24}, below.Pane: {40, 22}}; !maps.Equal(got, want) {
+		t.Errorf("panes after narrowing = %v, want %v", got, want)
+	}
+	rows, _ := term.Capture(ctx, c.Pane, ports.CaptureRange{Start: 1, End: 1})
+	if !slices.Equal(rows, []string{strings.Repeat("x", 40)}) {
+		t.Errorf("row 1 = %q, want its first 40 cells", rows)
+	}
+	if err := m.ResizeWindow(ctx, "@9", 10, 10); !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("resizing an unknown window: err = %v, want ErrNotFound", err)
 	}
 }
 

@@ -200,6 +200,20 @@ func (mr *MockArrangerMockRecorder) ResizePane(ctx, pane, width, height interfac
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ResizePane", reflect.TypeOf((*MockArranger)(nil).ResizePane), ctx, pane, width, height)
 }
 
+// ResizeWindow mocks base method.
+func (m *MockArranger) ResizeWindow(ctx context.Context, window string, width, height int) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ResizeWindow", ctx, window, width, height)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// ResizeWindow indicates an expected call of ResizeWindow.
+func (mr *MockArrangerMockRecorder) ResizeWindow(ctx, window, width, height interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ResizeWindow", reflect.TypeOf((*MockArranger)(nil).ResizeWindow), ctx, window, width, height)
+}
+
 // SelectPane mocks base method.
 func (m *MockArranger) SelectPane(ctx context.Context, pane ports.PaneID) error {
 	m.ctrl.T.Helper()
@@ -552,6 +566,20 @@ func (m *MockManager) ResizePane(ctx context.Context, pane ports.PaneID, width, 
 func (mr *MockManagerMockRecorder) ResizePane(ctx, pane, width, height interface{}) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ResizePane", reflect.TypeOf((*MockManager)(nil).ResizePane), ctx, pane, width, height)
+}
+
+// ResizeWindow mocks base method.
+func (m *MockManager) ResizeWindow(ctx context.Context, window string, width, height int) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ResizeWindow", ctx, window, width, height)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// ResizeWindow indicates an expected call of ResizeWindow.
+func (mr *MockManagerMockRecorder) ResizeWindow(ctx, window, width, height interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ResizeWindow", reflect.TypeOf((*MockManager)(nil).ResizeWindow), ctx, window, width, height)
 }
 
 // SelectPane mocks base method.

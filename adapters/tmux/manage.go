@@ -535,6 +535,26 @@ func (t *Terminal) ResizePane(ctx context.Context, pane ports.PaneID, width, hei
 	return t.paneCommand(ctx, pane, "resize pane", "resize-pane", size...)
 }
 
+// ResizeWindow runs resize-window -x/-y for the dimensions given. tmux
+// then sets the window's window-size option to manual: the window keeps
+// that size when clients attach, until the option is changed.
+func (t *Terminal) ResizeWindow(ctx context.Context, window string, width, height int) error {
+	var size []string
+	if width > 0 {
+		size = append(size, "-x", strconv.Itoa(width))
+	}
+	if height > 0 {
+		size = append(size, "-y", strconv.Itoa(height))
+	}
+	if size == nil {
+		if err := checkWindowID(window); err != nil {
+			return fmt.Errorf("resize window: %w", err)
+		}
+		return nil
+	}
+	return t.windowCommand(ctx, window, "resize window", "resize-window", size...)
+}
+
 // RenameSession runs rename-session on the session's id.
 func (t *Terminal) RenameSession(ctx context.Context, session, name string) error {
 	if err := storableSession(name); err != nil {

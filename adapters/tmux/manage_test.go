@@ -282,6 +282,58 @@ func TestManagerLifecycle(t *testing.T) {
 	}
 }
 
+func TestManagerResizesAWindowOfADetachedSession(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	top := s.session("main", bashCmd) // 80x24, detached
+	bottom := s.split(top, bashCmd)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	windows, err := term.ListWindows(ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	win := windows[0].ID
+
+	if err := term.ResizeWindow(ctx, win, 200, 50); err != nil {
+		t.Fatal(err)
+	}
+	size := func() (w, h int, panes map[ports.PaneID][2]int) {
+		windows, err := term.ListWindows(ctx, "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := term.ListPanes(ctx, ports.PaneFilter{Window: win})
+		if err != nil {
+			t.Fatal(err)
+		}
+		panes = map[ports.PaneID][2]int{}
+		for _, p := range list {
+			panes[p.ID] = [2]int{p.Width, p.Height}
+		}
+		return windows[0].Width, windows[0].Height, panes
+	}
+	w, h, panes := size()
+	if w != 200 || h != 50 || panes[top][0] != 200 || panes[bottom][0] != 200 || panes[top][1]+1+panes[bottom][1] != 50 {
+		t.Errorf("after ResizeWindow(200, 50): window %dx%d, panes %v; want 200x50 shared by both", w, h, panes)
+	}
+	if err := term.ResizeWindow(ctx, win, 0, 30); err != nil {
+		t.Fatal(err)
+	}
+	if w, h, _ := size(); w != 200 || h != 30 {
+		t.Errorf("after ResizeWindow(0, 30): window %dx%d, want the width kept", w, h)
+	}
+	if info, err := term.Pane(ctx, top); err != nil || info.Width != 200 {
+		t.Errorf("the pane as a write sees it: %+v, %v; want 200 columns", info, err)
+	}
+
+	for _, bad := range []string{"@999", "main:0", "%0"} {
+		if err := term.ResizeWindow(ctx, bad, 100, 0); !errors.Is(err, ports.ErrNotFound) {
+			t.Errorf("ResizeWindow(%q): err = %v, want ErrNotFound", bad, err)
+		}
+	}
+}
+
 func TestManagerTargetsSessionsByExactName(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t)

@@ -455,6 +455,10 @@ func TestToolsOfAMissingCapabilityAreUnsupported(t *testing.T) {
 			_, err := life.SelectWindow(ctx, lifecycle.SelectWindowRequest{WindowID: "@0"})
 			return err
 		},
+		"resize_window": func() error {
+			_, err := life.ResizeWindow(ctx, lifecycle.ResizeWindowRequest{WindowID: "@0", Width: 10})
+			return err
+		},
 		"rename_session": func() error {
 			_, err := life.RenameSession(ctx, lifecycle.RenameSessionRequest{Session: "$0", Name: "x"})
 			return err
@@ -668,6 +672,10 @@ func TestEveryLifecycleToolReportsAnUnreachableMultiplexer(t *testing.T) {
 		},
 		"resize_pane": func() error {
 			_, err := l.life.ResizePane(l.ctx, lifecycle.ResizePaneRequest{PaneID: l.top, Width: 10})
+			return err
+		},
+		"resize_window": func() error {
+			_, err := l.life.ResizeWindow(l.ctx, lifecycle.ResizeWindowRequest{WindowID: "@0", Width: 10})
 			return err
 		},
 		"rename_session": func() error {

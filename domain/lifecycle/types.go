@@ -117,6 +117,13 @@ type ResizePaneRequest struct {
 	Width, Height int
 }
 
+// ResizeWindowRequest is a resize_window call. At least one of Width and
+// Height is set; 0 leaves that dimension as it is.
+type ResizeWindowRequest struct {
+	WindowID      string
+	Width, Height int
+}
+
 // RenameSessionRequest is a rename_session call.
 type RenameSessionRequest struct {
 	Session string // an id or a name
