@@ -173,8 +173,9 @@ type Created struct {
 // The lifecycle half of a backend, beside the Terminal that writes to and
 // reads from panes, is split by capability, so that a backend offers what
 // it can: a Lister tells what there is, a Creator makes sessions, windows
-// and panes, an Arranger selects and resizes, a Renamer renames, and a
-// Remover clears and kills. A Manager is all five.
+// and panes, an Arranger selects and resizes, a Renamer renames, a
+// Remover clears and kills, and a Respawner restarts a pane's program. A
+// Manager is all six.
 //
 // Names are taken literally: a backend that would store a name other than
 // as given, or read some of its characters specially (as a format, an
@@ -281,6 +282,18 @@ type Remover interface {
 	KillSession(ctx context.Context, session string) error
 }
 
+// A Respawner restarts a pane's program in place.
+type Respawner interface {
+	// RespawnPane ends the pane's process, if it still runs, and starts
+	// the pane's program afresh in the same pane: the id stays, the
+	// process (and with it PaneInfo.Generation) is new, any mode is left,
+	// and the visible screen starts blank (the rows above it may be kept).
+	// A dead pane is brought back to life. Streams open on the pane may
+	// go on with the new process's output or end; either way their
+	// offsets keep counting.
+	RespawnPane(ctx context.Context, pane PaneID) error
+}
+
 // A Manager is the whole lifecycle half of a backend.
 type Manager interface {
 	Lister
@@ -288,4 +301,5 @@ type Manager interface {
 	Arranger
 	Renamer
 	Remover
+	Respawner
 }

@@ -698,6 +698,27 @@ func (m *Manager) KillSession(ctx context.Context, session string) error {
 	return nil
 }
 
+// RespawnPane restarts the pane's program as tmux's respawn-pane -k does:
+// a live process is replaced without ending open streams (as
+// Terminal.Replace), a dead pane comes back to life (as Terminal.Respawn,
+// its streams having ended when it died). Either way the pane gets a new
+// Generation and pid, leaves any mode, forgets SetCommand and starts
+// with a blank screen (the history kept), on which a shell prints its
+// prompt at the top.
+func (m *Manager) RespawnPane(ctx context.Context, id ports.PaneID) error {
+	if err := m.begin(ctx, "respawn pane "+string(id)); err != nil {
+		return err
+	}
+	defer m.mu.Unlock()
+	if _, err := m.windowOf(id); err != nil {
+		return fmt.Errorf("respawn pane: %w", err)
+	}
+	m.t.mu.Lock()
+	defer m.t.mu.Unlock()
+	m.t.panes[id].restart(true)
+	return nil
+}
+
 // remove removes panes from the Terminal and the layout.
 func (m *Manager) remove(ids ...ports.PaneID) {
 	for _, id := range slices.Clone(ids) {

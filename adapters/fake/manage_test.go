@@ -288,3 +288,70 @@ func TestListPanesReportsTheTerminalsFacts(t *testing.T) {
 		t.Errorf("times = %v and %v, want the clock's", sessions[0].Created, info.Started)
 	}
 }
+
+func TestRespawnPaneRestartsALivePaneKeepingItsStreams(t *testing.T) {
+	term := fake.New()
+	m := fake.NewManager(term)
+	c, _ := m.CreateSession(ctx, ports.SessionSpec{Width: 20, Height: 3})
+	term.Inject(c.Pane, []byte("one\r\ntwo\r\nthree\r\nfour"))
+	term.SetMode(c.Pane, "copy-mode")
+	term.SetCommand(c.Pane, "vim")
+	before := describe(t, term, c.Pane)
+	s := openStream(t, term, c.Pane)
+
+	if err := m.RespawnPane(ctx, c.Pane); err != nil {
+		t.Fatal(err)
+	}
+	after := describe(t, term, c.Pane)
+	if after.Dead || after.Generation == before.Generation || after.Mode != "" || after.Command != "bash" {
+		t.Errorf("after RespawnPane: %+v; want alive, a new generation, no mode, bash again", after)
+	}
+	if got := screen(t, term, c.Pane); !slices.Equal(got, []string{"$", "", ""}) {
+		t.Errorf("screen = %q, want it blank but for the new prompt at the top", got)
+	}
+	if info := describe(t, term, c.Pane); info.HistorySize != before.HistorySize {
+		t.Errorf("history = %d rows, want the %d kept", info.HistorySize, before.HistorySize)
+	}
+	chunk := s.ReadFrom(0)
+	if chunk.Ended != nil || !strings.HasSuffix(string(chunk.Data), "$ ") {
+		t.Errorf("stream after RespawnPane: %q, ended %v; want it open, the new prompt in it", chunk.Data, chunk.Ended)
+	}
+	typeLine(t, term, c.Pane, "echo back")
+	if got := screen(t, term, c.Pane); got[1] != "back" {
+		t.Errorf("screen after a command = %q, want the new shell to run it", got)
+	}
+}
+
+func TestRespawnPaneBringsADeadPaneBack(t *testing.T) {
+	term := fake.New()
+	m := fake.NewManager(term)
+	c, _ := m.CreateSession(ctx, ports.SessionSpec{})
+	ended := openStream(t, term, c.Pane)
+	term.KillPane(c.Pane)
+
+	if err := m.RespawnPane(ctx, c.Pane); err != nil {
+		t.Fatal(err)
+	}
+	if info := describe(t, term, c.Pane); info.Dead {
+		t.Fatalf("after RespawnPane: %+v, want alive", info)
+	}
+	if chunk := ended.ReadFrom(ended.End()); !errors.Is(chunk.Ended, ports.ErrPaneDead) {
+		t.Errorf("the stream of the dead process: ended %v, want ErrPaneDead still", chunk.Ended)
+	}
+	s := openStream(t, term, c.Pane)
+	typeLine(t, term, c.Pane, "echo alive")
+	if chunk := s.ReadFrom(0); chunk.Ended != nil || !strings.Contains(string(chunk.Data), "alive") {
+		t.Errorf("a new stream: %q, ended %v; want the new shell's output", chunk.Data, chunk.Ended)
+	}
+	if ids := listPaneIDs(t, m, ports.PaneFilter{}); !slices.Equal(ids, []ports.PaneID{c.Pane}) {
+		t.Errorf("panes = %v, want the same pane id", ids)
+	}
+
+	if err := m.RespawnPane(ctx, "%9"); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("respawning an unknown pane: err = %v, want ErrPaneNotFound", err)
+	}
+	term.SetUnavailable(true)
+	if err := m.RespawnPane(ctx, c.Pane); !errors.Is(err, ports.ErrUnavailable) {
+		t.Errorf("respawning while unavailable: err = %v, want ErrUnavailable", err)
+	}
+}

@@ -607,6 +607,76 @@ func (t *Terminal) KillSession(ctx context.Context, session string) error {
 	return nil
 }
 
+// RespawnPane runs respawn-pane -k, which kills the pane's process if it
+// still runs and starts the command the pane was made with again, in a
+// new terminal of the same pane id: the visible screen is cleared, the
+// history kept, any mode left. Control clients go on sending the pane's
+// output, so open streams carry the new process's bytes after the old
+// one's (with one byte counted as missed where tmux may have dropped some;
+// see pausedOutput); a dead pane's streams have ended already. The
+// terminal this adapter remembers for the pane is forgotten, to be asked
+// for again.
+//
+// tmux up to 3.6a at least crashes, taking every session with it, when
+// the new process first writes after respawn-pane if a control client was
+// behind on the pane's output at the respawn: the pane gets a new, empty
+// buffer, while the offsets into the old one that the pane and each
+// control client keep are not reset (tmux/tmux#5499). A client falls
+// behind when it reads slowly, and for good when the pane died while
+// output to it was still queued, which is common: the last words of a
+// shell that exits. So RespawnPane first pauses the pane for every
+// control client attached to the server, its own and other programs'
+// (refresh-client -t CLIENT -A %N:pause, which drops what was queued for
+// the client), respawns it and continues it for each (which sets the
+// client's offset to the pane's), all in one command list, which tmux
+// runs to its end before it reads from any pane. It holds attachGate
+// across listing the clients and that command list, so that no control
+// client of this Terminal attaches unseen in between; one of another
+// program's that attaches in that moment is not paused.
+func (t *Terminal) RespawnPane(ctx context.Context, pane ports.PaneID) error {
+	if err := checkPaneID(pane); err != nil {
+		return fmt.Errorf("respawn pane: %w", err)
+	}
+	t.attachGate.RLock()
+	defer t.attachGate.RUnlock()
+	out, err := t.runGated(ctx, nil, "list-clients", "-F", "R"+sep+"#{client_control_mode}"+sep+clean("client_name"))
+	if err != nil {
+		return fmt.Errorf("respawn pane %s: list the control clients: %w", pane, err)
+	}
+	var controls []string
+	for _, f := range tagged(out, "R", 2) {
+		if f[0] == "1" {
+			controls = append(controls, f[1])
+		}
+	}
+	each := func(state string) []string {
+		var args []string
+		for _, name := range controls {
+			args = append(args, "refresh-client", "-t", escapeArg(name), "-A", string(pane)+":"+state, ";")
+		}
+		return args
+	}
+	args := append(each("pause"), "respawn-pane", "-k", "-t", string(pane))
+	if cont := each("continue"); len(cont) > 0 {
+		args = append(append(args, ";"), cont[:len(cont)-1]...)
+	}
+	if _, err := t.runGated(ctx, nil, args...); err != nil {
+		// A failing command ends the list: a client that left in between
+		// may have kept the rest from running, the respawn too. None may
+		// stay paused.
+		for _, name := range controls {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			t.runGated(cctx, nil, "refresh-client", "-t", escapeArg(name), "-A", string(pane)+":continue")
+			cancel()
+		}
+		return fmt.Errorf("respawn pane %s: %w", pane, manageError(err))
+	}
+	t.mu.Lock()
+	delete(t.ttys, pane)
+	t.mu.Unlock()
+	return nil
+}
+
 // paneCommand runs "command -t pane args...".
 func (t *Terminal) paneCommand(ctx context.Context, pane ports.PaneID, what, command string, args ...string) error {
 	if err := checkPaneID(pane); err != nil {

@@ -334,6 +334,105 @@ func TestManagerResizesAWindowOfADetachedSession(t *testing.T) {
 	}
 }
 
+func TestManagerRespawnsALivePaneInPlace(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	s.waitPrompt(p)
+	s.tmux("send-keys", "-t", string(p), "seq 40; sleep 600", "Enter")
+	s.waitScreen(p, "seq's last line", func(screen string) bool { return strings.Contains(screen, "\n40\n") })
+	s.tmux("copy-mode", "-t", string(p))
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	before, err := term.Pane(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	from := stream.End()
+
+	if err := term.RespawnPane(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	s.waitPrompt(p)
+	after, err := term.Pane(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Dead || after.Generation == before.Generation || after.Mode != "" || after.HistorySize < before.HistorySize {
+		t.Errorf("after RespawnPane: %+v (before %+v); want alive, a new generation, out of copy mode, the history kept", after, before)
+	}
+	if screen := s.screen(p); strings.TrimRight(screen, "\n") != "$" {
+		t.Errorf("screen after RespawnPane = %q, want blank but for the new prompt", screen)
+	}
+	// The stream goes on with the new shell's output.
+	if err := term.SendText(ctx, p, "echo respawned-$((6*7))\r"); err != nil {
+		t.Fatal(err)
+	}
+	_, missed, ended := readUntil(t, stream, from, "the new shell's output", contains("respawned-42"))
+	if ended != nil {
+		t.Errorf("the stream ended (%v); want it to carry the new process's output", ended)
+	}
+	if missed < 1 {
+		t.Errorf("missed = %d across the respawn; want the gap where tmux may have dropped the old process's queued output counted", missed)
+	}
+	// The terminal is the new process's: read anew, not the old one's.
+	eventually(t, 5*time.Second, "the new shell's terminal to edit lines", func() bool {
+		editing, err := term.LineEditing(ctx, p)
+		return err == nil && editing
+	})
+
+	if err := term.RespawnPane(ctx, "%999"); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("respawning an unknown pane: err = %v, want ErrPaneNotFound", err)
+	}
+	if err := term.RespawnPane(ctx, "main"); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("respawning a malformed pane id: err = %v, want ErrPaneNotFound", err)
+	}
+}
+
+func TestManagerRespawnsADeadPane(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	s.tmux("set-option", "-w", "-t", string(p), "remain-on-exit", "on")
+	s.waitPrompt(p)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	old, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	s.tmux("send-keys", "-t", string(p), "exit", "Enter")
+	if _, _, ended := readUntil(t, old, old.End(), "the end of the stream", func([]byte) bool { return false }); !errors.Is(ended, ports.ErrPaneDead) {
+		t.Fatalf("the stream of the exiting shell ended with %v, want ErrPaneDead", ended)
+	}
+
+	if err := term.RespawnPane(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	s.waitPrompt(p)
+	if info, err := term.Pane(ctx, p); err != nil || info.Dead || info.ID != p {
+		t.Fatalf("after RespawnPane: %+v, %v; want %s alive", info, err, p)
+	}
+	stream, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	from := stream.End()
+	if err := term.SendText(ctx, p, "echo back-$((6*7))\r"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ended := readUntil(t, stream, from, "the new shell's output", contains("back-42")); ended != nil {
+		t.Errorf("a stream opened after the respawn ended (%v); want the new shell's output", ended)
+	}
+}
+
 func TestManagerTargetsSessionsByExactName(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t)
