@@ -464,6 +464,10 @@ func TestToolsOfAMissingCapabilityAreUnsupported(t *testing.T) {
 			return err
 		},
 		"kill_pane": func() error { _, err := life.KillPane(ctx, lifecycle.KillPaneRequest{PaneID: "%0"}); return err },
+		"respawn_pane": func() error {
+			_, err := life.RespawnPane(ctx, lifecycle.RespawnPaneRequest{PaneID: "%0"})
+			return err
+		},
 	}
 	for tool, call := range unsupported {
 		if err := call(); !errors.Is(err, ports.ErrUnsupported) {
@@ -691,6 +695,10 @@ func TestEveryLifecycleToolReportsAnUnreachableMultiplexer(t *testing.T) {
 			return err
 		},
 		"kill_pane": func() error { _, err := l.life.KillPane(l.ctx, lifecycle.KillPaneRequest{PaneID: l.top}); return err },
+		"respawn_pane": func() error {
+			_, err := l.life.RespawnPane(l.ctx, lifecycle.RespawnPaneRequest{PaneID: l.top})
+			return err
+		},
 		"kill_window": func() error {
 			_, err := l.life.KillWindow(l.ctx, lifecycle.KillWindowRequest{WindowID: "@0"})
 			return err

@@ -1,11 +1,18 @@
 package lifecycle_test
 
 import (
+	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
+	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -47,5 +54,188 @@ func TestResizeWindowChecksItsArgumentsBeforeTheBackend(t *testing.T) {
 	l := newLayout(t)
 	if _, err := l.life.ResizeWindow(l.ctx, lifecycle.ResizeWindowRequest{WindowID: "@9", Width: 80}); !errors.Is(err, ports.ErrNotFound) {
 		t.Errorf("ResizeWindow(@9): err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestRespawnPaneRestartsAStuckProgramKeepingThePaneID(t *testing.T) {
+	l := newLayout(t)
+	l.term.SetCommand(l.bottom, "vim") // stuck in a program keys cannot leave
+	l.term.SetMode(l.bottom, "copy-mode")
+	before, _ := l.term.Pane(l.ctx, l.bottom)
+
+	p, err := l.life.RespawnPane(l.ctx, lifecycle.RespawnPaneRequest{PaneID: l.bottom})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ID != l.bottom || p.Dead || p.Command != "bash" || p.Busy != "" || p.Window.ID != "@0" || p.Index != 1 {
+		t.Errorf("RespawnPane = %+v; want %s again, alive, running bash, not busy, where it was", p, l.bottom)
+	}
+	after, _ := l.term.Pane(l.ctx, l.bottom)
+	if after.Generation == before.Generation || after.Mode != "" {
+		t.Errorf("after the respawn: %+v; want a new process generation, out of copy mode", after)
+	}
+	if !slices.Equal(l.paneIDs(), []ports.PaneID{l.top, l.bottom, l.logs}) {
+		t.Errorf("panes = %v, want the layout unchanged", l.paneIDs())
+	}
+	res, err := l.svc.RunShellCommand(l.ctx, domain.RunRequest{PaneID: l.bottom, Command: "echo fresh"})
+	if err != nil || res.Outcome != domain.OutcomeCompleted || res.Output != "fresh" {
+		t.Errorf("a command in the new shell: %+v, %v", res, err)
+	}
+}
+
+func TestRespawnPaneBringsADeadPaneBackWhoeverWatchesIt(t *testing.T) {
+	cases := map[string]func(l *layout){
+		"dead":                       func(l *layout) {},
+		"dead and watched":           func(l *layout) { l.term.Attach(l.bottom, "/dev/pts/4") },
+		"dead, the server's own":     func(l *layout) { l.term.SetSelf(l.bottom) },
+		"dead, its watchers unknown": func(l *layout) { l.term.SetUnknown(l.bottom, ports.FactWatched, ports.FactSelf) },
+	}
+	for name, setup := range cases {
+		t.Run(name, func(t *testing.T) {
+			l := newLayout(t)
+			setup(l)
+			l.term.KillPane(l.bottom)
+			p, err := l.life.RespawnPane(l.ctx, lifecycle.RespawnPaneRequest{PaneID: l.bottom})
+			if err != nil {
+				t.Fatalf("RespawnPane of a dead pane: %v; want it respawned, as it ends nothing", err)
+			}
+			if p.Dead {
+				t.Errorf("RespawnPane = %+v, want it alive", p)
+			}
+		})
+	}
+}
+
+// Ending a live program is a write like a kill: the same refusals, and
+// nothing respawned.
+func TestRespawnPaneRefusesALivePaneAsAKillWould(t *testing.T) {
+	cases := []struct {
+		name    string
+		protect func(l *layout)
+		force   bool
+		want    error
+		says    string
+	}{
+		{"watched", func(l *layout) { l.term.Attach(l.bottom, "/dev/pts/4") }, false, fault.ErrRefused, "/dev/pts/4"},
+		{"watched, with force", func(l *layout) { l.term.Attach(l.bottom, "/dev/pts/4") }, true, fault.ErrRefused, "/dev/pts/4"},
+		{"the server's own", func(l *layout) { l.term.SetSelf(l.bottom) }, false, fault.ErrRefused, "this server itself runs in"},
+		{"watchers unknown", func(l *layout) { l.term.SetUnknown(l.bottom, ports.FactWatched) }, true, fault.ErrRefused, "cannot tell"},
+		{"running a command of ours", func(l *layout) { l.hang(l.bottom, "make test") }, true, fault.ErrBusy, "make test"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := newLayout(t)
+			c.protect(l)
+			before, _ := l.term.Pane(l.ctx, l.bottom)
+			_, err := l.life.RespawnPane(l.ctx, lifecycle.RespawnPaneRequest{PaneID: l.bottom, Force: c.force})
+			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), string(l.bottom)) || !strings.Contains(err.Error(), c.says) {
+				t.Fatalf("err = %v, want %v naming %s and saying %q", err, c.want, l.bottom, c.says)
+			}
+			var refusal *fault.RefusalError
+			if errors.As(err, &refusal) && (!refusal.Ending || !strings.Contains(refusal.Reason, "respawn_pane would end its program")) {
+				t.Errorf("refusal %+v, want an ending refusal saying respawn_pane would end the program", refusal)
+			}
+			if after, _ := l.term.Pane(l.ctx, l.bottom); after.Generation != before.Generation {
+				t.Error("a refused respawn replaced the pane's process")
+			}
+		})
+	}
+}
+
+func TestRespawnPaneOfTheServersOwnPaneNeedsForce(t *testing.T) {
+	l := newLayout(t)
+	l.term.SetSelf(l.bottom)
+	if _, err := l.life.RespawnPane(l.ctx, lifecycle.RespawnPaneRequest{PaneID: l.bottom, Force: true}); err != nil {
+		t.Errorf("RespawnPane of the server's own pane with force: %v", err)
+	}
+}
+
+// A dead pane ends nothing, but its writer still holds it: it is not
+// respawned under another writer.
+func TestRespawnPaneOfADeadPaneAnotherWriterHoldsIsBusy(t *testing.T) {
+	l := newLayout(t)
+	hold, err := l.pool.Hold(l.ctx, l.bottom, `run_shell_command "make"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Release()
+	l.term.KillPane(l.bottom)
+	if _, err := l.life.RespawnPane(l.ctx, lifecycle.RespawnPaneRequest{PaneID: l.bottom, Force: true}); !errors.Is(err, fault.ErrBusy) {
+		t.Errorf("err = %v, want busy", err)
+	}
+	if info, _ := l.term.Pane(l.ctx, l.bottom); !info.Dead {
+		t.Error("the held dead pane was respawned")
+	}
+}
+
+func TestRespawnPaneReportsTheNewShellSoThatThePaneToolsWaitForIt(t *testing.T) {
+	l := newLayout(t)
+	var told []ports.PaneID
+	life := lifecycle.New(lifecycle.FromManager(l.mgr), l.term, l.pool, func(id ports.PaneID) {
+		told = append(told, id)
+		l.svc.ExpectStartingShell(id)
+	})
+	if _, err := life.RespawnPane(l.ctx, lifecycle.RespawnPaneRequest{PaneID: l.bottom}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(told, []ports.PaneID{l.bottom}) {
+		t.Fatalf("created heard of %v, want %s", told, l.bottom)
+	}
+
+	// The new shell is still reading its rc files: a paste waits for it.
+	l.term.SetStarting(l.bottom, true)
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.svc.PasteText(l.ctx, domain.PasteRequest{PaneID: l.bottom, Text: "typed"})
+		done <- err
+	}()
+	ctx, cancel := context.WithTimeout(l.ctx, 10*time.Second)
+	defer cancel()
+	waited := make(chan error, 1)
+	go func() { waited <- l.clock.WaitForTimer(ctx, domain.StartingPoll) }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Fatalf("paste_text never waited for the shell: %v", err)
+		}
+	case err := <-done:
+		t.Fatalf("paste_text returned (%v) without waiting for the new shell", err)
+	}
+	if sent := l.term.Sent(l.bottom); slices.ContainsFunc(sent, func(in fake.Input) bool { return in.Text == "typed" }) {
+		t.Fatalf("pasted into a shell that had not started: %+v", sent)
+	}
+	l.term.SetStarting(l.bottom, false)
+	l.clock.Advance(domain.StartingPoll)
+	if err := <-done; err != nil {
+		t.Errorf("paste once the shell started: %v", err)
+	}
+}
+
+func TestRespawnPaneWithoutTheCapabilityIsUnsupported(t *testing.T) {
+	term := fake.New()
+	mgr := fake.NewManager(term)
+	b := lifecycle.FromManager(mgr)
+	b.Respawner = nil
+	life := lifecycle.New(b, term, writers.NewPool(nil), nil)
+	c, err := life.CreateSession(t.Context(), lifecycle.CreateSessionRequest{})
+	if err != nil {
+		t.Fatalf("the other capabilities: %v", err)
+	}
+	before, _ := term.Pane(t.Context(), c.Pane)
+	if _, err := life.RespawnPane(t.Context(), lifecycle.RespawnPaneRequest{PaneID: c.Pane}); !errors.Is(err, ports.ErrUnsupported) {
+		t.Errorf("RespawnPane without a Respawner: err = %v, want ErrUnsupported", err)
+	}
+	if after, _ := term.Pane(t.Context(), c.Pane); after.Generation != before.Generation {
+		t.Error("respawned without a Respawner")
+	}
+	if _, err := life.RespawnPane(t.Context(), lifecycle.RespawnPaneRequest{PaneID: "%9"}); !errors.Is(err, ports.ErrUnsupported) {
+		t.Errorf("RespawnPane of an unknown pane without a Respawner: err = %v, want ErrUnsupported first", err)
+	}
+}
+
+func TestRespawnPaneOfAnUnknownPane(t *testing.T) {
+	l := newLayout(t)
+	if _, err := l.life.RespawnPane(l.ctx, lifecycle.RespawnPaneRequest{PaneID: "%77"}); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("err = %v, want ErrPaneNotFound", err)
 	}
 }

@@ -155,6 +155,12 @@ type KillPaneRequest struct {
 	Force  bool // allow the server's own pane
 }
 
+// RespawnPaneRequest is a respawn_pane call.
+type RespawnPaneRequest struct {
+	PaneID ports.PaneID
+	Force  bool // allow the server's own pane (when it is alive)
+}
+
 // KillWindowRequest is a kill_window call.
 type KillWindowRequest struct {
 	WindowID string
