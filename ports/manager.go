@@ -105,6 +105,19 @@ type PaneSummary struct {
 	// Width and Height are the size of the visible screen in cells.
 	Width, Height int
 
+	// PID is the process id of the pane's program, the process the pane
+	// started (such as its shell, not the command running in front of
+	// it), on the host the multiplexer runs on; for a dead pane, that of
+	// the program that exited.
+	PID int
+
+	// CursorX and CursorY are where the cursor of the pane's screen is:
+	// the column, 0 at the left (it equals Width while a character written
+	// in the last column waits to wrap), and the row, 0 at the top of the
+	// visible screen. A mode such as copy mode moves a cursor of its own,
+	// which this is not.
+	CursorX, CursorY int
+
 	// Title is the title the pane's program set, or the backend's default.
 	Title string
 
@@ -114,8 +127,8 @@ type PaneSummary struct {
 	Self     bool
 
 	// Unknown lists the facts above that the backend could not determine
-	// (FactWatched, FactSelf, FactCommand); their fields then hold zero
-	// values that must not be trusted.
+	// (FactWatched, FactSelf, FactCommand, FactPID, FactCursor); their
+	// fields then hold zero values that must not be trusted.
 	Unknown []Fact
 }
 

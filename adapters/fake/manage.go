@@ -35,9 +35,10 @@ import (
 //     alone, within its window's size, ResizeWindow scales the window's
 //     panes with it, and a narrower pane keeps only the cells that fit
 //     (nothing is reflowed).
-//   - Watchers, Self, Dead, the program and unknown facts are the
-//     Terminal's (Attach, SetSelf, KillPane, SetCommand, SetUnknown). A
-//     session's Clients counts the distinct watchers of its panes.
+//   - Watchers, Self, Dead, the program, its pid (new with each
+//     generation), the cursor and unknown facts are the Terminal's
+//     (Attach, SetSelf, KillPane, SetCommand, SetUnknown). A session's
+//     Clients counts the distinct watchers of its panes.
 //   - Killing the last session leaves an empty server running, unlike
 //     tmux, which exits.
 //
@@ -378,6 +379,7 @@ func (m *Manager) summary(w *fakeWindow, i int, id ports.PaneID) ports.PaneSumma
 	sum := ports.PaneSummary{
 		ID: id, Session: w.session.ref(), Window: w.ref(m.t), Index: i, Active: w.active == id,
 		Dead: p.dead, Command: p.command(), Path: path, Width: p.spec.Width, Height: p.spec.Height,
+		PID: p.pid, CursorX: p.scr.cx, CursorY: p.scr.cy,
 		Title: title, Watchers: slices.Clone(p.watchers), Self: p.self,
 	}
 	for _, f := range p.unknown {
@@ -388,6 +390,10 @@ func (m *Manager) summary(w *fakeWindow, i int, id ports.PaneID) ports.PaneSumma
 			sum.Self = false
 		case ports.FactCommand:
 			sum.Command = ""
+		case ports.FactPID:
+			sum.PID = 0
+		case ports.FactCursor:
+			sum.CursorX, sum.CursorY = 0, 0
 		default:
 			continue
 		}

@@ -355,3 +355,33 @@ func TestRespawnPaneBringsADeadPaneBack(t *testing.T) {
 		t.Errorf("respawning while unavailable: err = %v, want ErrUnavailable", err)
 	}
 }
+
+func TestListPanesTellsTheProcessAndTheCursor(t *testing.T) {
+	term := fake.New()
+	m := fake.NewManager(term)
+	c, _ := m.CreateSession(ctx, ports.SessionSpec{Width: 20, Height: 5})
+	term.Inject(c.Pane, []byte("one\r\ntwo"))
+	sum := func() ports.PaneSummary {
+		panes, err := m.ListPanes(ctx, ports.PaneFilter{Pane: c.Pane})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return panes[0]
+	}
+	first := sum()
+	if first.PID <= 0 || first.CursorX != 3 || first.CursorY != 1 || len(first.Unknown) != 0 {
+		t.Errorf("pane = pid %d, cursor (%d, %d), unknown %v; want a pid and the cursor after \"two\" at (3, 1)",
+			first.PID, first.CursorX, first.CursorY, first.Unknown)
+	}
+	if err := m.RespawnPane(ctx, c.Pane); err != nil {
+		t.Fatal(err)
+	}
+	if again := sum(); again.PID == first.PID || again.CursorX != 2 || again.CursorY != 0 {
+		t.Errorf("after a respawn: pid %d (was %d), cursor (%d, %d); want a new pid, the cursor after the prompt at (2, 0)",
+			again.PID, first.PID, again.CursorX, again.CursorY)
+	}
+	term.SetUnknown(c.Pane, ports.FactPID, ports.FactCursor)
+	if u := sum(); u.PID != 0 || u.CursorX != 0 || u.CursorY != 0 || !slices.Equal(u.Unknown, []ports.Fact{ports.FactPID, ports.FactCursor}) {
+		t.Errorf("with pid and cursor unknown: %+v; want them zero and listed in Unknown", u)
+	}
+}

@@ -77,6 +77,9 @@ const (
 	panWidth
 	panHeight
 	panTitle
+	panPID
+	panCursorX
+	panCursorY
 	panFieldCount
 )
 
@@ -84,6 +87,7 @@ var paneSummaryFormat = strings.Join([]string{"pan",
 	"#{pane_id}", "#{session_id}", clean("session_name"), "#{window_id}", "#{window_index}", clean("window_name"),
 	"#{pane_index}", "#{pane_active}", "#{pane_dead}", clean("pane_current_command"), clean("pane_current_path"),
 	"#{pane_width}", "#{pane_height}", clean("pane_title"),
+	"#{pane_pid}", "#{cursor_x}", "#{cursor_y}",
 }, sep)
 
 // createdFormat is what the creating commands print (-P -F).
@@ -360,6 +364,20 @@ func (t *Terminal) ListPanes(ctx context.Context, f ports.PaneFilter) ([]ports.P
 			sum.Watchers, sum.Self = info.Watchers, info.Self
 		} else {
 			sum.Unknown = []ports.Fact{ports.FactWatched, ports.FactSelf}
+		}
+		// A pane that runs no process at all (one made empty, with
+		// split-window '') has pid 0: not a fact.
+		if pid, err := strconv.Atoi(p[panPID]); err == nil && pid > 0 {
+			sum.PID = pid
+		} else {
+			sum.Unknown = append(sum.Unknown, ports.FactPID)
+		}
+		x, errX := strconv.Atoi(p[panCursorX])
+		y, errY := strconv.Atoi(p[panCursorY])
+		if errX == nil && errY == nil && x >= 0 && y >= 0 {
+			sum.CursorX, sum.CursorY = x, y
+		} else {
+			sum.Unknown = append(sum.Unknown, ports.FactCursor)
 		}
 		panes = append(panes, sum)
 	}

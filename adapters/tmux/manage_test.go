@@ -128,6 +128,37 @@ func TestManagerListingsTellWatchersAndSelfAsPaneDoes(t *testing.T) {
 	}
 }
 
+func TestManagerListingsTellThePanesProcessAndCursor(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	s.waitPrompt(p)
+	s.tmux("send-keys", "-t", string(p), "-l", "echo ab")
+	s.waitScreen(p, "the typed text", func(screen string) bool { return strings.Contains(screen, "$ echo ab") })
+	empty := ports.PaneID(strings.TrimSpace(s.tmux("split-window", "-d", "-t", string(p), "-P", "-F", "#{pane_id}", "")))
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+
+	panes, err := term.ListPanes(ctx, ports.PaneFilter{Pane: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := panes[0]
+	pid := strings.TrimSpace(s.tmux("display-message", "-p", "-t", string(p), "#{pane_pid}"))
+	if strconv.Itoa(sum.PID) != pid || sum.CursorX != len("$ echo ab") || sum.CursorY != 0 || len(sum.Unknown) != 0 {
+		t.Errorf("pane %s = pid %d, cursor (%d, %d), unknown %v; want pid %s, the cursor after the typed text at (9, 0)",
+			p, sum.PID, sum.CursorX, sum.CursorY, sum.Unknown, pid)
+	}
+
+	panes, err = term.ListPanes(ctx, ports.PaneFilter{Pane: empty})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := panes[0]; e.PID != 0 || !slices.Contains(e.Unknown, ports.FactPID) {
+		t.Errorf("an empty pane = pid %d, unknown %v; want its pid unknown, not 0 taken for a fact", e.PID, e.Unknown)
+	}
+}
+
 func TestManagerServerInfo(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t)

@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang/mock/gomock"
+
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mocks"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
@@ -237,5 +240,95 @@ func TestRespawnPaneOfAnUnknownPane(t *testing.T) {
 	l := newLayout(t)
 	if _, err := l.life.RespawnPane(l.ctx, lifecycle.RespawnPaneRequest{PaneID: "%77"}); !errors.Is(err, ports.ErrPaneNotFound) {
 		t.Errorf("err = %v, want ErrPaneNotFound", err)
+	}
+}
+
+func TestDisplayTellsTheFixedFactsOfAPane(t *testing.T) {
+	l := newLayout(t)
+	l.mgr.SetPath(l.top, "/src/project")
+	l.term.Inject(l.top, []byte("\r\nbuilding"))
+	l.term.SetCommand(l.top, "make")
+	l.term.SetMode(l.top, "copy-mode")
+	listed, _ := l.mgr.ListPanes(l.ctx, ports.PaneFilter{Pane: l.top})
+
+	f, err := l.life.Display(l.ctx, lifecycle.PaneRequest{PaneID: l.top})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := lifecycle.PaneFacts{
+		PaneID: l.top, Path: "/src/project", PID: listed[0].PID, Width: 100, Height: 20,
+		CursorX: len("building"), CursorY: 1, Command: "make", InMode: true, Mode: "copy-mode", Unknown: []ports.Fact{},
+	}
+	if f.PID <= 0 || !equalFacts(f, want) {
+		t.Errorf("Display =\n%+v\nwant\n%+v", f, want)
+	}
+
+	// A new process is a new pid; a dead pane keeps its facts.
+	if _, err := l.life.RespawnPane(l.ctx, lifecycle.RespawnPaneRequest{PaneID: l.top}); err != nil {
+		t.Fatal(err)
+	}
+	l.term.KillPane(l.top)
+	g, err := l.life.Display(l.ctx, lifecycle.PaneRequest{PaneID: l.top})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.PID == f.PID || g.PID <= 0 || !g.Dead || g.InMode || g.Command != "bash" || g.CursorX != 2 || g.CursorY != 0 {
+		t.Errorf("after a respawn and an exit: %+v; want a new pid, dead, out of the mode, the cursor after the new prompt", g)
+	}
+}
+
+func equalFacts(a, b lifecycle.PaneFacts) bool {
+	return a.PaneID == b.PaneID && a.Path == b.Path && a.PID == b.PID && a.Width == b.Width && a.Height == b.Height &&
+		a.CursorX == b.CursorX && a.CursorY == b.CursorY && a.Command == b.Command && a.Dead == b.Dead &&
+		a.InMode == b.InMode && a.Mode == b.Mode && slices.Equal(a.Unknown, b.Unknown) && a.Unknown != nil
+}
+
+// What the backend cannot tell is said to be unknown, never reported as
+// a zero that would read as a fact.
+func TestDisplaySaysWhatTheBackendCannotTell(t *testing.T) {
+	l := newLayout(t)
+	l.term.SetMode(l.top, "copy-mode")
+	l.term.SetUnknown(l.top, ports.FactPID, ports.FactCursor, ports.FactCommand, ports.FactMode)
+	f, err := l.life.Display(l.ctx, lifecycle.PaneRequest{PaneID: l.top})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ports.Fact{ports.FactPID, ports.FactCursor, ports.FactCommand, ports.FactMode}
+	if !slices.Equal(f.Unknown, want) || f.PID != 0 || f.CursorX != 0 || f.CursorY != 0 || f.Command != "" || f.InMode || f.Mode != "" {
+		t.Errorf("Display = %+v; want %v unknown, their fields zero", f, want)
+	}
+	if f.Width != 100 || f.Height != 20 || f.Path != fake.DefaultPath {
+		t.Errorf("Display = %+v; want the facts the backend does tell", f)
+	}
+}
+
+// display takes nothing from the caller but the pane's id: one listing of
+// that pane and one description of it, and no other call.
+func TestDisplayAsksTheBackendOnlyAboutThePane(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	mgr, term := mocks.NewMockManager(ctrl), mocks.NewMockTerminal(ctrl)
+	life := lifecycle.New(lifecycle.FromManager(mgr), term, writers.NewPool(nil), nil)
+	mgr.EXPECT().ListPanes(gomock.Any(), ports.PaneFilter{Pane: "%4"}).
+		Return([]ports.PaneSummary{{ID: "%4", Path: "/tmp", PID: 4321, CursorX: 7, CursorY: 3}}, nil)
+	term.EXPECT().Pane(gomock.Any(), ports.PaneID("%4")).
+		Return(ports.PaneInfo{ID: "%4", Command: "bash", Width: 80, Height: 24}, nil)
+	f, err := life.Display(t.Context(), lifecycle.PaneRequest{PaneID: "%4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := lifecycle.PaneFacts{PaneID: "%4", Path: "/tmp", PID: 4321, Width: 80, Height: 24, CursorX: 7, CursorY: 3, Command: "bash", Unknown: []ports.Fact{}}
+	if !equalFacts(f, want) {
+		t.Errorf("Display = %+v, want %+v", f, want)
+	}
+}
+
+func TestDisplayOfAnUnknownPane(t *testing.T) {
+	l := newLayout(t)
+	if _, err := l.life.Display(l.ctx, lifecycle.PaneRequest{PaneID: "%77"}); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("err = %v, want ErrPaneNotFound", err)
+	}
+	life := lifecycle.New(lifecycle.Backend{}, l.term, l.pool, nil)
+	if _, err := life.Display(l.ctx, lifecycle.PaneRequest{PaneID: l.top}); !errors.Is(err, ports.ErrUnsupported) {
+		t.Errorf("Display without a Lister: err = %v, want ErrUnsupported", err)
 	}
 }

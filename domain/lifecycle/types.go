@@ -72,6 +72,43 @@ type PaneDetails struct {
 	Attended bool
 }
 
+// PaneFacts is what display reports: a fixed set of facts about one pane,
+// read by the server itself (no caller's format reaches the multiplexer).
+type PaneFacts struct {
+	PaneID ports.PaneID
+
+	// Path is the pane's working directory, "" when the backend cannot
+	// tell.
+	Path string
+
+	// PID is the process id of the pane's program (the process the pane
+	// started, such as its shell), on the multiplexer's host.
+	PID int
+
+	// Width and Height are the visible screen's size in cells.
+	Width, Height int
+
+	// CursorX and CursorY are the cursor's column and row on the visible
+	// screen, from (0, 0) at its top left.
+	CursorX, CursorY int
+
+	// Command is the pane's foreground program, without a path.
+	Command string
+
+	// Dead reports that the pane's program has exited.
+	Dead bool
+
+	// InMode reports that the pane is in a mode, Mode which (such as
+	// "copy-mode"); "" when it is in none.
+	InMode bool
+	Mode   string
+
+	// Unknown lists the facts above the backend could not tell
+	// (ports.FactPID, FactCursor, FactCommand, FactMode); their fields
+	// then hold zero values that must not be trusted.
+	Unknown []ports.Fact
+}
+
 // CreateSessionRequest is a create_session call.
 type CreateSessionRequest struct {
 	// Name is the session's name; "" lets the multiplexer choose one.
