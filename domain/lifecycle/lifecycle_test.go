@@ -654,6 +654,10 @@ func TestEveryLifecycleToolReportsAnUnreachableMultiplexer(t *testing.T) {
 		"list_panes":    func() error { _, err := l.life.ListPanes(l.ctx, lifecycle.ListPanesRequest{}); return err },
 		"get_pane_info": func() error { _, err := l.life.GetPaneInfo(l.ctx, lifecycle.PaneRequest{PaneID: l.top}); return err },
 		"display":       func() error { _, err := l.life.Display(l.ctx, lifecycle.PaneRequest{PaneID: l.top}); return err },
+		"search_panes": func() error {
+			_, err := l.life.SearchPanes(l.ctx, lifecycle.SearchPanesRequest{Patterns: []string{"x"}})
+			return err
+		},
 		"get_server_info": func() error {
 			_, err := l.life.GetServerInfo(l.ctx)
 			return err

@@ -37,10 +37,11 @@ func FromManager(m ports.Manager) Backend {
 	return Backend{Lister: m, Creator: m, Arranger: m, Renamer: m, Remover: m, Respawner: m}
 }
 
-// Describer describes a pane with the facts a write is checked against:
-// the Terminal's Pane.
+// Describer describes a pane with the facts a write is checked against,
+// and reads its rows: the Terminal's Pane and Capture.
 type Describer interface {
 	Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, error)
+	Capture(ctx context.Context, id ports.PaneID, r ports.CaptureRange) ([]string, error)
 }
 
 // Service carries out the inspect and lifecycle tools' calls. It is safe

@@ -109,6 +109,80 @@ type PaneFacts struct {
 	Unknown []ports.Fact
 }
 
+// SearchPanesRequest is a search_panes call.
+type SearchPanesRequest struct {
+	// Session limits the search to the panes of one session (an id or a
+	// name); "" searches every pane.
+	Session string
+
+	// Patterns are what to look for: substrings, or RE2 regular
+	// expressions when Regex is set. A row matches when any pattern
+	// matches it. At least one is given, and none is empty.
+	Patterns []string
+	Regex    bool
+
+	// History searches the rows held above each visible screen too (the
+	// newest MaxSearchRows rows of a pane at most).
+	History bool
+
+	// MaxMatches bounds the rows returned: 0 means DefaultSearchMatches,
+	// and more than MaxSearchMatches means MaxSearchMatches.
+	MaxMatches int
+}
+
+// SearchPanesResult is what search_panes reports.
+type SearchPanesResult struct {
+	// Panes are the panes with a matching row, in listing order.
+	Panes []PaneMatches
+
+	// Matches counts the rows returned, in all Panes.
+	Matches int
+
+	// MaxMatches is the bound on Matches that was applied.
+	MaxMatches int
+
+	// Truncated reports that a matching row was found that the result
+	// could not hold (MaxMatches or MaxSearchBytes reached): the search
+	// stopped there, and more rows may match.
+	Truncated bool
+
+	// PanesSearched counts the panes whose rows were read (the last one
+	// in part when Truncated); PanesGone the panes listed that were gone
+	// before their rows could be read, which are skipped.
+	PanesSearched, PanesGone int
+
+	// RangeClamped reports that a pane held more history than
+	// MaxSearchRows rows with its screen, so that only its newest rows
+	// were searched.
+	RangeClamped bool
+}
+
+// PaneMatches are the matching rows of one pane, top to bottom.
+type PaneMatches struct {
+	PaneID  ports.PaneID
+	Session ports.SessionRef
+	Window  ports.WindowRef
+	Lines   []LineMatch
+}
+
+// LineMatch is one matching row.
+type LineMatch struct {
+	// Row is the row's number as capture_pane counts: 0 is the top of the
+	// visible screen, negative rows are history (-1 the newest).
+	Row int
+
+	// Text is the row's text as the terminal shows it, without trailing
+	// blanks; at most MaxSearchLineBytes of it.
+	Text string
+
+	// Cut reports that the row was longer, so that Text is the part of
+	// it around the first match.
+	Cut bool
+
+	// Pattern is the first of the patterns, as given, that matched.
+	Pattern string
+}
+
 // CreateSessionRequest is a create_session call.
 type CreateSessionRequest struct {
 	// Name is the session's name; "" lets the multiplexer choose one.
