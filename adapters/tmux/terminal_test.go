@@ -129,9 +129,12 @@ func TestStartPrivateRunsTheShellAskedFor(t *testing.T) {
 	}
 	s := &testServer{t: t, bin: server.bin, sock: sock}
 	for _, pane := range []ports.PaneID{"%0", created.Pane} {
-		if cmd := strings.TrimSpace(s.tmux("display-message", "-p", "-t", string(pane), "#{pane_start_command}|#{pane_current_command}")); !strings.HasSuffix(cmd, "|dash") {
-			t.Errorf("pane %s runs %q, want dash", pane, cmd)
-		}
+		// A new pane's foreground is its shell once the shell has run
+		// what it runs at login (mesg, for one).
+		eventually(t, 5*time.Second, "pane "+string(pane)+" to run dash", func() bool {
+			cmd := strings.TrimSpace(s.tmux("display-message", "-p", "-t", string(pane), "#{pane_start_command}|#{pane_current_command}"))
+			return strings.HasSuffix(cmd, "|dash")
+		})
 	}
 
 	if _, _, _, err := StartPrivate(Options{Shell: "no-such-shell-here"}); err == nil || !strings.Contains(err.Error(), "no-such-shell-here") {
