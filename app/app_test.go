@@ -125,7 +125,13 @@ func runEcho(t *testing.T, cs *sdk.ClientSession, pane string) {
 	}
 	got, _ := res.StructuredContent.(map[string]any)
 	if res.IsError || got["outcome"] != "completed" || got["exitStatus"] != 3.0 || got["output"] != "hello" {
-		t.Errorf("run_shell_command = %+v (error %v, content %v)", got, res.IsError, res.Content)
+		var text []string
+		for _, c := range res.Content {
+			if tc, ok := c.(*sdk.TextContent); ok {
+				text = append(text, tc.Text)
+			}
+		}
+		t.Errorf("run_shell_command = %+v (error %v, text %q)", got, res.IsError, text)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
-	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 )
 
 // startingPasteWait bounds how long paste_text waits for a starting shell
@@ -28,9 +27,9 @@ func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult,
 	if err != nil {
 		return PasteResult{}, err
 	}
-	if sh, ok := frame.ShellFor(info.Command); ok {
+	if s.starting.has(req.PaneID) {
 		w := s.newWaiter(startingPasteWait, nil)
-		o := s.awaitShell(ctx, w, req.PaneID, sh)
+		o := s.awaitStarted(ctx, w, info)
 		w.stop()
 		switch o {
 		case OutcomeTimedOut:

@@ -18,9 +18,11 @@ import (
 // whose shell it saw start — the panes it created, and those the caller
 // names with ExpectStartingShell — until the pane's terminal is set as a
 // line editor sets it (ports.JobControl.LineEditing), within the call's
-// own deadline. A shell without line editing (sh, dash) shows no such
-// sign and is not waited for; nor is any pane of a backend that cannot
-// tell.
+// own deadline. Before that, the rc files may run other programs in
+// front of the terminal (a login shell's .profile runs mesg): the Service
+// waits for the shell itself to be in front again (awaitFront). A shell
+// without line editing (sh, dash) shows no further sign and is not waited
+// for once in front; nor is any pane of a backend that cannot tell.
 
 // StartingPoll is how often a starting shell is looked at.
 const StartingPoll = 25 * time.Millisecond
@@ -77,18 +79,61 @@ func (s *Service) awaitShell(ctx context.Context, w *waiter, id ports.PaneID, sh
 			}
 			return ""
 		}
-		t := s.clock.NewTimer(StartingPoll)
+		if o := s.startingPoll(ctx, w); o != "" {
+			return o
+		}
+	}
+}
+
+// awaitFront waits, if the pane's shell may still be starting and some
+// other program is in front of its terminal (one its rc files run), until
+// a shell is in front again, and returns the pane's description then; or
+// the outcome that ended the wait first. info is the pane as last
+// described.
+func (s *Service) awaitFront(ctx context.Context, w *waiter, info ports.PaneInfo) (ports.PaneInfo, Outcome, error) {
+	for s.starting.has(info.ID) && !info.Dead {
+		if _, ok := frame.ShellFor(info.Command); ok {
+			break
+		}
+		if o := s.startingPoll(ctx, w); o != "" {
+			return info, o, nil
+		}
+		var err error
+		if info, err = s.term.Pane(ctx, info.ID); err != nil {
+			return info, "", err
+		}
+	}
+	return info, "", nil
+}
+
+// startingPoll waits one StartingPoll, telling progress, and returns ""
+// then; or the outcome that ended the wait first.
+func (s *Service) startingPoll(ctx context.Context, w *waiter) Outcome {
+	t := s.clock.NewTimer(StartingPoll)
+	defer t.Stop()
+	for {
 		select {
 		case <-t.C():
+			return ""
 		case <-w.ticks():
-			t.Stop()
 			w.report()
 		case <-w.done():
-			t.Stop()
 			return OutcomeTimedOut
 		case <-ctx.Done():
-			t.Stop()
 			return OutcomeCancelled
 		}
 	}
+}
+
+// awaitStarted is awaitFront and then awaitShell: the wait of a paste
+// into a pane whose shell may still be starting.
+func (s *Service) awaitStarted(ctx context.Context, w *waiter, info ports.PaneInfo) Outcome {
+	info, o, err := s.awaitFront(ctx, w, info)
+	if o != "" || err != nil {
+		return o
+	}
+	if sh, ok := frame.ShellFor(info.Command); ok {
+		return s.awaitShell(ctx, w, info.ID, sh)
+	}
+	return ""
 }

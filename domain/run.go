@@ -201,6 +201,15 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 	if err != nil {
 		return nil, "", err
 	}
+	// The rules of every write first, so that a refusal is not kept
+	// waiting for a starting shell.
+	if err := policy.Check(info, policy.Type, req.Force, ""); err != nil {
+		return nil, "", err
+	}
+	info, early, err = s.awaitFront(ctx, w, info)
+	if err != nil || early != "" {
+		return nil, early, err
+	}
 	sh, err := policy.CheckRun(info, req.Force)
 	if err != nil {
 		return nil, "", err

@@ -341,6 +341,64 @@ func TestRunWaitsForAStartingShell(t *testing.T) {
 	}
 }
 
+// A login shell's rc files run programs of their own in front of the
+// terminal (.profile runs mesg): neither a run nor a paste is refused or
+// typed into them; both wait for the shell.
+func TestAStartingPaneIsWaitedForWhileItsRcFilesRunPrograms(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.SetStarting(r.pane, true)
+	r.term.SetCommand(r.pane, "mesg")
+	r.svc.ExpectStartingShell(r.pane)
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "echo ready"})
+	r.waitTimer(domain.StartingPoll)
+	r.clock.Advance(domain.StartingPoll)
+	r.waitTimer(domain.StartingPoll)
+	if sent := r.term.Sent(r.pane); len(sent) != 0 {
+		t.Fatalf("typed %+v while the rc files' program was in front", sent)
+	}
+	r.term.SetCommand(r.pane, "bash") // the rc files are done; the line editor is not yet
+	r.clock.Advance(domain.StartingPoll)
+	r.waitTimer(domain.StartingPoll)
+	r.term.SetStarting(r.pane, false)
+	r.clock.Advance(domain.StartingPoll)
+	if got := r.await(reply); got.err != nil || got.res.Output != "ready" {
+		t.Fatalf("run = %+v, %v; want it run once the shell reads", got.res, got.err)
+	}
+
+	// The same for a paste, within the paste's own bound.
+	p := r.term.AddPane(fake.PaneSpec{})
+	r.term.SetStarting(p, true)
+	r.term.SetCommand(p, "pyenv")
+	r.svc.ExpectStartingShell(p)
+	done := make(chan error, 1)
+	r.calls.start("paste_text", func() (any, error) {
+		res, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: p, Text: "typed"})
+		done <- err
+		return res, err
+	})
+	r.waitTimer(domain.StartingPoll)
+	if sent := r.term.Sent(p); len(sent) != 0 {
+		t.Fatalf("pasted %+v into the rc files' program", sent)
+	}
+	r.term.SetCommand(p, "zsh")
+	r.term.SetStarting(p, false)
+	r.clock.Advance(domain.StartingPoll)
+	if err := <-done; err != nil {
+		t.Fatalf("paste once the shell reads: %v", err)
+	}
+}
+
+// A pane the Service did not see start is judged as it is: a program in
+// front of it that is not a shell refuses a run at once.
+func TestAPaneNotStartingIsNotWaitedFor(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.SetCommand(r.pane, "vim")
+	var refusal *fault.RefusalError
+	if _, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: r.pane, Command: "true"}); !errors.As(err, &refusal) || refusal.Why != fault.RefusedNotAShell {
+		t.Fatalf("run with vim in front: %v, want refused as not a shell", err)
+	}
+}
+
 func TestRunGivesUpOnAShellThatNeverStartsWithoutTyping(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	r.term.SetStarting(r.pane, true)

@@ -105,6 +105,19 @@ type PaneSummary struct {
 	// Width and Height are the size of the visible screen in cells.
 	Width, Height int
 
+	// PID is the process id of the pane's program, the process the pane
+	// started (such as its shell, not the command running in front of
+	// it), on the host the multiplexer runs on; for a dead pane, that of
+	// the program that exited.
+	PID int
+
+	// CursorX and CursorY are where the cursor of the pane's screen is:
+	// the column, 0 at the left (it equals Width while a character written
+	// in the last column waits to wrap), and the row, 0 at the top of the
+	// visible screen. A mode such as copy mode moves a cursor of its own,
+	// which this is not.
+	CursorX, CursorY int
+
 	// Title is the title the pane's program set, or the backend's default.
 	Title string
 
@@ -114,8 +127,8 @@ type PaneSummary struct {
 	Self     bool
 
 	// Unknown lists the facts above that the backend could not determine
-	// (FactWatched, FactSelf, FactCommand); their fields then hold zero
-	// values that must not be trusted.
+	// (FactWatched, FactSelf, FactCommand, FactPID, FactCursor); their
+	// fields then hold zero values that must not be trusted.
 	Unknown []Fact
 }
 
@@ -173,8 +186,9 @@ type Created struct {
 // The lifecycle half of a backend, beside the Terminal that writes to and
 // reads from panes, is split by capability, so that a backend offers what
 // it can: a Lister tells what there is, a Creator makes sessions, windows
-// and panes, an Arranger selects and resizes, a Renamer renames, and a
-// Remover clears and kills. A Manager is all five.
+// and panes, an Arranger selects and resizes, a Renamer renames, a
+// Remover clears and kills, and a Respawner restarts a pane's program. A
+// Manager is all six.
 //
 // Names are taken literally: a backend that would store a name other than
 // as given, or read some of its characters specially (as a format, an
@@ -238,6 +252,16 @@ type Arranger interface {
 	// example when the pane cannot outgrow its window; a Lister tells the
 	// size it got.
 	ResizePane(ctx context.Context, pane PaneID, width, height int) error
+
+	// ResizeWindow asks for the window (an id) to be width by height
+	// cells; a 0 leaves that dimension as it is. Its panes share the new
+	// size as the backend lays them out. This is how a detached session,
+	// whose windows otherwise keep the backend's default size (often 80
+	// columns, at which programs wrap or cut their output), gets room; the
+	// backend may keep the size from then on instead of following the
+	// terminals of clients that attach later (tmux does). A Lister tells
+	// the size it got.
+	ResizeWindow(ctx context.Context, window string, width, height int) error
 }
 
 // A Renamer renames sessions and windows.
@@ -271,6 +295,18 @@ type Remover interface {
 	KillSession(ctx context.Context, session string) error
 }
 
+// A Respawner restarts a pane's program in place.
+type Respawner interface {
+	// RespawnPane ends the pane's process, if it still runs, and starts
+	// the pane's program afresh in the same pane: the id stays, the
+	// process (and with it PaneInfo.Generation) is new, any mode is left,
+	// and the visible screen starts blank (the rows above it may be kept).
+	// A dead pane is brought back to life. Streams open on the pane may
+	// go on with the new process's output or end; either way their
+	// offsets keep counting.
+	RespawnPane(ctx context.Context, pane PaneID) error
+}
+
 // A Manager is the whole lifecycle half of a backend.
 type Manager interface {
 	Lister
@@ -278,4 +314,5 @@ type Manager interface {
 	Arranger
 	Renamer
 	Remover
+	Respawner
 }

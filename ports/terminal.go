@@ -13,13 +13,16 @@ type PaneID string
 // The domain refuses a write when a fact it needs for safety is unknown.
 type Fact string
 
-// Facts a backend may report as unknown in PaneInfo.Unknown.
+// Facts a backend may report as unknown in PaneInfo.Unknown and
+// PaneSummary.Unknown.
 const (
 	FactWatched     Fact = "watched"      // whether a person sees the pane
 	FactAlsoReaches Fact = "also-reaches" // whether input reaches other panes
 	FactSelf        Fact = "self"         // whether the server runs in the pane
 	FactMode        Fact = "mode"         // whether the pane is in a mode
 	FactCommand     Fact = "command"      // the foreground program
+	FactPID         Fact = "pid"          // the process id of the pane's program
+	FactCursor      Fact = "cursor"       // where the pane's cursor is
 )
 
 // PaneInfo describes a pane at one moment.

@@ -32,11 +32,13 @@ import (
 //     left empty.
 //   - Sizes are only bookkeeping: a split divides the pane's width or
 //     height (one cell goes to the divider), ResizePane changes the pane
-//     alone, within its window's size, and a narrower pane keeps only the
-//     cells that fit (nothing is reflowed).
-//   - Watchers, Self, Dead, the program and unknown facts are the
-//     Terminal's (Attach, SetSelf, KillPane, SetCommand, SetUnknown). A
-//     session's Clients counts the distinct watchers of its panes.
+//     alone, within its window's size, ResizeWindow scales the window's
+//     panes with it, and a narrower pane keeps only the cells that fit
+//     (nothing is reflowed).
+//   - Watchers, Self, Dead, the program, its pid (new with each
+//     generation), the cursor and unknown facts are the Terminal's
+//     (Attach, SetSelf, KillPane, SetCommand, SetUnknown). A session's
+//     Clients counts the distinct watchers of its panes.
 //   - Killing the last session leaves an empty server running, unlike
 //     tmux, which exits.
 //
@@ -377,6 +379,7 @@ func (m *Manager) summary(w *fakeWindow, i int, id ports.PaneID) ports.PaneSumma
 	sum := ports.PaneSummary{
 		ID: id, Session: w.session.ref(), Window: w.ref(m.t), Index: i, Active: w.active == id,
 		Dead: p.dead, Command: p.command(), Path: path, Width: p.spec.Width, Height: p.spec.Height,
+		PID: p.pid, CursorX: p.scr.cx, CursorY: p.scr.cy,
 		Title: title, Watchers: slices.Clone(p.watchers), Self: p.self,
 	}
 	for _, f := range p.unknown {
@@ -387,6 +390,10 @@ func (m *Manager) summary(w *fakeWindow, i int, id ports.PaneID) ports.PaneSumma
 			sum.Self = false
 		case ports.FactCommand:
 			sum.Command = ""
+		case ports.FactPID:
+			sum.PID = 0
+		case ports.FactCursor:
+			sum.CursorX, sum.CursorY = 0, 0
 		default:
 			continue
 		}
@@ -566,6 +573,44 @@ func (m *Manager) ResizePane(ctx context.Context, id ports.PaneID, width, height
 	return nil
 }
 
+// ResizeWindow gives the window a new size and its panes their share of
+// it: a pane that spanned the window's old width (or height) spans the
+// new one, and any other pane is scaled in proportion, keeping at least
+// one cell. (The fake keeps no geometry of its panes, so dividers may
+// gain or lose a cell.)
+func (m *Manager) ResizeWindow(ctx context.Context, id string, width, height int) error {
+	if err := m.begin(ctx, "resize window "+id); err != nil {
+		return err
+	}
+	defer m.mu.Unlock()
+	w, err := m.window(id)
+	if err != nil {
+		return fmt.Errorf("resize window: %w", err)
+	}
+	if width <= 0 {
+		width = w.width
+	}
+	if height <= 0 {
+		height = w.height
+	}
+	m.t.mu.Lock()
+	defer m.t.mu.Unlock()
+	for _, pid := range w.panes {
+		p := m.t.panes[pid]
+		resizeScreen(p, share(p.spec.Width, w.width, width), share(p.spec.Height, w.height, height))
+	}
+	w.width, w.height = width, height
+	return nil
+}
+
+// share scales a pane's n cells of a window's was cells to its now.
+func share(n, was, now int) int {
+	if n >= was || was <= 0 {
+		return now
+	}
+	return max(1, n*now/was)
+}
+
 // RenameSession renames the session; another session's name is refused.
 func (m *Manager) RenameSession(ctx context.Context, session, name string) error {
 	if err := m.begin(ctx, "rename session "+session); err != nil {
@@ -656,6 +701,27 @@ func (m *Manager) KillSession(ctx context.Context, session string) error {
 		panes = append(panes, w.panes...)
 	}
 	m.remove(panes...)
+	return nil
+}
+
+// RespawnPane restarts the pane's program as tmux's respawn-pane -k does:
+// a live process is replaced without ending open streams (as
+// Terminal.Replace), a dead pane comes back to life (as Terminal.Respawn,
+// its streams having ended when it died). Either way the pane gets a new
+// Generation and pid, leaves any mode, forgets SetCommand and starts
+// with a blank screen (the history kept), on which a shell prints its
+// prompt at the top.
+func (m *Manager) RespawnPane(ctx context.Context, id ports.PaneID) error {
+	if err := m.begin(ctx, "respawn pane "+string(id)); err != nil {
+		return err
+	}
+	defer m.mu.Unlock()
+	if _, err := m.windowOf(id); err != nil {
+		return fmt.Errorf("respawn pane: %w", err)
+	}
+	m.t.mu.Lock()
+	defer m.t.mu.Unlock()
+	m.t.panes[id].restart(true)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package fake_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -163,6 +164,48 @@ func TestResizeMovesRowsThatNoLongerFitIntoHistory(t *testing.T) {
 	}
 }
 
+func TestResizeWindowGivesItsPanesTheirShare(t *testing.T) {
+	term := fake.New()
+	m := fake.NewManager(term)
+	c, _ := m.CreateSession(ctx, ports.SessionSpec{Width: 80, Height: 24})
+	below, _ := m.SplitWindow(ctx, c.Pane, true, 0) // 80x12 above 80x11
+	term.Inject(c.Pane, []byte("\r\n"+strings.Repeat("x", 70)))
+
+	if err := m.ResizeWindow(ctx, c.Window.ID, 200, 48); err != nil {
+		t.Fatal(err)
+	}
+	windows, _ := m.ListWindows(ctx, "")
+	if w := windows[0]; w.Width != 200 || w.Height != 48 {
+		t.Errorf("window = %dx%d, want 200x48", w.Width, w.Height)
+	}
+	sizes := func() map[ports.PaneID][2]int {
+		got := map[ports.PaneID][2]int{}
+		panes, _ := m.ListPanes(ctx, ports.PaneFilter{Window: c.Window.ID})
+		for _, p := range panes {
+			got[p.ID] = [2]int{p.Width, p.Height}
+		}
+		return got
+	}
+	if got, want := sizes(), map[ports.PaneID][2]int{c.Pane: {200, 24}, below.Pane: {200, 22}}; !maps.Equal(got, want) {
+		t.Errorf("panes = %v, want %v: the full width each, the height in proportion", got, want)
+	}
+
+	// A 0 leaves that dimension; a narrower window cuts what no longer fits.
+	if err := m.ResizeWindow(ctx, c.Window.ID, 40, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sizes(), map[ports.PaneID][2]int{c.Pane: {40, 24}, below.Pane: {40, 22}}; !maps.Equal(got, want) {
+		t.Errorf("panes after narrowing = %v, want %v", got, want)
+	}
+	rows, _ := term.Capture(ctx, c.Pane, ports.CaptureRange{Start: 1, End: 1})
+	if !slices.Equal(rows, []string{strings.Repeat("x", 40)}) {
+		t.Errorf("row 1 = %q, want its first 40 cells", rows)
+	}
+	if err := m.ResizeWindow(ctx, "@9", 10, 10); !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("resizing an unknown window: err = %v, want ErrNotFound", err)
+	}
+}
+
 func TestClearHistoryKeepsTheScreen(t *testing.T) {
 	term := fake.New()
 	m := fake.NewManager(term)
@@ -243,5 +286,102 @@ func TestListPanesReportsTheTerminalsFacts(t *testing.T) {
 	info, _ := m.ServerInfo(ctx)
 	if !sessions[0].Created.Equal(time.Unix(1000, 0)) || !info.Started.Equal(time.Unix(1000, 0)) {
 		t.Errorf("times = %v and %v, want the clock's", sessions[0].Created, info.Started)
+	}
+}
+
+func TestRespawnPaneRestartsALivePaneKeepingItsStreams(t *testing.T) {
+	term := fake.New()
+	m := fake.NewManager(term)
+	c, _ := m.CreateSession(ctx, ports.SessionSpec{Width: 20, Height: 3})
+	term.Inject(c.Pane, []byte("one\r\ntwo\r\nthree\r\nfour"))
+	term.SetMode(c.Pane, "copy-mode")
+	term.SetCommand(c.Pane, "vim")
+	before := describe(t, term, c.Pane)
+	s := openStream(t, term, c.Pane)
+
+	if err := m.RespawnPane(ctx, c.Pane); err != nil {
+		t.Fatal(err)
+	}
+	after := describe(t, term, c.Pane)
+	if after.Dead || after.Generation == before.Generation || after.Mode != "" || after.Command != "bash" {
+		t.Errorf("after RespawnPane: %+v; want alive, a new generation, no mode, bash again", after)
+	}
+	if got := screen(t, term, c.Pane); !slices.Equal(got, []string{"$", "", ""}) {
+		t.Errorf("screen = %q, want it blank but for the new prompt at the top", got)
+	}
+	if info := describe(t, term, c.Pane); info.HistorySize != before.HistorySize {
+		t.Errorf("history = %d rows, want the %d kept", info.HistorySize, before.HistorySize)
+	}
+	chunk := s.ReadFrom(0)
+	if chunk.Ended != nil || !strings.HasSuffix(string(chunk.Data), "$ ") {
+		t.Errorf("stream after RespawnPane: %q, ended %v; want it open, the new prompt in it", chunk.Data, chunk.Ended)
+	}
+	typeLine(t, term, c.Pane, "echo back")
+	if got := screen(t, term, c.Pane); got[1] != "back" {
+		t.Errorf("screen after a command = %q, want the new shell to run it", got)
+	}
+}
+
+func TestRespawnPaneBringsADeadPaneBack(t *testing.T) {
+	term := fake.New()
+	m := fake.NewManager(term)
+	c, _ := m.CreateSession(ctx, ports.SessionSpec{})
+	ended := openStream(t, term, c.Pane)
+	term.KillPane(c.Pane)
+
+	if err := m.RespawnPane(ctx, c.Pane); err != nil {
+		t.Fatal(err)
+	}
+	if info := describe(t, term, c.Pane); info.Dead {
+		t.Fatalf("after RespawnPane: %+v, want alive", info)
+	}
+	if chunk := ended.ReadFrom(ended.End()); !errors.Is(chunk.Ended, ports.ErrPaneDead) {
+		t.Errorf("the stream of the dead process: ended %v, want ErrPaneDead still", chunk.Ended)
+	}
+	s := openStream(t, term, c.Pane)
+	typeLine(t, term, c.Pane, "echo alive")
+	if chunk := s.ReadFrom(0); chunk.Ended != nil || !strings.Contains(string(chunk.Data), "alive") {
+		t.Errorf("a new stream: %q, ended %v; want the new shell's output", chunk.Data, chunk.Ended)
+	}
+	if ids := listPaneIDs(t, m, ports.PaneFilter{}); !slices.Equal(ids, []ports.PaneID{c.Pane}) {
+		t.Errorf("panes = %v, want the same pane id", ids)
+	}
+
+	if err := m.RespawnPane(ctx, "%9"); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("respawning an unknown pane: err = %v, want ErrPaneNotFound", err)
+	}
+	term.SetUnavailable(true)
+	if err := m.RespawnPane(ctx, c.Pane); !errors.Is(err, ports.ErrUnavailable) {
+		t.Errorf("respawning while unavailable: err = %v, want ErrUnavailable", err)
+	}
+}
+
+func TestListPanesTellsTheProcessAndTheCursor(t *testing.T) {
+	term := fake.New()
+	m := fake.NewManager(term)
+	c, _ := m.CreateSession(ctx, ports.SessionSpec{Width: 20, Height: 5})
+	term.Inject(c.Pane, []byte("one\r\ntwo"))
+	sum := func() ports.PaneSummary {
+		panes, err := m.ListPanes(ctx, ports.PaneFilter{Pane: c.Pane})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return panes[0]
+	}
+	first := sum()
+	if first.PID <= 0 || first.CursorX != 3 || first.CursorY != 1 || len(first.Unknown) != 0 {
+		t.Errorf("pane = pid %d, cursor (%d, %d), unknown %v; want a pid and the cursor after \"two\" at (3, 1)",
+			first.PID, first.CursorX, first.CursorY, first.Unknown)
+	}
+	if err := m.RespawnPane(ctx, c.Pane); err != nil {
+		t.Fatal(err)
+	}
+	if again := sum(); again.PID == first.PID || again.CursorX != 2 || again.CursorY != 0 {
+		t.Errorf("after a respawn: pid %d (was %d), cursor (%d, %d); want a new pid, the cursor after the prompt at (2, 0)",
+			again.PID, first.PID, again.CursorX, again.CursorY)
+	}
+	term.SetUnknown(c.Pane, ports.FactPID, ports.FactCursor)
+	if u := sum(); u.PID != 0 || u.CursorX != 0 || u.CursorY != 0 || !slices.Equal(u.Unknown, []ports.Fact{ports.FactPID, ports.FactCursor}) {
+		t.Errorf("with pid and cursor unknown: %+v; want them zero and listed in Unknown", u)
 	}
 }

@@ -36,6 +36,18 @@ func newScreen(width, height, limit int) *screen {
 // historySize returns the number of rows held above the visible screen.
 func (s *screen) historySize() int { return len(s.rows) - s.height }
 
+// blankScreen clears the visible rows, keeping the history, and puts the
+// cursor at the top left.
+func (s *screen) blankScreen() {
+	h := s.historySize()
+	for i := h; i < len(s.rows); i++ {
+		s.rows[i] = row{}
+	}
+	s.cx, s.cy = 0, 0
+	s.parser = escParser{}
+	s.partial = nil
+}
+
 // write feeds bytes the pane's program wrote through the emulation.
 func (s *screen) write(b []byte) {
 	if len(s.partial) > 0 {

@@ -467,11 +467,7 @@ func (t *Terminal) Respawn(id ports.PaneID) {
 	defer t.mu.Unlock()
 	p := t.must(id)
 	p.die()
-	p.dead = false
-	p.gen, p.pid = t.generation(), t.newPID()
-	p.mode, p.override = "", ""
-	p.scr.bracketed = false
-	p.prompt()
+	p.restart(false)
 }
 
 // Replace replaces the pane's process with a fresh one of its original
@@ -483,11 +479,26 @@ func (t *Terminal) Replace(id ports.PaneID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := t.mustLive(id)
+	p.restart(false)
+}
+
+// restart gives the pane a fresh process of its original command, alive,
+// with a new Generation and pid, out of any mode and without SetCommand's
+// program; what the old process ran is abandoned, and the new terminal
+// has its line editing and echo as a new shell sets them. With blank, the
+// visible screen is cleared and the cursor put at its top left first, as
+// tmux does for a respawned pane (the history is kept). Open streams go
+// on; a shell prints its prompt. t.mu is held.
+func (p *pane) restart(blank bool) {
 	p.stopJob()
 	p.ed = editor{}
-	p.gen, p.pid = t.generation(), t.newPID()
+	p.dead, p.starting, p.startAhead, p.noEcho = false, false, nil, false
+	p.gen, p.pid = p.t.generation(), p.t.newPID()
 	p.mode, p.override = "", ""
 	p.scr.bracketed = false
+	if blank {
+		p.scr.blankScreen()
+	}
 	p.prompt()
 }
 

@@ -200,6 +200,20 @@ func (mr *MockArrangerMockRecorder) ResizePane(ctx, pane, width, height interfac
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ResizePane", reflect.TypeOf((*MockArranger)(nil).ResizePane), ctx, pane, width, height)
 }
 
+// ResizeWindow mocks base method.
+func (m *MockArranger) ResizeWindow(ctx context.Context, window string, width, height int) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ResizeWindow", ctx, window, width, height)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// ResizeWindow indicates an expected call of ResizeWindow.
+func (mr *MockArrangerMockRecorder) ResizeWindow(ctx, window, width, height interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ResizeWindow", reflect.TypeOf((*MockArranger)(nil).ResizeWindow), ctx, window, width, height)
+}
+
 // SelectPane mocks base method.
 func (m *MockArranger) SelectPane(ctx context.Context, pane ports.PaneID) error {
 	m.ctrl.T.Helper()
@@ -356,6 +370,43 @@ func (m *MockRemover) KillWindow(ctx context.Context, window string) error {
 func (mr *MockRemoverMockRecorder) KillWindow(ctx, window interface{}) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "KillWindow", reflect.TypeOf((*MockRemover)(nil).KillWindow), ctx, window)
+}
+
+// MockRespawner is a mock of Respawner interface.
+type MockRespawner struct {
+	ctrl     *gomock.Controller
+	recorder *MockRespawnerMockRecorder
+}
+
+// MockRespawnerMockRecorder is the mock recorder for MockRespawner.
+type MockRespawnerMockRecorder struct {
+	mock *MockRespawner
+}
+
+// NewMockRespawner creates a new mock instance.
+func NewMockRespawner(ctrl *gomock.Controller) *MockRespawner {
+	mock := &MockRespawner{ctrl: ctrl}
+	mock.recorder = &MockRespawnerMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockRespawner) EXPECT() *MockRespawnerMockRecorder {
+	return m.recorder
+}
+
+// RespawnPane mocks base method.
+func (m *MockRespawner) RespawnPane(ctx context.Context, pane ports.PaneID) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "RespawnPane", ctx, pane)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// RespawnPane indicates an expected call of RespawnPane.
+func (mr *MockRespawnerMockRecorder) RespawnPane(ctx, pane interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "RespawnPane", reflect.TypeOf((*MockRespawner)(nil).RespawnPane), ctx, pane)
 }
 
 // MockManager is a mock of Manager interface.
@@ -552,6 +603,34 @@ func (m *MockManager) ResizePane(ctx context.Context, pane ports.PaneID, width, 
 func (mr *MockManagerMockRecorder) ResizePane(ctx, pane, width, height interface{}) *gomock.Call {
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ResizePane", reflect.TypeOf((*MockManager)(nil).ResizePane), ctx, pane, width, height)
+}
+
+// ResizeWindow mocks base method.
+func (m *MockManager) ResizeWindow(ctx context.Context, window string, width, height int) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ResizeWindow", ctx, window, width, height)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// ResizeWindow indicates an expected call of ResizeWindow.
+func (mr *MockManagerMockRecorder) ResizeWindow(ctx, window, width, height interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ResizeWindow", reflect.TypeOf((*MockManager)(nil).ResizeWindow), ctx, window, width, height)
+}
+
+// RespawnPane mocks base method.
+func (m *MockManager) RespawnPane(ctx context.Context, pane ports.PaneID) error {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "RespawnPane", ctx, pane)
+	ret0, _ := ret[0].(error)
+	return ret0
+}
+
+// RespawnPane indicates an expected call of RespawnPane.
+func (mr *MockManagerMockRecorder) RespawnPane(ctx, pane interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "RespawnPane", reflect.TypeOf((*MockManager)(nil).RespawnPane), ctx, pane)
 }
 
 // SelectPane mocks base method.

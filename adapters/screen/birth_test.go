@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
@@ -25,6 +26,15 @@ import (
 // then executes the window's program (sleep) with WINDOW and STY set, as
 // screen's fork does.
 const birthHelperEnv = "SCREEN_TEST_BIRTH"
+
+// The helper executes its program from the main thread, as screen's
+// single-threaded fork does: executed from another thread of a Go
+// process, the old thread-group leader shows as a zombie for a moment.
+func init() {
+	if os.Getenv(birthHelperEnv) != "" {
+		runtime.LockOSThread()
+	}
+}
 
 // actBirth is called by TestMain in the helper process.
 func actBirth(spec string) {

@@ -155,6 +155,16 @@ func (t *Terminal) deliver(ctx context.Context, w window, b []byte, paste bool) 
 		if err := t.waitTaken(ctx, w, m, m.sent); err != nil {
 			return err
 		}
+		// screen carries out a -X command after its client has gone:
+		// the last piece must be in screen before the room is judged.
+		if m.sent > 0 {
+			if err := t.barrier(ctx); err != nil {
+				return fmt.Errorf("window %d after %d of %d bytes: %w", w.n, m.sent, len(b), err)
+			}
+		}
+		if err := t.waitRoom(ctx, w, m, len(p)); err != nil {
+			return err
+		}
 		if !w.stillLive() {
 			// A dead window with zombie keys would read the rest as
 			// commands to kill or restart it.
@@ -237,6 +247,45 @@ func (t *Terminal) waitTaken(ctx context.Context, w window, m *inputMeter, want 
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("window %d after %d of %d bytes: %w", w.n, max(got, 0), m.sent, ctx.Err())
+		case <-time.After(meterPoll):
+		}
+	}
+}
+
+// ttyQueue is how much input a Linux terminal holds for a program that does
+// not read it (N_TTY_BUF_SIZE). screen's own input buffer of a window is as
+// small, and screen 4.9 loops for ever on a stuff that does not fit in it,
+// answering nobody again.
+const ttyQueue = 4096
+
+// waitRoom waits until the window's terminal has room for two more pieces
+// of n bytes, so that screen can pass on at once the piece it holds and the
+// next one. The read counts of waitTaken cannot promise that alone: they
+// count every read of the processes on the terminal, and one reading a
+// file (or loading its own program) makes them run ahead of what was
+// taken, while screen's pieces pile up. It fails when the
+// queue stays as full as it is for Options.InputTimeout, or when ctx
+// ends; where the queue cannot be read it does not wait.
+func (t *Terminal) waitRoom(ctx context.Context, w window, m *inputMeter, n int) error {
+	last, since := -1, time.Now()
+	for {
+		unread, err := ttyPending(m.tty)
+		if err != nil || unread+2*n <= ttyQueue {
+			return nil
+		}
+		if unread != last {
+			last, since = unread, time.Now()
+		} else if time.Since(since) > t.opts.InputTimeout {
+			got, _ := m.taken()
+			return fmt.Errorf("window %d: its program has taken at most %d of %d bytes and its terminal holds %d unread bytes that it has not read for %v, leaving the rest unread",
+				w.n, max(min(got, m.sent-int64(unread)), 0), m.sent, unread, t.opts.InputTimeout)
+		}
+		if !w.stillLive() {
+			return fmt.Errorf("window %d: its program exited with %d of %d bytes unread: %w", w.n, unread, m.sent, ports.ErrPaneDead)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("window %d after %d bytes: %w", w.n, m.sent, ctx.Err())
 		case <-time.After(meterPoll):
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -181,5 +182,36 @@ func TestWritesToAnUnknownPane(t *testing.T) {
 		if !errors.Is(err, ports.ErrPaneNotFound) {
 			t.Errorf("%s to %%77 = %v, want an error wrapping ErrPaneNotFound", name, err)
 		}
+	}
+}
+
+// A process on the window's terminal that reads a file all the while makes
+// the read counts say the input was taken when it was not. screen 4.9 loops
+// for ever on a stuff that does not fit the window's input buffer, so the
+// adapter must not trust the counts alone: it gives up, and screen lives.
+func TestSendTextToAProgramThatDoesNotReadWhileAnotherReadsAFile(t *testing.T) {
+	s := newSession(t, Options{InputTimeout: 500 * time.Millisecond})
+	id := s.window()
+	pidFile := t.TempDir() + "/reader.pid"
+	t.Cleanup(func() {
+		// The reader runs in the background, where the window's end
+		// may not reach it.
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	s.typeLine(id, "stty raw -echo; cat /dev/zero >/dev/null & echo $! >"+pidFile+"; sleep 30")
+	eventually(t, 10*time.Second, "sleep to run", func() bool {
+		info, err := s.term.Pane(t.Context(), id)
+		return err == nil && info.Command == "sleep"
+	})
+	err := s.term.SendText(t.Context(), id, strings.Repeat("z", 60_000))
+	if err == nil || !strings.Contains(err.Error(), "unread") {
+		t.Errorf("SendText = %v, want an error saying input is left unread", err)
+	}
+	if !s.alive() {
+		t.Fatal("the session stopped answering")
 	}
 }

@@ -153,10 +153,13 @@ func findWindowProcess(server int, sty string, n int) (st procStat, found, born 
 		win, ok := environValue(pid, "WINDOW")
 		if !ok {
 			// Still the server's program, or in the middle of executing
-			// the window's: the kernel shows no environment then.
+			// the window's: the kernel shows no environment then, and
+			// what was read before the exec and after it do not agree.
 			exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 			if err == nil && serverExe != "" && exe == serverExe || emptyEnviron(pid) {
 				born = true
+			} else if _, now := environValue(pid, "WINDOW"); now {
+				born = true // it executed its program between the reads
 			}
 			continue
 		}

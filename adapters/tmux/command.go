@@ -85,11 +85,11 @@ func controlSafe(cmd []string) bool {
 // notifiesControlClients are the commands the Terminal runs that make tmux
 // notify every control client: run and command hold attachGate shared
 // while they run (see control.go). Killing a pane or a window may close its
-// session; tmux 3.4 and newer tell control clients of changes to paste
-// buffers.
+// session; respawning a pane takes it out of any mode; tmux 3.4 and newer
+// tell control clients of changes to paste buffers.
 var notifiesControlClients = map[string]bool{
 	"new-session": true, "rename-session": true, "kill-session": true,
-	"kill-window": true, "kill-pane": true,
+	"kill-window": true, "kill-pane": true, "respawn-pane": true,
 	"load-buffer": true, "set-buffer": true, "paste-buffer": true, "delete-buffer": true, "capture-pane": true,
 }
 

@@ -321,6 +321,7 @@ func (c *controlClient) read(r io.ReadCloser) {
 	defer r.Close()
 	p := controlParser{
 		output: func(id ports.PaneID, data []byte) { c.t.deliver(c, id, data) },
+		paused: func(id ports.PaneID) { c.t.pausedOutput(c, id) },
 		reply:  c.reply,
 		notify: func(name string) {
 			switch name {
@@ -422,6 +423,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 // state of a reply block between lines.
 type controlParser struct {
 	output   func(id ports.PaneID, data []byte) // bytes a pane wrote
+	paused   func(id ports.PaneID)              // %pause: tmux dropped the pane's queued output
 	reply    func(lines []string, err error)    // the reply to a command this client sent
 	notify   func(name string)                  // any other notification, by name
 	attached func(err error)                    // the reply to the attach-session of the command line
@@ -460,6 +462,10 @@ func (p *controlParser) line(line []byte) {
 		id, rest, _ := bytes.Cut(rest, []byte(" "))
 		if _, data, ok := bytes.Cut(rest, []byte(" : ")); ok {
 			p.output(ports.PaneID(id), unescape(data))
+		}
+	case bytes.HasPrefix(line, []byte("%pause ")):
+		if id := bytes.TrimSpace(line[len("%pause "):]); len(id) > 0 {
+			p.paused(ports.PaneID(id))
 		}
 	case bytes.HasPrefix(line, []byte("%begin ")):
 		p.inBlock, p.guard, p.lines = true, string(line[len("%begin "):]), nil

@@ -112,6 +112,13 @@
 // crashes when such a report reaches a client still attaching (see
 // control.go).
 //
+// Respawning a pane (Manager.RespawnPane) pauses the pane's output for
+// every control client on the server, respawns it and continues it, in
+// one command list: tmux crashes when a respawned pane first writes while
+// a control client is behind on its old output (see manage.go). A client
+// of this Terminal that tmux pauses, by this process or another, counts a
+// possible loss in the pane's streams and asks to continue at once.
+//
 // # Remote hosts
 //
 // With Options.SSH the tmux server is on another host, and every tmux

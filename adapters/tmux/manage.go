@@ -77,6 +77,9 @@ const (
 	panWidth
 	panHeight
 	panTitle
+	panPID
+	panCursorX
+	panCursorY
 	panFieldCount
 )
 
@@ -84,6 +87,7 @@ var paneSummaryFormat = strings.Join([]string{"pan",
 	"#{pane_id}", "#{session_id}", clean("session_name"), "#{window_id}", "#{window_index}", clean("window_name"),
 	"#{pane_index}", "#{pane_active}", "#{pane_dead}", clean("pane_current_command"), clean("pane_current_path"),
 	"#{pane_width}", "#{pane_height}", clean("pane_title"),
+	"#{pane_pid}", "#{cursor_x}", "#{cursor_y}",
 }, sep)
 
 // createdFormat is what the creating commands print (-P -F).
@@ -361,6 +365,20 @@ func (t *Terminal) ListPanes(ctx context.Context, f ports.PaneFilter) ([]ports.P
 		} else {
 			sum.Unknown = []ports.Fact{ports.FactWatched, ports.FactSelf}
 		}
+		// A pane that runs no process at all (one made empty, with
+		// split-window '') has pid 0: not a fact.
+		if pid, err := strconv.Atoi(p[panPID]); err == nil && pid > 0 {
+			sum.PID = pid
+		} else {
+			sum.Unknown = append(sum.Unknown, ports.FactPID)
+		}
+		x, errX := strconv.Atoi(p[panCursorX])
+		y, errY := strconv.Atoi(p[panCursorY])
+		if errX == nil && errY == nil && x >= 0 && y >= 0 {
+			sum.CursorX, sum.CursorY = x, y
+		} else {
+			sum.Unknown = append(sum.Unknown, ports.FactCursor)
+		}
 		panes = append(panes, sum)
 	}
 	if f.Pane != "" && len(panes) == 0 {
@@ -535,6 +553,26 @@ func (t *Terminal) ResizePane(ctx context.Context, pane ports.PaneID, width, hei
 	return t.paneCommand(ctx, pane, "resize pane", "resize-pane", size...)
 }
 
+// ResizeWindow runs resize-window -x/-y for the dimensions given. tmux
+// then sets the window's window-size option to manual: the window keeps
+// that size when clients attach, until the option is changed.
+func (t *Terminal) ResizeWindow(ctx context.Context, window string, width, height int) error {
+	var size []string
+	if width > 0 {
+		size = append(size, "-x", strconv.Itoa(width))
+	}
+	if height > 0 {
+		size = append(size, "-y", strconv.Itoa(height))
+	}
+	if size == nil {
+		if err := checkWindowID(window); err != nil {
+			return fmt.Errorf("resize window: %w", err)
+		}
+		return nil
+	}
+	return t.windowCommand(ctx, window, "resize window", "resize-window", size...)
+}
+
 // RenameSession runs rename-session on the session's id.
 func (t *Terminal) RenameSession(ctx context.Context, session, name string) error {
 	if err := storableSession(name); err != nil {
@@ -584,6 +622,76 @@ func (t *Terminal) KillSession(ctx context.Context, session string) error {
 	if _, err := t.run(ctx, nil, "kill-session", "-t", id); err != nil {
 		return fmt.Errorf("kill session %s: %w", session, manageError(err))
 	}
+	return nil
+}
+
+// RespawnPane runs respawn-pane -k, which kills the pane's process if it
+// still runs and starts the command the pane was made with again, in a
+// new terminal of the same pane id: the visible screen is cleared, the
+// history kept, any mode left. Control clients go on sending the pane's
+// output, so open streams carry the new process's bytes after the old
+// one's (with one byte counted as missed where tmux may have dropped some;
+// see pausedOutput); a dead pane's streams have ended already. The
+// terminal this adapter remembers for the pane is forgotten, to be asked
+// for again.
+//
+// tmux up to 3.6a at least crashes, taking every session with it, when
+// the new process first writes after respawn-pane if a control client was
+// behind on the pane's output at the respawn: the pane gets a new, empty
+// buffer, while the offsets into the old one that the pane and each
+// control client keep are not reset (tmux/tmux#5499). A client falls
+// behind when it reads slowly, and for good when the pane died while
+// output to it was still queued, which is common: the last words of a
+// shell that exits. So RespawnPane first pauses the pane for every
+// control client attached to the server, its own and other programs'
+// (refresh-client -t CLIENT -A %N:pause, which drops what was queued for
+// the client), respawns it and continues it for each (which sets the
+// client's offset to the pane's), all in one command list, which tmux
+// runs to its end before it reads from any pane. It holds attachGate
+// across listing the clients and that command list, so that no control
+// client of this Terminal attaches unseen in between; one of another
+// program's that attaches in that moment is not paused.
+func (t *Terminal) RespawnPane(ctx context.Context, pane ports.PaneID) error {
+	if err := checkPaneID(pane); err != nil {
+		return fmt.Errorf("respawn pane: %w", err)
+	}
+	t.attachGate.RLock()
+	defer t.attachGate.RUnlock()
+	out, err := t.runGated(ctx, nil, "list-clients", "-F", "R"+sep+"#{client_control_mode}"+sep+clean("client_name"))
+	if err != nil {
+		return fmt.Errorf("respawn pane %s: list the control clients: %w", pane, err)
+	}
+	var controls []string
+	for _, f := range tagged(out, "R", 2) {
+		if f[0] == "1" {
+			controls = append(controls, f[1])
+		}
+	}
+	each := func(state string) []string {
+		var args []string
+		for _, name := range controls {
+			args = append(args, "refresh-client", "-t", escapeArg(name), "-A", string(pane)+":"+state, ";")
+		}
+		return args
+	}
+	args := append(each("pause"), "respawn-pane", "-k", "-t", string(pane))
+	if cont := each("continue"); len(cont) > 0 {
+		args = append(append(args, ";"), cont[:len(cont)-1]...)
+	}
+	if _, err := t.runGated(ctx, nil, args...); err != nil {
+		// A failing command ends the list: a client that left in between
+		// may have kept the rest from running, the respawn too. None may
+		// stay paused.
+		for _, name := range controls {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			t.runGated(cctx, nil, "refresh-client", "-t", escapeArg(name), "-A", string(pane)+":continue")
+			cancel()
+		}
+		return fmt.Errorf("respawn pane %s: %w", pane, manageError(err))
+	}
+	t.mu.Lock()
+	delete(t.ttys, pane)
+	t.mu.Unlock()
 	return nil
 }
 

@@ -128,6 +128,37 @@ func TestManagerListingsTellWatchersAndSelfAsPaneDoes(t *testing.T) {
 	}
 }
 
+func TestManagerListingsTellThePanesProcessAndCursor(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	s.waitPrompt(p)
+	s.tmux("send-keys", "-t", string(p), "-l", "echo ab")
+	s.waitScreen(p, "the typed text", func(screen string) bool { return strings.Contains(screen, "$ echo ab") })
+	empty := ports.PaneID(strings.TrimSpace(s.tmux("split-window", "-d", "-t", string(p), "-P", "-F", "#{pane_id}", "")))
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+
+	panes, err := term.ListPanes(ctx, ports.PaneFilter{Pane: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := panes[0]
+	pid := strings.TrimSpace(s.tmux("display-message", "-p", "-t", string(p), "#{pane_pid}"))
+	if strconv.Itoa(sum.PID) != pid || sum.CursorX != len("$ echo ab") || sum.CursorY != 0 || len(sum.Unknown) != 0 {
+		t.Errorf("pane %s = pid %d, cursor (%d, %d), unknown %v; want pid %s, the cursor after the typed text at (9, 0)",
+			p, sum.PID, sum.CursorX, sum.CursorY, sum.Unknown, pid)
+	}
+
+	panes, err = term.ListPanes(ctx, ports.PaneFilter{Pane: empty})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := panes[0]; e.PID != 0 || !slices.Contains(e.Unknown, ports.FactPID) {
+		t.Errorf("an empty pane = pid %d, unknown %v; want its pid unknown, not 0 taken for a fact", e.PID, e.Unknown)
+	}
+}
+
 func TestManagerServerInfo(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t)
@@ -279,6 +310,157 @@ func TestManagerLifecycle(t *testing.T) {
 	sessions, _ := term.ListSessions(ctx)
 	if len(sessions) != 1 || sessions[0].Name != "keep" {
 		t.Errorf("sessions after KillSession = %+v, want keep alone", sessions)
+	}
+}
+
+func TestManagerResizesAWindowOfADetachedSession(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	top := s.session("main", bashCmd) // 80x24, detached
+	bottom := s.split(top, bashCmd)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	windows, err := term.ListWindows(ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	win := windows[0].ID
+
+	if err := term.ResizeWindow(ctx, win, 200, 50); err != nil {
+		t.Fatal(err)
+	}
+	size := func() (w, h int, panes map[ports.PaneID][2]int) {
+		windows, err := term.ListWindows(ctx, "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := term.ListPanes(ctx, ports.PaneFilter{Window: win})
+		if err != nil {
+			t.Fatal(err)
+		}
+		panes = map[ports.PaneID][2]int{}
+		for _, p := range list {
+			panes[p.ID] = [2]int{p.Width, p.Height}
+		}
+		return windows[0].Width, windows[0].Height, panes
+	}
+	w, h, panes := size()
+	if w != 200 || h != 50 || panes[top][0] != 200 || panes[bottom][0] != 200 || panes[top][1]+1+panes[bottom][1] != 50 {
+		t.Errorf("after ResizeWindow(200, 50): window %dx%d, panes %v; want 200x50 shared by both", w, h, panes)
+	}
+	if err := term.ResizeWindow(ctx, win, 0, 30); err != nil {
+		t.Fatal(err)
+	}
+	if w, h, _ := size(); w != 200 || h != 30 {
+		t.Errorf("after ResizeWindow(0, 30): window %dx%d, want the width kept", w, h)
+	}
+	if info, err := term.Pane(ctx, top); err != nil || info.Width != 200 {
+		t.Errorf("the pane as a write sees it: %+v, %v; want 200 columns", info, err)
+	}
+
+	for _, bad := range []string{"@999", "main:0", "%0"} {
+		if err := term.ResizeWindow(ctx, bad, 100, 0); !errors.Is(err, ports.ErrNotFound) {
+			t.Errorf("ResizeWindow(%q): err = %v, want ErrNotFound", bad, err)
+		}
+	}
+}
+
+func TestManagerRespawnsALivePaneInPlace(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	s.waitPrompt(p)
+	s.tmux("send-keys", "-t", string(p), "seq 40; sleep 600", "Enter")
+	s.waitScreen(p, "seq's last line", func(screen string) bool { return strings.Contains(screen, "\n40\n") })
+	s.tmux("copy-mode", "-t", string(p))
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	before, err := term.Pane(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	from := stream.End()
+
+	if err := term.RespawnPane(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	s.waitPrompt(p)
+	after, err := term.Pane(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Dead || after.Generation == before.Generation || after.Mode != "" || after.HistorySize < before.HistorySize {
+		t.Errorf("after RespawnPane: %+v (before %+v); want alive, a new generation, out of copy mode, the history kept", after, before)
+	}
+	if screen := s.screen(p); strings.TrimRight(screen, "\n") != "$" {
+		t.Errorf("screen after RespawnPane = %q, want blank but for the new prompt", screen)
+	}
+	// The stream goes on with the new shell's output.
+	if err := term.SendText(ctx, p, "echo respawned-$((6*7))\r"); err != nil {
+		t.Fatal(err)
+	}
+	_, missed, ended := readUntil(t, stream, from, "the new shell's output", contains("respawned-42"))
+	if ended != nil {
+		t.Errorf("the stream ended (%v); want it to carry the new process's output", ended)
+	}
+	if missed < 1 {
+		t.Errorf("missed = %d across the respawn; want the gap where tmux may have dropped the old process's queued output counted", missed)
+	}
+	// The terminal is the new process's: read anew, not the old one's.
+	eventually(t, 5*time.Second, "the new shell's terminal to edit lines", func() bool {
+		editing, err := term.LineEditing(ctx, p)
+		return err == nil && editing
+	})
+
+	if err := term.RespawnPane(ctx, "%999"); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("respawning an unknown pane: err = %v, want ErrPaneNotFound", err)
+	}
+	if err := term.RespawnPane(ctx, "main"); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("respawning a malformed pane id: err = %v, want ErrPaneNotFound", err)
+	}
+}
+
+func TestManagerRespawnsADeadPane(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	s.tmux("set-option", "-w", "-t", string(p), "remain-on-exit", "on")
+	s.waitPrompt(p)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	old, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	s.tmux("send-keys", "-t", string(p), "exit", "Enter")
+	if _, _, ended := readUntil(t, old, old.End(), "the end of the stream", func([]byte) bool { return false }); !errors.Is(ended, ports.ErrPaneDead) {
+		t.Fatalf("the stream of the exiting shell ended with %v, want ErrPaneDead", ended)
+	}
+
+	if err := term.RespawnPane(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	s.waitPrompt(p)
+	if info, err := term.Pane(ctx, p); err != nil || info.Dead || info.ID != p {
+		t.Fatalf("after RespawnPane: %+v, %v; want %s alive", info, err, p)
+	}
+	stream, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	from := stream.End()
+	if err := term.SendText(ctx, p, "echo back-$((6*7))\r"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ended := readUntil(t, stream, from, "the new shell's output", contains("back-42")); ended != nil {
+		t.Errorf("a stream opened after the respawn ended (%v); want the new shell's output", ended)
 	}
 }
 

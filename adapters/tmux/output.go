@@ -63,6 +63,7 @@ type paneRecord struct {
 	owner    *controlClient // the client whose output is recorded; nil while none listens
 	claiming bool           // owner is being confirmed; bytes wait in held
 	held     []byte
+	heldGap  bool // tmux dropped output after held (a %pause while claiming)
 
 	// blindSince is when listening lapsed, zero while nothing may have been
 	// missed; covered is when a check last found the pane in the owner's
@@ -187,7 +188,7 @@ func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 		// the question is dropped; they wait in held until the answer
 		// tells whether bytes were missed before.
 		t.mu.Lock()
-		rec.owner, rec.claiming, rec.held = c, true, nil
+		rec.owner, rec.claiming, rec.held, rec.heldGap = c, true, nil, false
 		t.mu.Unlock()
 		asked := time.Now()
 		states, err := t.sessionPanes(ctx, c)
@@ -195,7 +196,7 @@ func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 		t.mu.Lock()
 		if err != nil || !found {
 			if rec.owner == c {
-				rec.owner, rec.claiming, rec.held = nil, false, nil
+				rec.owner, rec.claiming, rec.held, rec.heldGap = nil, false, nil, false
 			}
 			c.inflight--
 			t.armIdle(c)
@@ -211,7 +212,10 @@ func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 			t.debug("tmux pane output may have been missed", "pane", rec.id, "since", rec.blindSince)
 		}
 		rec.out.Write(rec.held)
-		rec.owner, rec.claiming, rec.held = c, false, nil
+		if rec.heldGap {
+			rec.out.Skip(1)
+		}
+		rec.owner, rec.claiming, rec.held, rec.heldGap = c, false, nil, false
 		rec.blindSince, rec.covered = time.Time{}, asked
 		t.mu.Unlock()
 		return c, st.dead, nil
@@ -222,7 +226,7 @@ func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 // lapse records that nobody listens to the pane from since on. t.mu is
 // held.
 func (t *Terminal) lapse(rec *paneRecord, since time.Time) {
-	rec.owner, rec.claiming, rec.held = nil, false, nil
+	rec.owner, rec.claiming, rec.held, rec.heldGap = nil, false, nil, false
 	if since.IsZero() {
 		since = time.Now()
 	}
@@ -343,6 +347,38 @@ func (t *Terminal) deliver(c *controlClient, id ports.PaneID, data []byte) {
 		return
 	}
 	rec.out.Write(data)
+}
+
+// pausedOutput handles "%pause %N": tmux has dropped the output of the
+// pane it had queued for the client and sends it none until told to
+// continue. RespawnPane does that to every control client around
+// respawn-pane (see manage.go), and so may another process that shares
+// the server. How many bytes were dropped is unknown, so the pane's
+// streams count one as missed at that point; and the client is told to
+// continue at once, in the background (the reply comes through the
+// reader that called this), so that it is never left paused by whoever
+// paused it. Continuing a pane that is not paused does nothing.
+func (t *Terminal) pausedOutput(c *controlClient, id ports.PaneID) {
+	t.mu.Lock()
+	if rec := t.panes[id]; rec != nil && rec.owner == c {
+		if rec.claiming {
+			rec.heldGap = true
+		} else {
+			rec.out.Skip(1)
+		}
+	}
+	t.mu.Unlock()
+	if checkPaneID(id) != nil {
+		return
+	}
+	t.debug("tmux paused a pane's output, which may have been missed", "pane", id, "session", c.session)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := c.command(ctx, "refresh-client", "refresh-client -A "+string(id)+":continue"); err != nil {
+			t.debug("tmux pane output not continued", "pane", id, "err", err)
+		}
+	}()
 }
 
 // checkPanes ends the streams of the client's panes that died, and

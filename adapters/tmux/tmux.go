@@ -415,15 +415,21 @@ func classify(msg string) error {
 // run runs one tmux client with args (which may hold several commands
 // separated by ";" arguments) and returns its standard output.
 func (t *Terminal) run(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
+	if notifies(splitCommands(args)) {
+		t.attachGate.RLock()
+		defer t.attachGate.RUnlock()
+	}
+	return t.runGated(ctx, stdin, args...)
+}
+
+// runGated is run for a caller that already holds attachGate, shared,
+// across several invocations.
+func (t *Terminal) runGated(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
 	t.mu.Lock()
 	closed := t.closed
 	t.mu.Unlock()
 	if closed {
 		return "", fmt.Errorf("%w: %w", ErrTerminalClosed, ports.ErrUnavailable)
-	}
-	if notifies(splitCommands(args)) {
-		t.attachGate.RLock()
-		defer t.attachGate.RUnlock()
 	}
 	t.processes.Add(1)
 	cmd, err := t.launch.command(ctx, append(append([]string(nil), t.sockArg...), args...)...)

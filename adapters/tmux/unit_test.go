@@ -151,8 +151,10 @@ func TestControlParser(t *testing.T) {
 	var notes []string
 	var attaches []string
 	var exit string
+	var paused []ports.PaneID
 	p := controlParser{
 		output: func(id ports.PaneID, data []byte) { outputs = append(outputs, string(id)+"="+string(data)) },
+		paused: func(id ports.PaneID) { paused = append(paused, id) },
 		reply: func(lines []string, err error) {
 			r := reply{lines: lines}
 			if err != nil {
@@ -189,6 +191,8 @@ func TestControlParser(t *testing.T) {
 		"%error 4 13 1",
 		"%extended-output %5 120 : late\\012",
 		"%output %6 ",
+		"%pause %7", // tmux dropped %7's queued output
+		"%continue %7",
 		"%begin 5 14 0", // a failed attach-session
 		"can't find session: $9",
 		"%error 5 14 0",
@@ -216,7 +220,10 @@ func TestControlParser(t *testing.T) {
 	if want := []string{"ok", "can't find session: $9"}; !slices.Equal(attaches, want) {
 		t.Errorf("attach-session replies = %q, want %q", attaches, want)
 	}
-	if !slices.Equal(notes, []string{"%session-changed", "%layout-change"}) {
+	if !slices.Equal(paused, []ports.PaneID{"%7"}) {
+		t.Errorf("paused = %q, want %%7", paused)
+	}
+	if !slices.Equal(notes, []string{"%session-changed", "%layout-change", "%continue"}) {
 		t.Errorf("notifications = %q", notes)
 	}
 	if exit != "detached" {

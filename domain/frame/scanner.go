@@ -111,9 +111,6 @@ func (s *Scanner) Write(p []byte) (int, error) {
 // among which the start marker may have been.
 func (s *Scanner) Resume() { s.resumed = true }
 
-// Resumed reports whether Resume was called.
-func (s *Scanner) Resumed() bool { return s.resumed }
-
 // Started reports whether the start marker was seen.
 func (s *Scanner) Started() bool { return s.started }
 

@@ -63,19 +63,55 @@ func (s *Service) ResizePane(ctx context.Context, req ResizePaneRequest) (Pane, 
 	if err != nil {
 		return Pane{}, err
 	}
-	if err := checkCells("width", req.Width); err != nil {
+	if err := checkSize(req.Width, req.Height); err != nil {
 		return Pane{}, err
-	}
-	if err := checkCells("height", req.Height); err != nil {
-		return Pane{}, err
-	}
-	if req.Width == 0 && req.Height == 0 {
-		return Pane{}, &fault.ArgumentError{Field: "width", Reason: "and height are both missing; give at least one"}
 	}
 	if err := a.ResizePane(ctx, req.PaneID, req.Width, req.Height); err != nil {
 		return Pane{}, fmt.Errorf("resize pane %s: %w", req.PaneID, err)
 	}
 	return s.listPane(ctx, l, req.PaneID)
+}
+
+// ResizeWindow asks for a new window size and describes the window with
+// the size it got. Its panes share the new size as the multiplexer lays
+// them out.
+//
+// Errors: *fault.ArgumentError for an empty window or a bad size; wrapped
+// ports errors (ErrNotFound).
+func (s *Service) ResizeWindow(ctx context.Context, req ResizeWindowRequest) (ports.WindowInfo, error) {
+	a, err := require("resize_window", s.b.Arranger)
+	if err != nil {
+		return ports.WindowInfo{}, err
+	}
+	l, err := require("resize_window", s.b.Lister)
+	if err != nil {
+		return ports.WindowInfo{}, err
+	}
+	if err := checkRef("windowId", req.WindowID); err != nil {
+		return ports.WindowInfo{}, err
+	}
+	if err := checkSize(req.Width, req.Height); err != nil {
+		return ports.WindowInfo{}, err
+	}
+	if err := a.ResizeWindow(ctx, req.WindowID, req.Width, req.Height); err != nil {
+		return ports.WindowInfo{}, fmt.Errorf("resize window %s: %w", req.WindowID, err)
+	}
+	return findWindow(ctx, l, req.WindowID)
+}
+
+// checkSize accepts a resize's width and height: each a size in cells or
+// left out (0), not both left out.
+func checkSize(width, height int) error {
+	if err := checkCells("width", width); err != nil {
+		return err
+	}
+	if err := checkCells("height", height); err != nil {
+		return err
+	}
+	if width == 0 && height == 0 {
+		return &fault.ArgumentError{Field: "width", Reason: "and height are both missing; give at least one"}
+	}
+	return nil
 }
 
 // RenameSession gives a session a new name and describes it.

@@ -455,11 +455,19 @@ func TestToolsOfAMissingCapabilityAreUnsupported(t *testing.T) {
 			_, err := life.SelectWindow(ctx, lifecycle.SelectWindowRequest{WindowID: "@0"})
 			return err
 		},
+		"resize_window": func() error {
+			_, err := life.ResizeWindow(ctx, lifecycle.ResizeWindowRequest{WindowID: "@0", Width: 10})
+			return err
+		},
 		"rename_session": func() error {
 			_, err := life.RenameSession(ctx, lifecycle.RenameSessionRequest{Session: "$0", Name: "x"})
 			return err
 		},
 		"kill_pane": func() error { _, err := life.KillPane(ctx, lifecycle.KillPaneRequest{PaneID: "%0"}); return err },
+		"respawn_pane": func() error {
+			_, err := life.RespawnPane(ctx, lifecycle.RespawnPaneRequest{PaneID: "%0"})
+			return err
+		},
 	}
 	for tool, call := range unsupported {
 		if err := call(); !errors.Is(err, ports.ErrUnsupported) {
@@ -645,6 +653,11 @@ func TestEveryLifecycleToolReportsAnUnreachableMultiplexer(t *testing.T) {
 		},
 		"list_panes":    func() error { _, err := l.life.ListPanes(l.ctx, lifecycle.ListPanesRequest{}); return err },
 		"get_pane_info": func() error { _, err := l.life.GetPaneInfo(l.ctx, lifecycle.PaneRequest{PaneID: l.top}); return err },
+		"display":       func() error { _, err := l.life.Display(l.ctx, lifecycle.PaneRequest{PaneID: l.top}); return err },
+		"search_panes": func() error {
+			_, err := l.life.SearchPanes(l.ctx, lifecycle.SearchPanesRequest{Patterns: []string{"x"}})
+			return err
+		},
 		"get_server_info": func() error {
 			_, err := l.life.GetServerInfo(l.ctx)
 			return err
@@ -670,6 +683,10 @@ func TestEveryLifecycleToolReportsAnUnreachableMultiplexer(t *testing.T) {
 			_, err := l.life.ResizePane(l.ctx, lifecycle.ResizePaneRequest{PaneID: l.top, Width: 10})
 			return err
 		},
+		"resize_window": func() error {
+			_, err := l.life.ResizeWindow(l.ctx, lifecycle.ResizeWindowRequest{WindowID: "@0", Width: 10})
+			return err
+		},
 		"rename_session": func() error {
 			_, err := l.life.RenameSession(l.ctx, lifecycle.RenameSessionRequest{Session: "work", Name: "x"})
 			return err
@@ -683,6 +700,10 @@ func TestEveryLifecycleToolReportsAnUnreachableMultiplexer(t *testing.T) {
 			return err
 		},
 		"kill_pane": func() error { _, err := l.life.KillPane(l.ctx, lifecycle.KillPaneRequest{PaneID: l.top}); return err },
+		"respawn_pane": func() error {
+			_, err := l.life.RespawnPane(l.ctx, lifecycle.RespawnPaneRequest{PaneID: l.top})
+			return err
+		},
 		"kill_window": func() error {
 			_, err := l.life.KillWindow(l.ctx, lifecycle.KillWindowRequest{WindowID: "@0"})
 			return err

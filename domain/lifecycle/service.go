@@ -1,14 +1,15 @@
 // Package lifecycle is the logic of the inspect and lifecycle tools:
-// listing, creating, selecting, resizing, renaming, clearing and killing
-// sessions, windows and panes, through the backend's lifecycle ports
-// (ports.Lister, Creator, Arranger, Renamer, Remover).
+// listing, creating, selecting, resizing, renaming, clearing, killing and
+// respawning sessions, windows and panes, through the backend's lifecycle
+// ports (ports.Lister, Creator, Arranger, Renamer, Remover, Respawner).
 //
-// The rules that matter here are the writer rules: killing and clearing
-// are writes, so every pane they would end or clear is held (reserved and
-// leased, in the same writers.Pool as the pane tools') and checked
-// against the write policy first (policy.End), and nothing happens if one
-// of them is refused. Names and ids are the backend's to check: each
-// adapter refuses what its multiplexer would read as anything but text.
+// The rules that matter here are the writer rules: killing, clearing and
+// respawning are writes, so every pane they would end or clear is held
+// (reserved and leased, in the same writers.Pool as the pane tools') and
+// checked against the write policy first (policy.End), and nothing
+// happens if one of them is refused. Names and ids are the backend's to
+// check: each adapter refuses what its multiplexer would read as anything
+// but text.
 package lifecycle
 
 import (
@@ -23,22 +24,24 @@ import (
 // nil field is a capability the backend lacks, whose tools then fail with
 // an error wrapping ports.ErrUnsupported.
 type Backend struct {
-	Lister   ports.Lister
-	Creator  ports.Creator
-	Arranger ports.Arranger
-	Renamer  ports.Renamer
-	Remover  ports.Remover
+	Lister    ports.Lister
+	Creator   ports.Creator
+	Arranger  ports.Arranger
+	Renamer   ports.Renamer
+	Remover   ports.Remover
+	Respawner ports.Respawner
 }
 
 // FromManager is the Backend of a backend that offers every capability.
 func FromManager(m ports.Manager) Backend {
-	return Backend{Lister: m, Creator: m, Arranger: m, Renamer: m, Remover: m}
+	return Backend{Lister: m, Creator: m, Arranger: m, Renamer: m, Remover: m, Respawner: m}
 }
 
-// Describer describes a pane with the facts a write is checked against:
-// the Terminal's Pane.
+// Describer describes a pane with the facts a write is checked against,
+// and reads its rows: the Terminal's Pane and Capture.
 type Describer interface {
 	Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, error)
+	Capture(ctx context.Context, id ports.PaneID, r ports.CaptureRange) ([]string, error)
 }
 
 // Service carries out the inspect and lifecycle tools' calls. It is safe
@@ -52,8 +55,8 @@ type Service struct {
 
 // New returns a Service on the backend b, describing panes through panes
 // and holding them in pool (the pane tools' own). created, if not nil,
-// hears of every pane the Service creates (the pane tools wait for such a
-// pane's shell before they first type into it).
+// hears of every pane the Service creates or respawns (the pane tools
+// wait for such a pane's new shell before they first type into it).
 func New(b Backend, panes Describer, pool *writers.Pool, created func(ports.PaneID)) *Service {
 	if created == nil {
 		created = func(ports.PaneID) {}

@@ -72,6 +72,117 @@ type PaneDetails struct {
 	Attended bool
 }
 
+// PaneFacts is what display reports: a fixed set of facts about one pane,
+// read by the server itself (no caller's format reaches the multiplexer).
+type PaneFacts struct {
+	PaneID ports.PaneID
+
+	// Path is the pane's working directory, "" when the backend cannot
+	// tell.
+	Path string
+
+	// PID is the process id of the pane's program (the process the pane
+	// started, such as its shell), on the multiplexer's host.
+	PID int
+
+	// Width and Height are the visible screen's size in cells.
+	Width, Height int
+
+	// CursorX and CursorY are the cursor's column and row on the visible
+	// screen, from (0, 0) at its top left.
+	CursorX, CursorY int
+
+	// Command is the pane's foreground program, without a path.
+	Command string
+
+	// Dead reports that the pane's program has exited.
+	Dead bool
+
+	// InMode reports that the pane is in a mode, Mode which (such as
+	// "copy-mode"); "" when it is in none.
+	InMode bool
+	Mode   string
+
+	// Unknown lists the facts above the backend could not tell
+	// (ports.FactPID, FactCursor, FactCommand, FactMode); their fields
+	// then hold zero values that must not be trusted.
+	Unknown []ports.Fact
+}
+
+// SearchPanesRequest is a search_panes call.
+type SearchPanesRequest struct {
+	// Session limits the search to the panes of one session (an id or a
+	// name); "" searches every pane.
+	Session string
+
+	// Patterns are what to look for: substrings, or RE2 regular
+	// expressions when Regex is set. A row matches when any pattern
+	// matches it. At least one is given, and none is empty.
+	Patterns []string
+	Regex    bool
+
+	// History searches the rows held above each visible screen too (the
+	// newest MaxSearchRows rows of a pane at most).
+	History bool
+
+	// MaxMatches bounds the rows returned: 0 means DefaultSearchMatches,
+	// and more than MaxSearchMatches means MaxSearchMatches.
+	MaxMatches int
+}
+
+// SearchPanesResult is what search_panes reports.
+type SearchPanesResult struct {
+	// Panes are the panes with a matching row, in listing order.
+	Panes []PaneMatches
+
+	// Matches counts the rows returned, in all Panes.
+	Matches int
+
+	// MaxMatches is the bound on Matches that was applied.
+	MaxMatches int
+
+	// Truncated reports that a matching row was found that the result
+	// could not hold (MaxMatches or MaxSearchBytes reached): the search
+	// stopped there, and more rows may match.
+	Truncated bool
+
+	// PanesSearched counts the panes whose rows were read (the last one
+	// in part when Truncated); PanesGone the panes listed that were gone
+	// before their rows could be read, which are skipped.
+	PanesSearched, PanesGone int
+
+	// RangeClamped reports that a pane held more history than
+	// MaxSearchRows rows with its screen, so that only its newest rows
+	// were searched.
+	RangeClamped bool
+}
+
+// PaneMatches are the matching rows of one pane, top to bottom.
+type PaneMatches struct {
+	PaneID  ports.PaneID
+	Session ports.SessionRef
+	Window  ports.WindowRef
+	Lines   []LineMatch
+}
+
+// LineMatch is one matching row.
+type LineMatch struct {
+	// Row is the row's number as capture_pane counts: 0 is the top of the
+	// visible screen, negative rows are history (-1 the newest).
+	Row int
+
+	// Text is the row's text as the terminal shows it, without trailing
+	// blanks; at most MaxSearchLineBytes of it.
+	Text string
+
+	// Cut reports that the row was longer, so that Text is the part of
+	// it around the first match.
+	Cut bool
+
+	// Pattern is the first of the patterns, as given, that matched.
+	Pattern string
+}
+
 // CreateSessionRequest is a create_session call.
 type CreateSessionRequest struct {
 	// Name is the session's name; "" lets the multiplexer choose one.
@@ -117,6 +228,13 @@ type ResizePaneRequest struct {
 	Width, Height int
 }
 
+// ResizeWindowRequest is a resize_window call. At least one of Width and
+// Height is set; 0 leaves that dimension as it is.
+type ResizeWindowRequest struct {
+	WindowID      string
+	Width, Height int
+}
+
 // RenameSessionRequest is a rename_session call.
 type RenameSessionRequest struct {
 	Session string // an id or a name
@@ -146,6 +264,12 @@ type ClearScrollbackResult struct {
 type KillPaneRequest struct {
 	PaneID ports.PaneID
 	Force  bool // allow the server's own pane
+}
+
+// RespawnPaneRequest is a respawn_pane call.
+type RespawnPaneRequest struct {
+	PaneID ports.PaneID
+	Force  bool // allow the server's own pane (when it is alive)
 }
 
 // KillWindowRequest is a kill_window call.

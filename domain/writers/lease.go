@@ -54,14 +54,6 @@ func NewLeases(l ports.Leaser, clock ports.Clock, owner string, ttl time.Duratio
 	return &Leases{leaser: l, clock: clock, owner: owner, ttl: ttl, closing: make(chan struct{})}
 }
 
-// Owner returns the owner this process leases as; "" for a nil *Leases.
-func (ls *Leases) Owner() string {
-	if ls == nil {
-		return ""
-	}
-	return ls.owner
-}
-
 // Close stops every renewal and returns once none runs; the leases still
 // held are not given back (their holders do that), and expire unrenewed.
 func (ls *Leases) Close() {

@@ -108,9 +108,6 @@ func (h *Hold) Returned(holder string, interrupted func()) { h.rv.Returned(holde
 // gets none describes the pane itself.
 func (h *Hold) Described() (ports.PaneInfo, bool) { return h.lease.Described() }
 
-// Holder describes the writer holding the pane.
-func (h *Hold) Holder() string { return h.rv.Holder() }
-
 // Holds are the holds of one call on several panes.
 type Holds []*Hold
 
@@ -143,10 +140,6 @@ func (p *Pool) Released(pane ports.PaneID) <-chan struct{} { return p.res.Releas
 
 // Settle returns once no lease is being given back in the background.
 func (p *Pool) Settle() { p.releasing.Wait() }
-
-// Owner returns the owner this process leases panes as, or "" when it
-// takes no leases.
-func (p *Pool) Owner() string { return p.leases.Owner() }
 
 // Close waits for the leases being given back, then stops renewing the
 // others (see Leases.Close).
