@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -228,6 +229,45 @@ func TestAClientMayChangeItsLevel(t *testing.T) {
 	for _, l := range c.lines() {
 		if l.Data == "not heard" {
 			t.Error("a warning reached a client at the error level")
+		}
+	}
+}
+
+// Over streamable HTTP too, a client that asks hears the lines.
+func TestAnHTTPClientHearsTheLinesItAsksFor(t *testing.T) {
+	srv, _, log := bridgedServer(t)
+	hs := httptest.NewServer(srv.HTTPHandler())
+	t.Cleanup(hs.Close)
+	heard := make(chan *sdk.LoggingMessageParams, 16)
+	client := sdk.NewClient(&sdk.Implementation{Name: "http-log-client", Version: "0"}, &sdk.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, req *sdk.LoggingMessageRequest) {
+			select {
+			case heard <- req.Params:
+			default:
+			}
+		},
+	})
+	cs, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: hs.URL + mcp.HTTPPath}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if err := cs.SetLoggingLevel(context.Background(), &sdk.SetLoggingLevelParams{Level: "warning"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(20 * time.Second)
+	for {
+		// The standalone stream that carries the line may open after the
+		// level is set: say it again until it is heard.
+		log.Warn("heard over http")
+		select {
+		case l := <-heard:
+			if l.Data == "heard over http" {
+				return
+			}
+		case <-time.After(100 * time.Millisecond):
+		case <-deadline:
+			t.Fatal("the HTTP client never heard the line")
 		}
 	}
 }
