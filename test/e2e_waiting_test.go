@@ -756,3 +756,50 @@ func TestInMemoryWaitForTextFindsALastWordBeforeDeath(t *testing.T) {
 		t.Errorf("wait_for_text after the pane died = %+v, want its last words matched, nothing missed", out)
 	}
 }
+
+// wait_for_command on the fake, where its logic is the domain's: a
+// command whose run_shell_command call timed out is waited for again and
+// again (a wait that runs out, one that is cancelled, then the end with
+// its exit status and all its output), and then nothing of ours runs in
+// the pane.
+func TestInMemoryWaitForCommandFinishesACommandThatOutlivedItsCall(t *testing.T) {
+	e := newInmem(t)
+	done := e.start("run_shell_command", map[string]any{"paneId": "%0", "command": "echo started; sleep 10; echo done; exit 4", "timeoutMs": 1000})
+	e.awaitWaiting(runTimers)
+	e.clock.Advance(time.Second)
+	res := <-done
+	checkRun(t, decodeRun(t, res), runOutput{Outcome: "timed_out", StillRunning: true, Output: "started", ReturnedBytes: 7,
+		OutputComplete: true, PaneID: "%0", EffectiveTimeoutMs: 1000})
+	if tc, ok := res.Content[len(res.Content)-1].(*sdk.TextContent); len(res.Content) != 2 || !ok ||
+		!strings.Contains(tc.Text, "wait_for_command with paneId %0") {
+		t.Errorf("the timed-out run's text %v does not name wait_for_command", res.Content)
+	}
+
+	// The server follows the command on: one timer, checking that the pane
+	// lives; a wait adds its deadline.
+	e.awaitWaiting(1)
+	done = e.start("wait_for_command", map[string]any{"paneId": "%0", "timeoutMs": 2000})
+	e.awaitWaiting(runTimers)
+	e.clock.Advance(2 * time.Second)
+	checkRun(t, decodeRun(t, <-done), runOutput{Outcome: "timed_out", StillRunning: true, Output: "started", ReturnedBytes: 7,
+		OutputComplete: true, PaneID: "%0", EffectiveTimeoutMs: 2000})
+
+	checkRun(t, decodeRun(t, e.cancelled("wait_for_command", map[string]any{"paneId": "%0"}, runTimers)),
+		runOutput{Outcome: "cancelled", StillRunning: true, Output: "started", ReturnedBytes: 7, OutputComplete: true, PaneID: "%0",
+			EffectiveTimeoutMs: 30000})
+
+	e.awaitWaiting(1)
+	done = e.start("wait_for_command", map[string]any{"paneId": "%0", "maxLines": 1})
+	e.awaitWaiting(runTimers)
+	e.clock.Advance(7 * time.Second) // the sleep ends
+	checkRun(t, decodeRun(t, <-done), runOutput{Outcome: "completed", ExitStatus: status(4), Output: "done", ReturnedBytes: 4,
+		DroppedLines: 1, PaneID: "%0", EffectiveTimeoutMs: 30000})
+
+	msg := errorText(t, e.call("wait_for_command", map[string]any{"paneId": "%0"}))
+	if !strings.Contains(msg, "no command of this server runs in the pane") || !strings.Contains(msg, "use run_shell_command") {
+		t.Errorf("wait_for_command with nothing running: %q", msg)
+	}
+	if out := decodeRun(t, e.call("run_shell_command", map[string]any{"paneId": "%0", "command": "echo free"})); out.Output != "free" {
+		t.Errorf("the pane is not free after the end: %+v", out)
+	}
+}
