@@ -534,20 +534,7 @@ func TestManagerRefusesNamesTmuxWouldInterpret(t *testing.T) {
 		t.Fatal(err)
 	}
 	marker := filepath.Join(t.TempDir(), "ran")
-	for _, name := range []string{"a#(touch " + marker + ")b", "#{pid}", "#[fg=red]x", "-t", "-"} {
-		if _, err := term.CreateSession(ctx, ports.SessionSpec{Name: name}); !errors.Is(err, ports.ErrInvalidName) || !strings.HasPrefix(errors.Unwrap(err).Error(), "invalid name") {
-			t.Errorf("CreateSession(%q) = %v, want an invalid name", name, err)
-		}
-		if _, err := term.CreateWindow(ctx, "keep", name); !errors.Is(err, ports.ErrInvalidName) {
-			t.Errorf("CreateWindow(%q) = %v, want ErrInvalidName", name, err)
-		}
-		if err := term.RenameWindow(ctx, windows[0].ID, name); !errors.Is(err, ports.ErrInvalidName) {
-			t.Errorf("RenameWindow(%q) = %v, want ErrInvalidName", name, err)
-		}
-		if err := term.RenameSession(ctx, "keep", name); !errors.Is(err, ports.ErrInvalidName) {
-			t.Errorf("RenameSession(%q) = %v, want ErrInvalidName", name, err)
-		}
-	}
+	refusedEverywhere(t, term, windows[0].ID, "a#(touch "+marker+")b", "#{pid}", "#[fg=red]x", "-t", "-")
 	// A window's name is no target, but a session's is.
 	for _, name := range []string{"a:b", "x.y", "$3"} {
 		if _, err := term.CreateSession(ctx, ports.SessionSpec{Name: name}); !errors.Is(err, ports.ErrInvalidName) {
@@ -571,6 +558,27 @@ func TestManagerRefusesNamesTmuxWouldInterpret(t *testing.T) {
 	}
 }
 
+// refusedEverywhere checks that every tool that takes a name refuses each
+// of names as invalid, saying so, for session "keep" and its window.
+func refusedEverywhere(t *testing.T, term *Terminal, window string, names ...string) {
+	t.Helper()
+	ctx := testContext(t)
+	for _, name := range names {
+		if _, err := term.CreateSession(ctx, ports.SessionSpec{Name: name}); !errors.Is(err, ports.ErrInvalidName) || !strings.HasPrefix(errors.Unwrap(err).Error(), "invalid name") {
+			t.Errorf("CreateSession(%q) = %v, want an invalid name", name, err)
+		}
+		if _, err := term.CreateWindow(ctx, "keep", name); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("CreateWindow(%q) = %v, want ErrInvalidName", name, err)
+		}
+		if err := term.RenameWindow(ctx, window, name); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("RenameWindow(%q) = %v, want ErrInvalidName", name, err)
+		}
+		if err := term.RenameSession(ctx, "keep", name); !errors.Is(err, ports.ErrInvalidName) {
+			t.Errorf("RenameSession(%q) = %v, want ErrInvalidName", name, err)
+		}
+	}
+}
+
 // A name that tmux would store changed (it vis-encodes them) is refused,
 // and nothing is created or renamed: a listing and a lookup by the name
 // asked for always agree.
@@ -584,20 +592,7 @@ func TestManagerRefusesNamesTmuxWouldStoreChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{`a\b`, `trailing\`, "not \xff UTF-8", "nbsp\u00a0here"} {
-		if _, err := term.CreateSession(ctx, ports.SessionSpec{Name: name}); !errors.Is(err, ports.ErrInvalidName) {
-			t.Errorf("CreateSession(%q) = %v, want ErrInvalidName", name, err)
-		}
-		if _, err := term.CreateWindow(ctx, "keep", name); !errors.Is(err, ports.ErrInvalidName) {
-			t.Errorf("CreateWindow(%q) = %v, want ErrInvalidName", name, err)
-		}
-		if err := term.RenameWindow(ctx, windows[0].ID, name); !errors.Is(err, ports.ErrInvalidName) {
-			t.Errorf("RenameWindow(%q) = %v, want ErrInvalidName", name, err)
-		}
-		if err := term.RenameSession(ctx, "keep", name); !errors.Is(err, ports.ErrInvalidName) {
-			t.Errorf("RenameSession(%q) = %v, want ErrInvalidName", name, err)
-		}
-	}
+	refusedEverywhere(t, term, windows[0].ID, `a\b`, `trailing\`, "not \xff UTF-8", "nbsp\u00a0here")
 	sessions, _ := term.ListSessions(ctx)
 	after, _ := term.ListWindows(ctx, "keep")
 	if len(sessions) != 1 || sessions[0].Name != "keep" || len(after) != 1 || after[0].Name != windows[0].Name {
