@@ -336,25 +336,7 @@ func TestBinaryServesTheToolsOverStdio(t *testing.T) {
 		t.Fatalf("capture_since without a cursor = %+v, want the screen, seeded, and a cursor", seed)
 	}
 
-	var paste pasteOutput
-	decode(t, b.call(t, "paste_text", map[string]any{"paneId": pane, "text": "echo pasted-$((6*7))", "enter": true}),
-		[]string{"bytes", "paneId"}, &paste)
-	if paste != (pasteOutput{Bytes: 20, PaneID: pane}) {
-		t.Errorf("paste_text = %+v, want 20 bytes to %s", paste, pane)
-	}
-	wait := decodeWait(t, b.call(t, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{"pasted-42"},
-		"cursor": *seed.Cursor, "timeoutMs": 10000}))
-	if wait.Outcome != "matched" || derefS(wait.Matched) != "pasted-42" {
-		t.Fatalf("wait_for_text for the pasted command's output = %+v", wait)
-	}
-
-	var capture captureOutput
-	decode(t, b.call(t, "capture_pane", map[string]any{"paneId": pane}), captureFields, &capture)
-	height := srv.tmux(t, "display-message", "-p", "-t", pane, "#{pane_height}")
-	if !strings.Contains(capture.Text, "echo pasted-$((6*7))\npasted-42\n") || fmt.Sprint(capture.TotalLines) != height {
-		t.Errorf("capture_pane = %d lines %q; want the %s rows of the screen with the pasted command and its output",
-			capture.TotalLines, capture.Text, height)
-	}
+	pasteAndSeeItRun(t, b, srv, pane, *seed.Cursor, "echo pasted-$((6*7))")
 
 	since := decodeSince(t, b.call(t, "capture_since", map[string]any{"paneId": pane, "cursor": *seed.Cursor}))
 	if since.Seeded || since.Cursor == nil || *since.Cursor == *seed.Cursor || !strings.Contains(since.Text, "pasted-42") ||
@@ -370,7 +352,7 @@ func TestBinaryServesTheToolsOverStdio(t *testing.T) {
 	if len(keys.Sent) != 2 || keys.Sent[1] != "Enter" {
 		t.Errorf("send_keys sent %q, want the text and Enter", keys.Sent)
 	}
-	wait = decodeWait(t, b.call(t, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{"Build OK"}, "cursor": cur,
+	wait := decodeWait(t, b.call(t, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{"Build OK"}, "cursor": cur,
 		"timeoutMs": 10000}))
 	if wait.Outcome != "matched" || derefS(wait.Matched) != "Build OK" {
 		t.Errorf("wait_for_text for a pattern split across two writes = %+v", wait)
@@ -513,25 +495,7 @@ func TestBinaryWithoutASocketRunsAndRemovesAPrivateServer(t *testing.T) {
 	t.Parallel()
 	bin := needTmux(t)
 	b := startBinary(t, nil)
-	var socket string
-	eventually(t, 10*time.Second, "the log line naming the private server", func() bool {
-		m := regexp.MustCompile(`"socket": "([^"]+)"`).FindStringSubmatch(b.stderr.String())
-		if m != nil {
-			socket = m[1]
-		}
-		return socket != ""
-	})
-	tmuxOn := func(args ...string) (string, error) {
-		cmd := exec.Command(bin, append([]string{"-L", socket}, args...)...)
-		cmd.Env = cleanEnv(os.Environ())
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	t.Cleanup(func() {
-		// Only if the binary failed to: a test must not leave a server.
-		tmuxOn("kill-server")
-		os.Remove(socketFile(socket))
-	})
+	socket, tmuxOn := privateServerOf(t, b, bin)
 	pane, err := tmuxOn("display-message", "-p", "-t", "tmux-mcp:", "#{pane_id} #{pane_height}")
 	if err != nil {
 		t.Fatalf("the private server %s does not answer while the binary runs: %v: %s", socket, err, pane)
@@ -559,24 +523,7 @@ func TestBinaryKilledLeavesNoClientAndNoPrivateServer(t *testing.T) {
 	t.Parallel()
 	bin := needTmux(t)
 	b := startBinary(t, nil)
-	var socket string
-	eventually(t, 10*time.Second, "the log line naming the private server", func() bool {
-		m := regexp.MustCompile(`"socket": "([^"]+)"`).FindStringSubmatch(b.stderr.String())
-		if m != nil {
-			socket = m[1]
-		}
-		return socket != ""
-	})
-	tmuxOn := func(args ...string) (string, error) {
-		cmd := exec.Command(bin, append([]string{"-L", socket}, args...)...)
-		cmd.Env = cleanEnv(os.Environ())
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	t.Cleanup(func() {
-		tmuxOn("kill-server")
-		os.Remove(socketFile(socket))
-	})
+	socket, tmuxOn := privateServerOf(t, b, bin)
 	pane, err := tmuxOn("display-message", "-p", "-t", "tmux-mcp:", "#{pane_id}")
 	if err != nil {
 		t.Fatalf("the private server does not answer: %v: %s", err, pane)
@@ -597,5 +544,57 @@ func TestBinaryKilledLeavesNoClientAndNoPrivateServer(t *testing.T) {
 	out, _ := exec.Command("pgrep", "-f", "-a", socket).CombinedOutput()
 	if s := strings.TrimSpace(string(out)); s != "" {
 		t.Errorf("processes of the killed binary's server are left: %s", s)
+	}
+}
+
+// privateServerOf waits for the log line in which b names the private tmux
+// server it started, and returns that server's socket name and a way to run
+// tmux (bin) against it. The test kills the server and removes its socket
+// file at its end, in case b failed to: a test must not leave a server.
+func privateServerOf(t *testing.T, b *binServer, bin string) (socket string, tmuxOn func(args ...string) (string, error)) {
+	t.Helper()
+	eventually(t, 10*time.Second, "the log line naming the private server", func() bool {
+		m := regexp.MustCompile(`"socket": "([^"]+)"`).FindStringSubmatch(b.stderr.String())
+		if m != nil {
+			socket = m[1]
+		}
+		return socket != ""
+	})
+	tmuxOn = func(args ...string) (string, error) {
+		cmd := exec.Command(bin, append([]string{"-L", socket}, args...)...)
+		cmd.Env = cleanEnv(os.Environ())
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	t.Cleanup(func() {
+		tmuxOn("kill-server")
+		os.Remove(socketFile(socket))
+	})
+	return socket, tmuxOn
+}
+
+// pasteAndSeeItRun pastes command, which prints pasted-42, into the shell
+// of pane with Enter, through b; waits from cursor for its output; and
+// checks that capture_pane then shows the whole screen of srv's pane with
+// the command and its output on it.
+func pasteAndSeeItRun(t *testing.T, b *binServer, srv *tmuxServer, pane, cursor, command string) {
+	t.Helper()
+	var paste pasteOutput
+	decode(t, b.call(t, "paste_text", map[string]any{"paneId": pane, "text": command, "enter": true}),
+		[]string{"bytes", "paneId"}, &paste)
+	if paste != (pasteOutput{Bytes: int64(len(command)), PaneID: pane}) {
+		t.Errorf("paste_text = %+v, want %d bytes to %s", paste, len(command), pane)
+	}
+	wait := decodeWait(t, b.call(t, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{"pasted-42"},
+		"cursor": cursor, "timeoutMs": 10000}))
+	if wait.Outcome != "matched" || derefS(wait.Matched) != "pasted-42" {
+		t.Fatalf("wait_for_text for the pasted command's output = %+v", wait)
+	}
+	var capture captureOutput
+	decode(t, b.call(t, "capture_pane", map[string]any{"paneId": pane}), captureFields, &capture)
+	height := srv.tmux(t, "display-message", "-p", "-t", pane, "#{pane_height}")
+	if !strings.Contains(capture.Text, command+"\npasted-42\n") || fmt.Sprint(capture.TotalLines) != height {
+		t.Errorf("capture_pane = %d lines %q; want the %s rows of the screen with the pasted command and its output",
+			capture.TotalLines, capture.Text, height)
 	}
 }

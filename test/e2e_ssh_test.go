@@ -2,7 +2,6 @@ package test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,25 +58,7 @@ func TestBinaryServesTheSeedToolsOverSSH(t *testing.T) {
 	if !seed.Seeded || seed.Cursor == nil {
 		t.Fatalf("capture_since without a cursor = %+v, want the screen, seeded, and a cursor", seed)
 	}
-	var paste pasteOutput
-	decode(t, b.call(t, "paste_text", map[string]any{"paneId": pane, "text": "echo 'pasted'-$((6*7))", "enter": true}),
-		[]string{"bytes", "paneId"}, &paste)
-	if paste != (pasteOutput{Bytes: 22, PaneID: pane}) {
-		t.Errorf("paste_text = %+v, want 22 bytes to %s", paste, pane)
-	}
-	wait := decodeWait(t, b.call(t, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{"pasted-42"},
-		"cursor": *seed.Cursor, "timeoutMs": 10000}))
-	if wait.Outcome != "matched" || derefS(wait.Matched) != "pasted-42" {
-		t.Fatalf("wait_for_text for the pasted command's output = %+v", wait)
-	}
-
-	var capture captureOutput
-	decode(t, b.call(t, "capture_pane", map[string]any{"paneId": pane}), captureFields, &capture)
-	height := srv.tmux(t, "display-message", "-p", "-t", pane, "#{pane_height}")
-	if !strings.Contains(capture.Text, "echo 'pasted'-$((6*7))\npasted-42\n") || fmt.Sprint(capture.TotalLines) != height {
-		t.Errorf("capture_pane = %d lines %q; want the %s rows of the screen with the pasted command and its output",
-			capture.TotalLines, capture.Text, height)
-	}
+	pasteAndSeeItRun(t, b, srv, pane, *seed.Cursor, "echo 'pasted'-$((6*7))")
 	if !strings.Contains(b.stderr.String(), "driving tmux on a remote host over ssh") {
 		t.Errorf("the log does not say that the server drives a remote host:\n%s", b.stderr)
 	}
