@@ -205,6 +205,7 @@ func (c *controlClient) command(ctx context.Context, name, line string) ([]strin
 	c.pending = append(c.pending, req)
 	_, err := io.WriteString(c.stdin, line+"\ndisplay-message -p \""+req.marker+"\"\n")
 	c.mu.Unlock()
+	c.t.controlLines.Add(1)
 	if err != nil {
 		// A partial write may have reached tmux.
 		return nil, &clientGoneError{err: fmt.Errorf("control client for session %s: write command: %w", c.session, err), sent: true}

@@ -101,12 +101,24 @@ func (t *Terminal) AcquireAndDescribe(ctx context.Context, pane ports.PaneID, ow
 		return false, "", ports.PaneInfo{}, err
 	}
 	cond, set := acquireCommands(pane, owner, ttl)
-	curOwner, _, out, err := t.leaseTxn(ctx, pane, cond, set, paneArgs(pane)...)
+	after := paneArgs(pane)
+	// A write opens the pane's output next; when a client already records
+	// it, that client's hold on the pane is confirmed here, in the same
+	// list, instead of in a round trip of OpenOutput's own.
+	listener := t.listener(pane)
+	if listener != nil {
+		after = append(append(after, ";"), ownerCheckArgs(pane, listener.session)...)
+	}
+	asked := time.Now()
+	curOwner, _, out, err := t.leaseTxn(ctx, pane, cond, set, after...)
 	if err != nil {
 		return false, "", ports.PaneInfo{}, fmt.Errorf("lease pane %s: %w", pane, err)
 	}
 	if curOwner != owner {
 		return false, curOwner, ports.PaneInfo{}, nil
+	}
+	if listener != nil {
+		t.confirmOwner(pane, listener, out, asked)
 	}
 	info, err := parsePaneInfo(pane, out, t.self)
 	if err != nil {

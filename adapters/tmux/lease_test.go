@@ -1,6 +1,7 @@
 package tmux
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"strconv"
@@ -227,4 +228,107 @@ func leasingService(t *testing.T, term *Terminal, owner string) (*domain.Service
 	svc := domain.NewService(term, clk, random.New(), domain.DefaultConfig(), domain.WithWriters(pool))
 	t.Cleanup(func() { svc.Close(); pool.Close() })
 	return svc, lifecycle.New(lifecycle.FromManager(term), term, pool, svc.ExpectStartingShell)
+}
+
+// A write takes the lease, describes the pane and opens its output. When
+// a control client already records the pane, the lease's command list
+// also confirms that client's hold on it, so opening the output asks tmux
+// nothing more: one round trip for the three. What the stream promises
+// holds all the same: every byte written after OpenOutput returns is in it.
+func TestAcquireAndDescribeSparesTheOutputItsRoundTrip(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	echoBack := []string{"sh", "-c", "read x; echo got-$x; exec sleep 600"}
+	p := s.session("one", echoBack)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	first, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+
+	before := term.controlLines.Load()
+	ok, _, info, err := term.AcquireAndDescribe(ctx, p, "server-a", time.Hour)
+	if err != nil || !ok || info.ID != p {
+		t.Fatalf("AcquireAndDescribe = %v, %+v, %v; want the pane", ok, info, err)
+	}
+	stream, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	if n := term.controlLines.Load() - before; n != 1 {
+		t.Errorf("the lease, the description and opening the output took %d command lines, want 1", n)
+	}
+	from := stream.End()
+	if err := term.SendText(ctx, p, "it\n"); err != nil {
+		t.Fatal(err)
+	}
+	data, missed, _ := readUntil(t, stream, from, "the reply", contains("got-it"))
+	if missed != 0 || !bytes.Contains(data, []byte("got-it\r\n")) {
+		t.Errorf("read %q with %d missed, want the reply", data, missed)
+	}
+
+	// The confirmation serves one opening: the next asks for itself.
+	before = term.controlLines.Load()
+	again, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Close()
+	if n := term.controlLines.Load() - before; n != 1 {
+		t.Errorf("an OpenOutput after the confirmed one took %d command lines, want its own check, 1", n)
+	}
+}
+
+// A pane that leaves the recording client's session between the lease and
+// opening its output is followed there, as any recorded pane is: what it
+// writes after OpenOutput returns is in the stream, or counted as missed,
+// never silently lost.
+func TestAConfirmedPaneMovedBeforeItsOutputOpensIsFollowed(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	keep := s.session("one", bashCmd)
+	p := s.split(keep, bashCmd)
+	s.session("two", bashCmd)
+	s.waitPrompt(p)
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	first, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	if ok, _, _, err := term.AcquireAndDescribe(ctx, p, "server-a", time.Hour); err != nil || !ok {
+		t.Fatalf("AcquireAndDescribe = %v, %v; want the pane", ok, err)
+	}
+	s.tmux("break-pane", "-d", "-s", string(p), "-t", "two:")
+	stream, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	from := stream.End()
+	if err := term.SendText(ctx, p, "echo moved-$((4*4))\n"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(10 * time.Second)
+	var data []byte
+	for {
+		c := stream.ReadFrom(from)
+		data = append(data, c.Data...)
+		from = c.Offset + int64(len(c.Data))
+		if bytes.Contains(data, []byte("moved-16\r\n")) || c.Missed > 0 {
+			return
+		}
+		if c.Ended != nil {
+			t.Fatalf("stream ended: %v", c.Ended)
+		}
+		select {
+		case <-stream.Changed():
+		case <-deadline:
+			t.Fatalf("after 10 s the stream holds %q and counts nothing missed: the output after the move was lost silently", data)
+		}
+	}
 }

@@ -71,6 +71,15 @@ type paneRecord struct {
 	blindSince time.Time
 	covered    time.Time
 
+	// confirmed is the owner when the lease's command list has just found
+	// the pane in the owner's session (see confirmOwner), confirmedAt when
+	// it asked and confirmedDead whether the pane was dead then: the next
+	// listen takes that for its own check instead of asking again. Cleared
+	// by that listen and whenever listening lapses.
+	confirmed     *controlClient
+	confirmedAt   time.Time
+	confirmedDead bool
+
 	listenMu sync.Mutex // serializes attaching the pane to a client
 }
 
@@ -153,7 +162,15 @@ func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 		t.mu.Unlock()
 		if c != nil {
 			// Already recorded: confirm that the pane is still in the
-			// owner's session.
+			// owner's session, unless the lease's command list did so a
+			// moment ago.
+			t.mu.Lock()
+			pre, dead := rec.confirmed == c && time.Since(rec.confirmedAt) < confirmationFresh, rec.confirmedDead
+			rec.confirmed = nil
+			t.mu.Unlock()
+			if pre {
+				return c, dead, nil
+			}
 			states, err := t.sessionPanes(ctx, c)
 			st, found := states[rec.id]
 			if err == nil && found {
@@ -223,10 +240,55 @@ func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 	return nil, false, fmt.Errorf("attach a control client: %w", lastErr)
 }
 
+// confirmationFresh is how long a confirmation made by the lease's command
+// list stands in for listen's own. The check that keeps a stream honest
+// when its pane moves afterwards is checkPanes, as for any stream; this
+// only bounds how old a fact listen takes from another call.
+const confirmationFresh = time.Second
+
+// listener returns the client that records the pane's output, or nil
+// while none does or one is being confirmed.
+func (t *Terminal) listener(pane ports.PaneID) *controlClient {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if rec := t.panes[pane]; rec != nil && rec.owner != nil && !rec.claiming {
+		return rec.owner
+	}
+	return nil
+}
+
+// ownerCheckArgs lists the pane if session holds it, tagged "S" with
+// whether it is dead. It never fails, whatever became of the pane or the
+// session: a failing command would end the list it is part of.
+func ownerCheckArgs(pane ports.PaneID, session string) []string {
+	return []string{"list-panes", "-a",
+		"-f", "#{&&:#{==:#{pane_id}," + string(pane) + "},#{==:#{session_id}," + session + "}}",
+		"-F", "S" + sep + "#{pane_id}" + sep + "#{pane_dead}"}
+}
+
+// confirmOwner takes note of what ownerCheckArgs printed in out, asked at
+// asked: when c still records the pane and its session holds it, the
+// next listen need not ask.
+func (t *Terminal) confirmOwner(pane ports.PaneID, c *controlClient, out string, asked time.Time) {
+	for _, row := range tagged(out, "S", 2) {
+		if row[0] != string(pane) {
+			continue
+		}
+		t.mu.Lock()
+		if rec := t.panes[pane]; rec != nil && rec.owner == c && !rec.claiming {
+			rec.confirmed, rec.confirmedAt, rec.confirmedDead = c, asked, row[1] == "1"
+			rec.covered = asked
+		}
+		t.mu.Unlock()
+		return
+	}
+}
+
 // lapse records that nobody listens to the pane from since on. t.mu is
 // held.
 func (t *Terminal) lapse(rec *paneRecord, since time.Time) {
 	rec.owner, rec.claiming, rec.held, rec.heldGap = nil, false, nil, false
+	rec.confirmed = nil
 	if since.IsZero() {
 		since = time.Now()
 	}

@@ -136,6 +136,9 @@ type Terminal struct {
 	// processes counts the tmux processes run has started, so that tests
 	// can tell which path a command took.
 	processes atomic.Int64
+	// controlLines counts the command lines written to control clients,
+	// so that tests can count round trips.
+	controlLines atomic.Int64
 }
 
 var _ ports.Terminal = (*Terminal)(nil)
