@@ -25,16 +25,29 @@ func (s *Service) CapturePane(ctx context.Context, req CaptureRequest) (CaptureR
 	if req.MaxLines < 0 {
 		return CaptureResult{}, &fault.ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
 	}
+	if sc, ok := s.term.(ports.ScreenCapturer); ok && req.Start == nil && req.End == nil {
+		// The default range is the screen, which such a terminal reads
+		// together with the description the range is judged by.
+		info, rows, err := sc.CaptureScreen(ctx, req.PaneID, req.JoinWrapped)
+		if err != nil {
+			return CaptureResult{}, err
+		}
+		return s.capture(ctx, info, req, func(ports.CaptureRange) ([]string, error) { return rows, nil })
+	}
 	info, err := s.term.Pane(ctx, req.PaneID)
 	if err != nil {
 		return CaptureResult{}, err
 	}
-	return s.capture(ctx, info, req)
+	return s.capture(ctx, info, req, nil)
 }
 
 // capture is CapturePane for a pane already described, so that a call that
-// has just asked the terminal about the pane does not ask again.
-func (s *Service) capture(ctx context.Context, info ports.PaneInfo, req CaptureRequest) (CaptureResult, error) {
+// has just asked the terminal about the pane does not ask again. read
+// reads the rows of the range; nil is the terminal's Capture.
+func (s *Service) capture(ctx context.Context, info ports.PaneInfo, req CaptureRequest, read func(ports.CaptureRange) ([]string, error)) (CaptureResult, error) {
+	if read == nil {
+		read = func(r ports.CaptureRange) ([]string, error) { return s.term.Capture(ctx, req.PaneID, r) }
+	}
 	res := CaptureResult{PaneID: req.PaneID}
 	first, last := int64(0), int64(info.Height-1)
 	if req.Start != nil {
@@ -52,7 +65,7 @@ func (s *Service) capture(ctx context.Context, info ports.PaneInfo, req CaptureR
 	if first > last {
 		return res, nil
 	}
-	rows, err := s.term.Capture(ctx, req.PaneID, ports.CaptureRange{Start: int(first), End: int(last), JoinWrapped: req.JoinWrapped})
+	rows, err := read(ports.CaptureRange{Start: int(first), End: int(last), JoinWrapped: req.JoinWrapped})
 	if err != nil {
 		return CaptureResult{}, fmt.Errorf("capture pane %s: %w", req.PaneID, err)
 	}

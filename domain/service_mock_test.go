@@ -363,3 +363,45 @@ func TestAWriteUsesTheDescriptionTakenWithItsLease(t *testing.T) {
 	}
 	<-svc.Released("%3")
 }
+
+// screenTerminal is a Terminal that also describes and captures the screen
+// in one exchange.
+type screenTerminal struct {
+	*mocks.MockTerminal
+	*mocks.MockScreenCapturer
+}
+
+// capture_pane of the screen, its default, asks a terminal that can
+// describe and capture the screen together for both at once, and judges
+// the rows by that description; a range of rows still needs the
+// description first, and then the capture of those rows.
+func TestCaptureOfTheScreenIsOneCallWhereTheTerminalCan(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	term := screenTerminal{mocks.NewMockTerminal(ctrl), mocks.NewMockScreenCapturer(ctrl)}
+	clock, _ := mockClock(ctrl)
+	svc := domain.NewService(term, clock, fake.NewIDs(), domain.DefaultConfig())
+	t.Cleanup(func() { svc.Close() })
+	info := shellPane("%3")
+	info.Height, info.HistorySize = 3, 10
+	term.MockScreenCapturer.EXPECT().CaptureScreen(gomock.Any(), ports.PaneID("%3"), true).Return(info, []string{"a", "b", ""}, nil)
+
+	res, err := svc.CapturePane(context.Background(), domain.CaptureRequest{PaneID: "%3", JoinWrapped: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "a\nb\n\n" || res.TotalLines != 3 || *res.EffectiveStart != 0 || *res.EffectiveEnd != 2 {
+		t.Errorf("capture_pane of the screen = %+v; want rows 0 to 2, a, b and an empty row", res)
+	}
+
+	start := int64(-2)
+	term.MockTerminal.EXPECT().Pane(gomock.Any(), ports.PaneID("%3")).Return(info, nil)
+	term.MockTerminal.EXPECT().Capture(gomock.Any(), ports.PaneID("%3"), ports.CaptureRange{Start: -2, End: 2}).Return([]string{"h1", "h2", "a", "b", ""}, nil)
+	if res, err := svc.CapturePane(context.Background(), domain.CaptureRequest{PaneID: "%3", Start: &start}); err != nil || res.TotalLines != 5 {
+		t.Errorf("capture_pane from row -2 = %+v, %v; want 5 rows", res, err)
+	}
+
+	term.MockScreenCapturer.EXPECT().CaptureScreen(gomock.Any(), ports.PaneID("%9"), false).Return(ports.PaneInfo{}, nil, ports.ErrPaneNotFound)
+	if _, err := svc.CapturePane(context.Background(), domain.CaptureRequest{PaneID: "%9"}); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("capture_pane of no pane: %v, want ErrPaneNotFound", err)
+	}
+}

@@ -103,7 +103,7 @@ func (s *Service) seed(ctx context.Context, info ports.PaneInfo, req CaptureSinc
 		res.Cursor = &c
 		res.Streaming = stream.ReadFrom(stream.End()).Ended == nil
 	}
-	screen, err := s.capture(ctx, info, CaptureRequest{PaneID: info.ID, MaxLines: req.MaxLines})
+	screen, err := s.capture(ctx, info, CaptureRequest{PaneID: info.ID, MaxLines: req.MaxLines}, nil)
 	if err != nil {
 		return CaptureSinceResult{}, err
 	}

@@ -109,7 +109,7 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 	timeout := s.effectiveTimeout(req.TimeoutMs)
 	res := WaitForTextResult{PaneID: info.ID, EffectiveTimeoutMs: timeout.Milliseconds()}
 	if len(req.Patterns) > 0 {
-		if screen, err := s.capture(ctx, info, CaptureRequest{PaneID: info.ID}); err == nil {
+		if screen, err := s.capture(ctx, info, CaptureRequest{PaneID: info.ID}, nil); err == nil {
 			_, res.AlreadyOnScreen = match(screen.Text)
 		}
 	}

@@ -90,6 +90,18 @@ type CaptureRange struct {
 	JoinWrapped bool
 }
 
+// A ScreenCapturer is a Terminal that can describe a pane and capture its
+// visible screen in one exchange with the multiplexer: what a reading of
+// the screen starts with, in one round trip instead of two, and both read
+// at one moment. A Terminal that offers it should; the domain otherwise
+// asks Pane and then Capture.
+type ScreenCapturer interface {
+	// CaptureScreen returns what Pane returns and what Capture returns for
+	// rows 0 to Height-1 of that description, with joinWrapped as
+	// CaptureRange.JoinWrapped. Errors are those of Pane and Capture.
+	CaptureScreen(ctx context.Context, id PaneID, joinWrapped bool) (PaneInfo, []string, error)
+}
+
 // A Terminal is a set of panes that can be described, written to, captured
 // and listened to, with a place for the scripts their shells read and a
 // view of their terminals' job control (see shell.go). It is the domain's

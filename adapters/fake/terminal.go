@@ -368,6 +368,23 @@ func (t *Terminal) Capture(ctx context.Context, id ports.PaneID, r ports.Capture
 	return p.scr.capture(r.Start, r.End, r.JoinWrapped), nil
 }
 
+var _ ports.ScreenCapturer = (*Terminal)(nil)
+
+// CaptureScreen is Pane, then Capture of the screen it describes: the
+// fake has no round trips to save, but offering it puts the domain on the
+// path it takes with a terminal that has them.
+func (t *Terminal) CaptureScreen(ctx context.Context, id ports.PaneID, joinWrapped bool) (ports.PaneInfo, []string, error) {
+	info, err := t.Pane(ctx, id)
+	if err != nil || info.Height < 1 {
+		return info, nil, err
+	}
+	rows, err := t.Capture(ctx, id, ports.CaptureRange{Start: 0, End: info.Height - 1, JoinWrapped: joinWrapped})
+	if err != nil {
+		return ports.PaneInfo{}, nil, err
+	}
+	return info, rows, nil
+}
+
 // OpenOutput starts a stream of the pane's output from its present end.
 // On a dead pane the stream is already ended (ErrPaneDead) but can still
 // be asked for its end offset.

@@ -12,6 +12,45 @@ import (
 	ports "github.com/tmux-mcp/tmux-mcp/ports"
 )
 
+// MockScreenCapturer is a mock of ScreenCapturer interface.
+type MockScreenCapturer struct {
+	ctrl     *gomock.Controller
+	recorder *MockScreenCapturerMockRecorder
+}
+
+// MockScreenCapturerMockRecorder is the mock recorder for MockScreenCapturer.
+type MockScreenCapturerMockRecorder struct {
+	mock *MockScreenCapturer
+}
+
+// NewMockScreenCapturer creates a new mock instance.
+func NewMockScreenCapturer(ctrl *gomock.Controller) *MockScreenCapturer {
+	mock := &MockScreenCapturer{ctrl: ctrl}
+	mock.recorder = &MockScreenCapturerMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockScreenCapturer) EXPECT() *MockScreenCapturerMockRecorder {
+	return m.recorder
+}
+
+// CaptureScreen mocks base method.
+func (m *MockScreenCapturer) CaptureScreen(ctx context.Context, id ports.PaneID, joinWrapped bool) (ports.PaneInfo, []string, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "CaptureScreen", ctx, id, joinWrapped)
+	ret0, _ := ret[0].(ports.PaneInfo)
+	ret1, _ := ret[1].([]string)
+	ret2, _ := ret[2].(error)
+	return ret0, ret1, ret2
+}
+
+// CaptureScreen indicates an expected call of CaptureScreen.
+func (mr *MockScreenCapturerMockRecorder) CaptureScreen(ctx, id, joinWrapped interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "CaptureScreen", reflect.TypeOf((*MockScreenCapturer)(nil).CaptureScreen), ctx, id, joinWrapped)
+}
+
 // MockTerminal is a mock of Terminal interface.
 type MockTerminal struct {
 	ctrl     *gomock.Controller

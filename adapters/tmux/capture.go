@@ -34,7 +34,7 @@ func (t *Terminal) Capture(ctx context.Context, id ports.PaneID, r ports.Capture
 	if r.JoinWrapped {
 		args = append(args, "-J")
 	}
-	rows, ok, err := t.captureToFile(ctx, id, args)
+	rows, _, ok, err := t.captureToFile(ctx, id, args, nil)
 	if ok {
 		if err != nil {
 			return nil, fmt.Errorf("capture pane %s: %w", id, err)
@@ -48,18 +48,57 @@ func (t *Terminal) Capture(ctx context.Context, id ports.PaneID, r ports.Capture
 	return splitRows(out), nil
 }
 
+var _ ports.ScreenCapturer = (*Terminal)(nil)
+
+// CaptureScreen is Pane and Capture of the visible screen in one command
+// list, over a control client; where Capture would run a process it is
+// Pane and then Capture.
+func (t *Terminal) CaptureScreen(ctx context.Context, id ports.PaneID, joinWrapped bool) (ports.PaneInfo, []string, error) {
+	if err := checkPaneID(id); err != nil {
+		return ports.PaneInfo{}, nil, err
+	}
+	// Without -S and -E, capture-pane reads the visible screen: rows 0
+	// to the height that the description, run just before, prints.
+	args := []string{"capture-pane", "-t", string(id)}
+	if joinWrapped {
+		args = append(args, "-J")
+	}
+	rows, out, ok, err := t.captureToFile(ctx, id, args, splitCommands(paneArgs(id)))
+	if !ok {
+		info, err := t.Pane(ctx, id)
+		if err != nil || info.Height < 1 {
+			return info, nil, err
+		}
+		rows, err := t.Capture(ctx, id, ports.CaptureRange{Start: 0, End: info.Height - 1, JoinWrapped: joinWrapped})
+		if err != nil {
+			return ports.PaneInfo{}, nil, err
+		}
+		return info, rows, nil
+	}
+	if err != nil {
+		return ports.PaneInfo{}, nil, fmt.Errorf("describe and capture pane %s: %w", id, err)
+	}
+	info, err := parsePaneInfo(id, out, t.self)
+	if err != nil {
+		return ports.PaneInfo{}, nil, fmt.Errorf("describe pane %s: %w", id, err)
+	}
+	return info, rows, nil
+}
+
 // captureToFile runs capture (a capture-pane without -p) over a control
 // client into a paste buffer of its own, which save-buffer writes into a
-// new file of this process and which is then deleted. ok is false when it
-// could not be done that way (no control client, no file) and the caller
-// is to capture as a process; a missing pane is reported, not retried.
-func (t *Terminal) captureToFile(ctx context.Context, id ports.PaneID, capture []string) (rows []string, ok bool, err error) {
+// new file of this process and which is then deleted; the commands of
+// before, if any, run first in the same list, and out is what they
+// printed. ok is false when it could not be done that way (no control
+// client, no file) and the caller is to capture as a process; a missing
+// pane is reported, not retried.
+func (t *Terminal) captureToFile(ctx context.Context, id ports.PaneID, capture []string, before [][]string) (rows []string, out string, ok bool, err error) {
 	if t.launch.remote() {
-		return nil, false, nil
+		return nil, "", false, nil
 	}
 	c := t.commandClient(ctx, id)
 	if c == nil {
-		return nil, false, nil
+		return nil, "", false, nil
 	}
 	// The file is made here, private to this user, for tmux to fill: in
 	// the scripts' private directory (in memory where there is one), else
@@ -71,25 +110,25 @@ func (t *Terminal) captureToFile(ctx context.Context, id ports.PaneID, capture [
 	f, err := os.CreateTemp(dir, "tmux-mcp-capture-")
 	if err != nil {
 		t.release(c)
-		return nil, false, nil
+		return nil, "", false, nil
 	}
 	path := f.Name()
 	f.Close()
 	defer os.Remove(path)
 	name := fmt.Sprintf("tmux-mcp-%d-%s-%d", os.Getpid(), bufferTag, bufferSeq.Add(1))
-	cmds := [][]string{
+	cmds := append(append([][]string(nil), before...),
 		append(append([]string(nil), capture...), "-b", name),
-		{"save-buffer", "-b", name, path},
-		{"delete-buffer", "-b", name},
-	}
+		[]string{"save-buffer", "-b", name, path},
+		[]string{"delete-buffer", "-b", name},
+	)
 	line, lineOK := commandLine(cmds)
 	// save-buffer expands formats in its path.
 	if !lineOK || strings.ContainsRune(path, '#') {
 		t.release(c)
-		return nil, false, nil
+		return nil, "", false, nil
 	}
 	t.attachGate.RLock()
-	_, err = c.command(ctx, "capture-pane", line)
+	printed, err := c.command(ctx, "capture-pane", line)
 	t.attachGate.RUnlock()
 	t.release(c)
 	if err != nil {
@@ -97,16 +136,16 @@ func (t *Terminal) captureToFile(ctx context.Context, id ports.PaneID, capture [
 		// a buffer that does not exist fails harmlessly.
 		t.command(context.WithoutCancel(ctx), route{}, "delete-buffer", "-b", name)
 		if errors.Is(err, ports.ErrPaneNotFound) || ctx.Err() != nil {
-			return nil, true, err
+			return nil, "", true, err
 		}
 		t.debug("tmux capture through a file failed, capturing as a process", "pane", id, "reason", err)
-		return nil, false, nil
+		return nil, "", false, nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, false, nil
+		return nil, "", false, nil
 	}
-	return splitRows(string(data)), true, nil
+	return splitRows(string(data)), strings.Join(printed, "\n"), true, nil
 }
 
 // splitRows splits capture-pane output, one row per line, and trims the

@@ -53,6 +53,44 @@ func TestCaptureUsesThePortsRowNumbers(t *testing.T) {
 	}
 }
 
+// CaptureScreen describes the pane and captures its screen in one command
+// line over a control client, and starts no process: capture_pane's
+// default in one round trip.
+func TestCaptureScreenIsOneRoundTrip(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	script := "i=1; while [ $i -le 8 ]; do echo line$i; i=$((i+1)); done; echo 1234567890123456789012345; exec sleep 600"
+	p := ports.PaneID(strings.TrimSpace(s.tmux("new-session", "-d", "-s", "main", "-x", "20", "-y", "5",
+		"-P", "-F", "#{pane_id}", "sh", "-c", script)))
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	stream, err := term.OpenOutput(ctx, p) // a control client to talk to
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	eventually(t, 5*time.Second, "the script's output", func() bool {
+		info, err := term.Pane(ctx, p)
+		return err == nil && info.HistorySize == 6
+	})
+
+	lines, processes := term.controlLines.Load(), term.processes.Load()
+	info, rows, err := term.CaptureScreen(ctx, p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, m := term.controlLines.Load()-lines, term.processes.Load()-processes; n != 1 || m != 0 {
+		t.Errorf("CaptureScreen took %d command lines and %d processes, want 1 and none", n, m)
+	}
+	if want := []string{"line7", "line8", "12345678901234567890", "12345", ""}; info.ID != p || info.Height != 5 || info.Width != 20 ||
+		info.HistorySize != 6 || !slices.Equal(rows, want) {
+		t.Errorf("CaptureScreen = %+v, %q; want pane %s, 20x5 with 6 history rows, and %q", info, rows, p, want)
+	}
+	if _, rows, err := term.CaptureScreen(ctx, p, true); err != nil || !slices.Equal(rows, []string{"line7", "line8", "1234567890123456789012345", ""}) {
+		t.Errorf("CaptureScreen joining wrapped rows = %q, %v; want the long line whole", rows, err)
+	}
+}
+
 func TestCaptureHasNoEscapesOrTrailingBlanks(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t)

@@ -75,6 +75,7 @@ func Run(t *testing.T, h Harness) {
 		{"LineEditingAtThePrompt", testLineEditing},
 		{"CaptureRowsFollowTheRowConvention", testCaptureRows},
 		{"CaptureJoinsWrappedRows", testJoinWrapped},
+		{"ScreenCaptureIsPaneThenCaptureOfTheScreen", testCaptureScreen},
 		{"EscapesReachTheStreamNotTheCapture", testEscapes},
 		{"StreamOffsets", testStreamOffsets},
 		{"StreamChangedSignalsOutput", testChanged},
@@ -106,6 +107,9 @@ func testUnknownPane(t *testing.T, h Harness) {
 			}
 			return err
 		},
+	}
+	if sc, ok := term.(ports.ScreenCapturer); ok {
+		calls["CaptureScreen"] = func() error { _, _, err := sc.CaptureScreen(ctx, unknownPane, false); return err }
 	}
 	for name, call := range calls {
 		if err := call(); !errors.Is(err, ports.ErrPaneNotFound) {
@@ -586,6 +590,57 @@ func testJoinWrapped(t *testing.T, h Harness) {
 	}
 	if slices.Contains(plain, line) {
 		t.Errorf("without JoinWrapped a row holds the whole line %q, wider than the pane", line)
+	}
+}
+
+// A backend that describes and captures the screen in one exchange
+// (ports.ScreenCapturer) returns what Pane and a Capture of rows 0 to
+// Height-1 return, wrapped rows joined when asked.
+func testCaptureScreen(t *testing.T, h Harness) {
+	sc, ok := h.Terminal().(ports.ScreenCapturer)
+	if !ok {
+		t.Skip("the backend does not describe and capture the screen in one exchange")
+	}
+	id := h.NewShellPane(t)
+	info := describe(t, h, id)
+	tail := strings.Repeat("y", info.Width+7) + "-end"
+	line := "screen-3-" + tail
+	out := follow(t, h, id)
+	sendText(t, h, id, "echo screen-$((1+2))-"+tail)
+	sendKeys(t, h, id, "Enter")
+	out.waitFor(t, h, line+"\n")
+
+	for _, join := range []bool{false, true} {
+		var got, want []string
+		var gotInfo ports.PaneInfo
+		explainOnFailure(t, func() string {
+			return fmt.Sprintf("join %v: CaptureScreen rows %q, Capture rows %q", join, got, want)
+		})
+		// The prompt may still be drawn, so the two are compared until
+		// they agree on a screen that holds still.
+		h.Eventually(t, func() bool {
+			var err error
+			gotInfo, got, err = sc.CaptureScreen(t.Context(), id, join)
+			if err != nil {
+				t.Fatalf("CaptureScreen(%s, %v): %v", id, join, err)
+			}
+			now := describe(t, h, id)
+			want, err = h.Terminal().Capture(t.Context(), id, ports.CaptureRange{Start: 0, End: now.Height - 1, JoinWrapped: join})
+			if errors.Is(err, ports.ErrUnsupported) && join {
+				t.Skipf("the backend cannot tell which rows were wrapped: %v", err)
+			}
+			if err != nil {
+				t.Fatalf("Capture: %v", err)
+			}
+			return slices.Equal(got, want) && gotInfo.ID == now.ID && gotInfo.Height == now.Height &&
+				gotInfo.Width == now.Width && gotInfo.Generation == now.Generation && gotInfo.HistorySize == now.HistorySize
+		}, fmt.Sprintf("CaptureScreen of pane %s (join %v) to agree with Pane and Capture", id, join))
+		if join && !slices.Contains(got, line) {
+			t.Errorf("CaptureScreen with joinWrapped: rows %q, want one that holds the whole line %q", got, line)
+		}
+		if !join && (len(got) != gotInfo.Height || !slices.Contains(got, line[:gotInfo.Width])) {
+			t.Errorf("CaptureScreen: %d rows %q; want the %d rows of the screen, the line wrapped", len(got), got, gotInfo.Height)
+		}
 	}
 }
 
