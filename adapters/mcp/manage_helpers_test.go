@@ -113,6 +113,10 @@ func (m *manageStub) ClearPaneScrollback(_ context.Context, req lifecycle.ClearS
 	return answer[lifecycle.ClearScrollbackResult](m, "ClearPaneScrollback", req)
 }
 
+func (m *manageStub) RespawnPane(_ context.Context, req lifecycle.RespawnPaneRequest) (lifecycle.Pane, error) {
+	return answer[lifecycle.Pane](m, "RespawnPane", req)
+}
+
 func (m *manageStub) KillPane(_ context.Context, req lifecycle.KillPaneRequest) (lifecycle.KillResult, error) {
 	return answer[lifecycle.KillResult](m, "KillPane", req)
 }
@@ -131,12 +135,12 @@ var (
 		"list_sessions", "list_windows", "wait_for_command", "wait_for_text"}
 	mutatingOnlyTools = []string{"create_session", "create_window", "paste_text", "rename_session", "rename_window",
 		"resize_pane", "run_shell_command", "select_pane", "select_window", "send_keys", "split_window"}
-	destructiveOnlyTools = []string{"clear_pane_scrollback", "kill_pane", "kill_session", "kill_window"}
+	destructiveOnlyTools = []string{"clear_pane_scrollback", "kill_pane", "kill_session", "kill_window", "respawn_pane"}
 
 	// manageTools are the inspect and lifecycle tools.
 	manageTools = []string{"clear_pane_scrollback", "create_session", "create_window", "get_pane_info",
 		"get_server_info", "kill_pane", "kill_session", "kill_window", "list_panes", "list_sessions", "list_windows",
-		"rename_session", "rename_window", "resize_pane", "select_pane", "select_window", "split_window"}
+		"rename_session", "rename_window", "resize_pane", "respawn_pane", "select_pane", "select_window", "split_window"}
 )
 
 // mcpClient calls tools on a connected session, failing the test on a

@@ -168,6 +168,9 @@ func TestManageAnnotationsAreTheTrueOnes(t *testing.T) {
 		"create_session": {openWorld: true},
 		"create_window":  layout, "split_window": layout, "select_pane": layout, "select_window": layout, "resize_pane": layout,
 		"rename_session": layout, "rename_window": layout,
+		// It ends the pane's program as kill_pane does, and starts only the
+		// one the pane was made with again.
+		"respawn_pane":          ending,
 		"clear_pane_scrollback": ending, "kill_pane": ending, "kill_window": ending, "kill_session": ending,
 	}
 	tools := listManageTools(t)
@@ -205,6 +208,7 @@ func TestManageDescriptionsSayWhatToolsDoAndWhenTheyAreRefused(t *testing.T) {
 		"rename_window":         {"keeps its id"},
 		"clear_pane_scrollback": {"for good", "watching", "even with force", "busy"},
 		"kill_pane":             {"for good", "watching", "even with force", "busy"},
+		"respawn_pane":          {"for good", "keeps its id", "dead", "watching", "even with force", "busy", "list_panes", "C-c"},
 		"kill_window":           {"for good", "nothing is killed", "watching"},
 		"kill_session":          {"for good", "nothing is killed", "watching", "last session"},
 	}

@@ -53,6 +53,7 @@ var resultShapes = map[string]struct {
 	"rename_session":        {map[string]any{"session": "work", "name": "w"}, "RenameSession", reflect.TypeFor[ports.SessionInfo]()},
 	"rename_window":         {map[string]any{"windowId": "@2", "name": "w"}, "RenameWindow", reflect.TypeFor[ports.WindowInfo]()},
 	"clear_pane_scrollback": {map[string]any{"paneId": "%3"}, "ClearPaneScrollback", reflect.TypeFor[lifecycle.ClearScrollbackResult]()},
+	"respawn_pane":          {map[string]any{"paneId": "%3"}, "RespawnPane", reflect.TypeFor[lifecycle.Pane]()},
 	"kill_pane":             {map[string]any{"paneId": "%3"}, "KillPane", reflect.TypeFor[lifecycle.KillResult]()},
 	"kill_window":           {map[string]any{"windowId": "@2"}, "KillWindow", reflect.TypeFor[lifecycle.KillResult]()},
 	"kill_session":          {map[string]any{"session": "work"}, "KillSession", reflect.TypeFor[lifecycle.KillResult]()},
