@@ -101,6 +101,10 @@ func (m *manageStub) ResizePane(_ context.Context, req lifecycle.ResizePaneReque
 	return answer[lifecycle.Pane](m, "ResizePane", req)
 }
 
+func (m *manageStub) ResizeWindow(_ context.Context, req lifecycle.ResizeWindowRequest) (ports.WindowInfo, error) {
+	return answer[ports.WindowInfo](m, "ResizeWindow", req)
+}
+
 func (m *manageStub) RenameSession(_ context.Context, req lifecycle.RenameSessionRequest) (ports.SessionInfo, error) {
 	return answer[ports.SessionInfo](m, "RenameSession", req)
 }
@@ -134,13 +138,13 @@ var (
 	readonlyTools = []string{"capture_pane", "capture_since", "get_pane_info", "get_server_info", "list_panes",
 		"list_sessions", "list_windows", "wait_for_command", "wait_for_text"}
 	mutatingOnlyTools = []string{"create_session", "create_window", "paste_text", "rename_session", "rename_window",
-		"resize_pane", "run_shell_command", "select_pane", "select_window", "send_keys", "split_window"}
+		"resize_pane", "resize_window", "run_shell_command", "select_pane", "select_window", "send_keys", "split_window"}
 	destructiveOnlyTools = []string{"clear_pane_scrollback", "kill_pane", "kill_session", "kill_window", "respawn_pane"}
 
 	// manageTools are the inspect and lifecycle tools.
 	manageTools = []string{"clear_pane_scrollback", "create_session", "create_window", "get_pane_info",
 		"get_server_info", "kill_pane", "kill_session", "kill_window", "list_panes", "list_sessions", "list_windows",
-		"rename_session", "rename_window", "resize_pane", "respawn_pane", "select_pane", "select_window", "split_window"}
+		"rename_session", "rename_window", "resize_pane", "resize_window", "respawn_pane", "select_pane", "select_window", "split_window"}
 )
 
 // mcpClient calls tools on a connected session, failing the test on a

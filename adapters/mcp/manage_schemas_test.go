@@ -167,6 +167,7 @@ func TestManageAnnotationsAreTheTrueOnes(t *testing.T) {
 		// create_session runs whatever command the caller gives.
 		"create_session": {openWorld: true},
 		"create_window":  layout, "split_window": layout, "select_pane": layout, "select_window": layout, "resize_pane": layout,
+		"resize_window":  layout,
 		"rename_session": layout, "rename_window": layout,
 		// It ends the pane's program as kill_pane does, and starts only the
 		// one the pane was made with again.
@@ -204,6 +205,7 @@ func TestManageDescriptionsSayWhatToolsDoAndWhenTheyAreRefused(t *testing.T) {
 		"select_pane":           {"sends no input", "select_window"},
 		"select_window":         {"sends no input"},
 		"resize_pane":           {"less than asked"},
+		"resize_window":         {"detached", "80 columns", "list_windows", "width, a height or both"},
 		"rename_session":        {"keeps its id"},
 		"rename_window":         {"keeps its id"},
 		"clear_pane_scrollback": {"for good", "watching", "even with force", "busy"},

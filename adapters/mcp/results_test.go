@@ -50,6 +50,7 @@ var resultShapes = map[string]struct {
 	"select_pane":           {map[string]any{"paneId": "%3"}, "SelectPane", reflect.TypeFor[lifecycle.Pane]()},
 	"select_window":         {map[string]any{"windowId": "@2"}, "SelectWindow", reflect.TypeFor[ports.WindowInfo]()},
 	"resize_pane":           {map[string]any{"paneId": "%3", "width": 80}, "ResizePane", reflect.TypeFor[lifecycle.Pane]()},
+	"resize_window":         {map[string]any{"windowId": "@2", "width": 200}, "ResizeWindow", reflect.TypeFor[ports.WindowInfo]()},
 	"rename_session":        {map[string]any{"session": "work", "name": "w"}, "RenameSession", reflect.TypeFor[ports.SessionInfo]()},
 	"rename_window":         {map[string]any{"windowId": "@2", "name": "w"}, "RenameWindow", reflect.TypeFor[ports.WindowInfo]()},
 	"clear_pane_scrollback": {map[string]any{"paneId": "%3"}, "ClearPaneScrollback", reflect.TypeFor[lifecycle.ClearScrollbackResult]()},

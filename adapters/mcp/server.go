@@ -64,6 +64,7 @@ type ManageTools interface {
 	SelectPane(ctx context.Context, req lifecycle.PaneRequest) (lifecycle.Pane, error)
 	SelectWindow(ctx context.Context, req lifecycle.SelectWindowRequest) (ports.WindowInfo, error)
 	ResizePane(ctx context.Context, req lifecycle.ResizePaneRequest) (lifecycle.Pane, error)
+	ResizeWindow(ctx context.Context, req lifecycle.ResizeWindowRequest) (ports.WindowInfo, error)
 	RenameSession(ctx context.Context, req lifecycle.RenameSessionRequest) (ports.SessionInfo, error)
 	RenameWindow(ctx context.Context, req lifecycle.RenameWindowRequest) (ports.WindowInfo, error)
 	ClearPaneScrollback(ctx context.Context, req lifecycle.ClearScrollbackRequest) (lifecycle.ClearScrollbackResult, error)
