@@ -29,6 +29,7 @@ func validResults() map[string]any {
 		"ListSessions":        lifecycle.SessionList{Sessions: []ports.SessionInfo{{SessionRef: workSession, Windows: 2, Created: created}}},
 		"ListWindows":         lifecycle.WindowList{Windows: []ports.WindowInfo{{WindowRef: logsWindow, Session: workSession}}},
 		"ListPanes":           lifecycle.PaneList{Panes: []lifecycle.Pane{paneFixture}},
+		"SearchPanes":         lifecycle.SearchPanesResult{Panes: []lifecycle.PaneMatches{}, MaxMatches: lifecycle.DefaultSearchMatches},
 		"GetPaneInfo":         lifecycle.PaneDetails{Pane: paneFixture},
 		"GetServerInfo":       ports.ServerInfo{Address: "/tmp/tmux-0/default", Version: "3.3a"},
 		"CreateSession":       newPane,
@@ -69,6 +70,13 @@ func TestManageToolsPassArgumentsToTheDomain(t *testing.T) {
 		{"list_panes", map[string]any{}, "ListPanes", lifecycle.ListPanesRequest{}},
 		{"list_panes", map[string]any{"session": "$2"}, "ListPanes", lifecycle.ListPanesRequest{Session: "$2"}},
 		{"list_panes", map[string]any{"windowId": "@3"}, "ListPanes", lifecycle.ListPanesRequest{Window: "@3"}},
+		{"search_panes", map[string]any{"patterns": []any{"error"}}, "SearchPanes", lifecycle.SearchPanesRequest{Patterns: []string{"error"}}},
+		{"search_panes", map[string]any{"session": "work", "patterns": []any{`exit status [1-9]`, "FAIL"}, "regex": true, "history": true, "maxMatches": 5},
+			"SearchPanes", lifecycle.SearchPanesRequest{Session: "work", Patterns: []string{`exit status [1-9]`, "FAIL"}, Regex: true, History: true, MaxMatches: 5}},
+		// A bound past the ceiling reaches the domain past it, however
+		// large, for the domain to clamp and report.
+		{"search_panes", map[string]any{"patterns": []any{"x"}, "maxMatches": 1<<53 - 1}, "SearchPanes",
+			lifecycle.SearchPanesRequest{Patterns: []string{"x"}, MaxMatches: lifecycle.MaxSearchMatches + 1}},
 		{"get_pane_info", map[string]any{"paneId": "%4"}, "GetPaneInfo", lifecycle.PaneRequest{PaneID: "%4"}},
 		{"get_server_info", map[string]any{}, "GetServerInfo", nil},
 		{"create_session", map[string]any{}, "CreateSession", lifecycle.CreateSessionRequest{}},
@@ -183,6 +191,53 @@ func TestManageToolsReportEveryField(t *testing.T) {
 			}},
 		},
 		{
+			name: "search: rows of two panes, in listing order, top to bottom", tool: "search_panes",
+			args: map[string]any{"patterns": []any{"error", "FAIL"}, "history": true}, method: "SearchPanes",
+			result: lifecycle.SearchPanesResult{
+				Panes: []lifecycle.PaneMatches{
+					{PaneID: "%3", Session: workSession, Window: logsWindow, Lines: []lifecycle.LineMatch{
+						{Row: -12, Text: "FAIL: TestX", Pattern: "FAIL"},
+						{Row: 4, Text: "error: no such file", Pattern: "error"},
+					}},
+					{PaneID: "%5", Session: ports.SessionRef{ID: "$2", Name: "ci"}, Window: ports.WindowRef{ID: "@7", Index: 0, Name: "make"},
+						Lines: []lifecycle.LineMatch{{Row: 0, Text: "…an error in a long row…", Cut: true, Pattern: "error"}}},
+				},
+				Matches: 3, MaxMatches: 100, PanesSearched: 4, PanesGone: 1,
+			},
+			want: map[string]any{
+				"panes": []any{
+					map[string]any{"paneId": "%3", "sessionId": "$1", "sessionName": "work", "windowId": "@2", "windowIndex": 1, "windowName": "logs",
+						"lines": []any{
+							map[string]any{"row": -12, "text": "FAIL: TestX", "cut": false, "pattern": "FAIL"},
+							map[string]any{"row": 4, "text": "error: no such file", "cut": false, "pattern": "error"},
+						}},
+					map[string]any{"paneId": "%5", "sessionId": "$2", "sessionName": "ci", "windowId": "@7", "windowIndex": 0, "windowName": "make",
+						"lines": []any{map[string]any{"row": 0, "text": "…an error in a long row…", "cut": true, "pattern": "error"}}},
+				},
+				"matches": 3, "maxMatches": 100, "panesSearched": 4, "panesGone": 1, "rangeClamped": false, "truncated": false,
+			},
+		},
+		{
+			name: "search: nothing found is an empty list", tool: "search_panes", args: map[string]any{"patterns": []any{"error"}},
+			method: "SearchPanes", result: lifecycle.SearchPanesResult{MaxMatches: 100, PanesSearched: 2},
+			want: map[string]any{"panes": []any{}, "matches": 0, "maxMatches": 100, "panesSearched": 2, "panesGone": 0,
+				"rangeClamped": false, "truncated": false},
+		},
+		{
+			name: "search: stopped at the bound, history clamped", tool: "search_panes",
+			args: map[string]any{"patterns": []any{"x"}, "maxMatches": 1, "history": true}, method: "SearchPanes",
+			result: lifecycle.SearchPanesResult{
+				Panes: []lifecycle.PaneMatches{{PaneID: "%3", Session: workSession, Window: logsWindow,
+					Lines: []lifecycle.LineMatch{{Row: -99999, Text: "x", Pattern: "x"}}}},
+				Matches: 1, MaxMatches: 1, PanesSearched: 1, Truncated: true, RangeClamped: true,
+			},
+			want: map[string]any{
+				"panes": []any{map[string]any{"paneId": "%3", "sessionId": "$1", "sessionName": "work", "windowId": "@2", "windowIndex": 1,
+					"windowName": "logs", "lines": []any{map[string]any{"row": -99999, "text": "x", "cut": false, "pattern": "x"}}}},
+				"matches": 1, "maxMatches": 1, "panesSearched": 1, "panesGone": 0, "rangeClamped": true, "truncated": true,
+			},
+		},
+		{
 			name: "pane info", tool: "get_pane_info", args: map[string]any{"paneId": "%3"}, method: "GetPaneInfo",
 			result: lifecycle.PaneDetails{Pane: paneFixture, Mode: "copy-mode", HistorySize: 120, HistoryLimit: 2000,
 				AlsoReaches: []ports.PaneID{"%8"}, Attended: true},
@@ -288,6 +343,11 @@ func TestManageToolArgumentsBreakingTheSchemaAreToolErrors(t *testing.T) {
 		contains []string
 	}{
 		{"get_pane_info", map[string]any{}, []string{"paneId", "missing"}},
+		{"search_panes", map[string]any{}, []string{"patterns", "missing"}},
+		{"search_panes", map[string]any{"patterns": []any{}}, []string{"patterns", "at least 1 item"}},
+		{"search_panes", map[string]any{"patterns": "error"}, []string{"patterns", "an array of strings"}},
+		{"search_panes", map[string]any{"patterns": []any{"x"}, "maxMatches": 0}, []string{"maxMatches", "greater than 0"}},
+		{"search_panes", map[string]any{"patterns": []any{"x"}, "regex": "yes"}, []string{"regex", "true or false"}},
 		{"get_pane_info", map[string]any{"paneId": "3"}, []string{"paneId", `got "3"`}},
 		{"list_panes", map[string]any{"windowId": "2"}, []string{"windowId", `^@\d+$`}},
 		{"list_windows", map[string]any{"session": ""}, []string{"session"}},
@@ -364,6 +424,14 @@ func TestManageToolErrorsSayWhatToDo(t *testing.T) {
 			[]string{"invalid width", "give at least one", "correct it and call again"}},
 		{"unknown window, resized", "resize_window", map[string]any{"windowId": "@9", "width": 200}, "ResizeWindow",
 			fmt.Errorf("resize window @9: %w", ports.ErrNotFound), []string{"@9", "list_windows"}},
+		{"invalid regular expression", "search_panes", map[string]any{"patterns": []any{"ok", "a(b"}, "regex": true}, "SearchPanes",
+			&fault.ArgumentError{Field: "patterns", Reason: `"a(b" is not an RE2 regular expression: error parsing regexp: missing closing ): ` + "`a(b`"},
+			[]string{"invalid patterns", `"a(b" is not an RE2 regular expression`, "missing closing )", "correct it and call again"}},
+		{"empty pattern", "search_panes", map[string]any{"patterns": []any{""}}, "SearchPanes",
+			&fault.ArgumentError{Field: "patterns", Reason: "holds an empty pattern, which would match every row"},
+			[]string{"invalid patterns", "empty pattern", "correct it and call again"}},
+		{"unknown session, searched", "search_panes", map[string]any{"session": "nope", "patterns": []any{"x"}}, "SearchPanes",
+			fmt.Errorf("search the panes of session nope: %w", ports.ErrNotFound), []string{"nope", "list_sessions"}},
 		{"no pane", "select_pane", map[string]any{"paneId": "%9"}, "SelectPane",
 			fmt.Errorf("select pane %%9: %w", ports.ErrPaneNotFound), []string{"%9", "check the pane id"}},
 		{"backend without a manager", "list_sessions", nil, "ListSessions",

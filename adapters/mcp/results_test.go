@@ -42,6 +42,7 @@ var resultShapes = map[string]struct {
 	"list_sessions":         {map[string]any{}, "ListSessions", reflect.TypeFor[lifecycle.SessionList]()},
 	"list_windows":          {map[string]any{}, "ListWindows", reflect.TypeFor[lifecycle.WindowList]()},
 	"list_panes":            {map[string]any{}, "ListPanes", reflect.TypeFor[lifecycle.PaneList]()},
+	"search_panes":          {map[string]any{"patterns": []any{"error"}}, "SearchPanes", reflect.TypeFor[lifecycle.SearchPanesResult]()},
 	"get_pane_info":         {map[string]any{"paneId": "%3"}, "GetPaneInfo", reflect.TypeFor[lifecycle.PaneDetails]()},
 	"get_server_info":       {map[string]any{}, "GetServerInfo", reflect.TypeFor[ports.ServerInfo]()},
 	"create_session":        {map[string]any{}, "CreateSession", reflect.TypeFor[ports.Created]()},

@@ -56,6 +56,7 @@ type ManageTools interface {
 	ListSessions(ctx context.Context) (lifecycle.SessionList, error)
 	ListWindows(ctx context.Context, req lifecycle.ListWindowsRequest) (lifecycle.WindowList, error)
 	ListPanes(ctx context.Context, req lifecycle.ListPanesRequest) (lifecycle.PaneList, error)
+	SearchPanes(ctx context.Context, req lifecycle.SearchPanesRequest) (lifecycle.SearchPanesResult, error)
 	GetPaneInfo(ctx context.Context, req lifecycle.PaneRequest) (lifecycle.PaneDetails, error)
 	GetServerInfo(ctx context.Context) (ports.ServerInfo, error)
 	CreateSession(ctx context.Context, req lifecycle.CreateSessionRequest) (ports.Created, error)
