@@ -2,7 +2,7 @@
 // CONTRACT.md (run_shell_command, paste_text, capture_pane, capture_since,
 // wait_for_text, send_keys) and the inspect and lifecycle tools
 // (list_sessions, list_windows, list_panes, search_panes, get_pane_info,
-// get_server_info, create_session, create_window, split_window,
+// display, get_server_info, create_session, create_window, split_window,
 // select_pane, select_window, resize_pane, resize_window, rename_session,
 // rename_window, clear_pane_scrollback, respawn_pane, kill_pane,
 // kill_window, kill_session) over the github.com/modelcontextprotocol/go-sdk

@@ -72,7 +72,7 @@ func TestEveryIDArgumentIsCheckedByTheTransport(t *testing.T) {
 	// Every id argument of the contract, and only those, has a form.
 	want := []string{
 		"capture_pane.paneId", "capture_since.paneId", "clear_pane_scrollback.paneId", "create_window.session",
-		"get_pane_info.paneId", "kill_pane.paneId", "kill_session.session", "kill_window.windowId",
+		"display.paneId", "get_pane_info.paneId", "kill_pane.paneId", "kill_session.session", "kill_window.windowId",
 		"list_panes.session", "list_panes.windowId", "list_windows.session", "paste_text.paneId",
 		"rename_session.session", "rename_window.windowId", "resize_pane.paneId", "resize_window.windowId", "respawn_pane.paneId", "run_shell_command.paneId",
 		"search_panes.session", "select_pane.paneId", "select_window.windowId", "send_keys.paneId", "split_window.paneId", "wait_for_command.paneId", "wait_for_text.paneId",

@@ -73,6 +73,10 @@ func (m *manageStub) SearchPanes(_ context.Context, req lifecycle.SearchPanesReq
 	return answer[lifecycle.SearchPanesResult](m, "SearchPanes", req)
 }
 
+func (m *manageStub) Display(_ context.Context, req lifecycle.PaneRequest) (lifecycle.PaneFacts, error) {
+	return answer[lifecycle.PaneFacts](m, "Display", req)
+}
+
 func (m *manageStub) GetPaneInfo(_ context.Context, req lifecycle.PaneRequest) (lifecycle.PaneDetails, error) {
 	return answer[lifecycle.PaneDetails](m, "GetPaneInfo", req)
 }
@@ -139,14 +143,14 @@ func (m *manageStub) KillSession(_ context.Context, req lifecycle.KillSessionReq
 
 // Tool sets, by tier (the tools of a tier and of the tiers below it).
 var (
-	readonlyTools = []string{"capture_pane", "capture_since", "get_pane_info", "get_server_info", "list_panes",
+	readonlyTools = []string{"capture_pane", "capture_since", "display", "get_pane_info", "get_server_info", "list_panes",
 		"list_sessions", "list_windows", "search_panes", "wait_for_command", "wait_for_text"}
 	mutatingOnlyTools = []string{"create_session", "create_window", "paste_text", "rename_session", "rename_window",
 		"resize_pane", "resize_window", "run_shell_command", "select_pane", "select_window", "send_keys", "split_window"}
 	destructiveOnlyTools = []string{"clear_pane_scrollback", "kill_pane", "kill_session", "kill_window", "respawn_pane"}
 
 	// manageTools are the inspect and lifecycle tools.
-	manageTools = []string{"clear_pane_scrollback", "create_session", "create_window", "get_pane_info",
+	manageTools = []string{"clear_pane_scrollback", "create_session", "create_window", "display", "get_pane_info",
 		"get_server_info", "kill_pane", "kill_session", "kill_window", "list_panes", "list_sessions", "list_windows",
 		"rename_session", "rename_window", "resize_pane", "resize_window", "respawn_pane", "search_panes", "select_pane",
 		"select_window", "split_window"}

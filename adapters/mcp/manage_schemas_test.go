@@ -168,6 +168,8 @@ func TestManageAnnotationsAreTheTrueOnes(t *testing.T) {
 		"list_sessions": reading, "list_windows": reading, "list_panes": reading, "get_pane_info": reading, "get_server_info": reading,
 		// It reads what the panes show and changes nothing.
 		"search_panes": reading,
+		// It reads the pane's facts and changes nothing.
+		"display": reading,
 		// create_session runs whatever command the caller gives.
 		"create_session": {openWorld: true},
 		"create_window":  layout, "split_window": layout, "select_pane": layout, "select_window": layout, "resize_pane": layout,
@@ -203,6 +205,7 @@ func TestManageDescriptionsSayWhatToolsDoAndWhenTheyAreRefused(t *testing.T) {
 		"list_panes":            {"accepts no client-supplied executable input", "watched", "isServerOwn", "busy", "%3"},
 		"search_panes":          {"accepts no client-supplied executable input", "RE2", "history: true", "capture_pane", "truncated", "invalid regular expression is a tool error", "skipped"},
 		"get_pane_info":         {"accepts no client-supplied executable input", "copy mode", "synchronized"},
+		"display":               {"accepts no client-supplied executable input", "no format", "only the pane id", "cursorX", "null, never a guess", "get_pane_info"},
 		"get_server_info":       {"accepts no client-supplied executable input", "safety tier"},
 		"create_session":        {"with your user's permissions", "detached", "paneId", "#("},
 		"create_window":         {"with your user's permissions", "paneId"},

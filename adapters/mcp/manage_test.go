@@ -31,6 +31,7 @@ func validResults() map[string]any {
 		"ListPanes":           lifecycle.PaneList{Panes: []lifecycle.Pane{paneFixture}},
 		"SearchPanes":         lifecycle.SearchPanesResult{Panes: []lifecycle.PaneMatches{}, MaxMatches: lifecycle.DefaultSearchMatches},
 		"GetPaneInfo":         lifecycle.PaneDetails{Pane: paneFixture},
+		"Display":             lifecycle.PaneFacts{PaneID: "%3", Unknown: []ports.Fact{}},
 		"GetServerInfo":       ports.ServerInfo{Address: "/tmp/tmux-0/default", Version: "3.3a"},
 		"CreateSession":       newPane,
 		"CreateWindow":        newPane,
@@ -78,6 +79,10 @@ func TestManageToolsPassArgumentsToTheDomain(t *testing.T) {
 		{"search_panes", map[string]any{"patterns": []any{"x"}, "maxMatches": 1<<53 - 1}, "SearchPanes",
 			lifecycle.SearchPanesRequest{Patterns: []string{"x"}, MaxMatches: lifecycle.MaxSearchMatches + 1}},
 		{"get_pane_info", map[string]any{"paneId": "%4"}, "GetPaneInfo", lifecycle.PaneRequest{PaneID: "%4"}},
+		{"display", map[string]any{"paneId": "%4"}, "Display", lifecycle.PaneRequest{PaneID: "%4"}},
+		// display takes no format: one a client adds is not read, and
+		// only the pane id reaches the domain.
+		{"display", map[string]any{"paneId": "%4", "format": "#(touch /tmp/x) #{pane_pid}"}, "Display", lifecycle.PaneRequest{PaneID: "%4"}},
 		{"get_server_info", map[string]any{}, "GetServerInfo", nil},
 		{"create_session", map[string]any{}, "CreateSession", lifecycle.CreateSessionRequest{}},
 		{"create_session", map[string]any{"name": "build", "command": "make watch", "width": 120, "height": 40},
@@ -258,6 +263,36 @@ func TestManageToolsReportEveryField(t *testing.T) {
 			want: with(paneJSON, "mode", nil, "historySize", 0, "historyLimit", 0, "alsoReaches", nil, "attended", false),
 		},
 		{
+			name: "display: the fixed facts", tool: "display", args: map[string]any{"paneId": "%3"}, method: "Display",
+			result: lifecycle.PaneFacts{PaneID: "%3", Path: "/src", PID: 4242, Width: 80, Height: 24, CursorX: 2, CursorY: 7,
+				Command: "vim", InMode: true, Mode: "copy-mode", Unknown: []ports.Fact{}},
+			want: map[string]any{"paneId": "%3", "workingDirectory": "/src", "pid": 4242, "width": 80, "height": 24,
+				"cursorX": 2, "cursorY": 7, "command": "vim", "dead": false, "inMode": true, "mode": "copy-mode"},
+		},
+		{
+			// A cursor at the top left and no mode are facts read, not
+			// unknowns: they are reported as zeros.
+			name: "display: zeros that were read", tool: "display", args: map[string]any{"paneId": "%3"}, method: "Display",
+			result: lifecycle.PaneFacts{PaneID: "%3", Path: "/src", PID: 4242, Width: 80, Height: 24, Command: "bash", Dead: true,
+				Unknown: []ports.Fact{}},
+			want: map[string]any{"paneId": "%3", "workingDirectory": "/src", "pid": 4242, "width": 80, "height": 24,
+				"cursorX": 0, "cursorY": 0, "command": "bash", "dead": true, "inMode": false, "mode": ""},
+		},
+		{
+			name: "display: what the backend cannot tell is null", tool: "display", args: map[string]any{"paneId": "%3"}, method: "Display",
+			result: lifecycle.PaneFacts{PaneID: "%3", Width: 80, Height: 24,
+				Unknown: []ports.Fact{ports.FactPID, ports.FactCursor, ports.FactCommand, ports.FactMode}},
+			want: map[string]any{"paneId": "%3", "workingDirectory": nil, "pid": nil, "width": 80, "height": 24,
+				"cursorX": nil, "cursorY": nil, "command": nil, "dead": false, "inMode": nil, "mode": nil},
+		},
+		{
+			// No process has id 0: a backend that says so did not read one.
+			name: "display: a pid of 0 is no pid", tool: "display", args: map[string]any{"paneId": "%3"}, method: "Display",
+			result: lifecycle.PaneFacts{PaneID: "%3", Path: "/src", Width: 80, Height: 24, Command: "bash", Unknown: []ports.Fact{}},
+			want: map[string]any{"paneId": "%3", "workingDirectory": "/src", "pid": nil, "width": 80, "height": 24,
+				"cursorX": 0, "cursorY": 0, "command": "bash", "dead": false, "inMode": false, "mode": ""},
+		},
+		{
 			name: "server info", tool: "get_server_info", method: "GetServerInfo",
 			result: ports.ServerInfo{Address: "/tmp/tmux-0/default", Version: "3.3a", PID: 4242, Started: created,
 				Sessions: 2, Windows: 5, Panes: 9, Clients: 1},
@@ -344,6 +379,7 @@ func TestManageToolArgumentsBreakingTheSchemaAreToolErrors(t *testing.T) {
 	}{
 		{"get_pane_info", map[string]any{}, []string{"paneId", "missing"}},
 		{"search_panes", map[string]any{}, []string{"patterns", "missing"}},
+		{"display", map[string]any{}, []string{"paneId", "missing"}},
 		{"search_panes", map[string]any{"patterns": []any{}}, []string{"patterns", "at least 1 item"}},
 		{"search_panes", map[string]any{"patterns": "error"}, []string{"patterns", "an array of strings"}},
 		{"search_panes", map[string]any{"patterns": []any{"x"}, "maxMatches": 0}, []string{"maxMatches", "greater than 0"}},
@@ -432,6 +468,8 @@ func TestManageToolErrorsSayWhatToDo(t *testing.T) {
 			[]string{"invalid patterns", "empty pattern", "correct it and call again"}},
 		{"unknown session, searched", "search_panes", map[string]any{"session": "nope", "patterns": []any{"x"}}, "SearchPanes",
 			fmt.Errorf("search the panes of session nope: %w", ports.ErrNotFound), []string{"nope", "list_sessions"}},
+		{"no pane, displayed", "display", map[string]any{"paneId": "%9"}, "Display",
+			fmt.Errorf("display pane %%9: %w", ports.ErrPaneNotFound), []string{"%9", "check the pane id"}},
 		{"no pane", "select_pane", map[string]any{"paneId": "%9"}, "SelectPane",
 			fmt.Errorf("select pane %%9: %w", ports.ErrPaneNotFound), []string{"%9", "check the pane id"}},
 		{"backend without a manager", "list_sessions", nil, "ListSessions",

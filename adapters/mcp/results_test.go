@@ -44,6 +44,7 @@ var resultShapes = map[string]struct {
 	"list_panes":            {map[string]any{}, "ListPanes", reflect.TypeFor[lifecycle.PaneList]()},
 	"search_panes":          {map[string]any{"patterns": []any{"error"}}, "SearchPanes", reflect.TypeFor[lifecycle.SearchPanesResult]()},
 	"get_pane_info":         {map[string]any{"paneId": "%3"}, "GetPaneInfo", reflect.TypeFor[lifecycle.PaneDetails]()},
+	"display":               {map[string]any{"paneId": "%3"}, "Display", reflect.TypeFor[lifecycle.PaneFacts]()},
 	"get_server_info":       {map[string]any{}, "GetServerInfo", reflect.TypeFor[ports.ServerInfo]()},
 	"create_session":        {map[string]any{}, "CreateSession", reflect.TypeFor[ports.Created]()},
 	"create_window":         {map[string]any{"session": "work"}, "CreateWindow", reflect.TypeFor[ports.Created]()},
@@ -65,7 +66,8 @@ var resultShapes = map[string]struct {
 var enumerations = map[reflect.Type][]any{
 	reflect.TypeFor[domain.Outcome]():     {domain.OutcomeCompleted, domain.OutcomeTimedOut, domain.OutcomePaneDied, domain.OutcomeCancelled},
 	reflect.TypeFor[domain.WaitOutcome](): {domain.WaitMatched, domain.WaitTimedOut, domain.WaitPaneDied, domain.WaitCancelled, domain.WaitOutputLost},
-	reflect.TypeFor[ports.Fact]():         {ports.FactWatched, ports.FactAlsoReaches, ports.FactSelf, ports.FactMode, ports.FactCommand},
+	reflect.TypeFor[ports.Fact](): {ports.FactWatched, ports.FactAlsoReaches, ports.FactSelf, ports.FactMode, ports.FactCommand,
+		ports.FactPID, ports.FactCursor},
 }
 
 // shaper makes domain values of one shape: sparse (every optional thing

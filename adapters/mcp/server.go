@@ -40,9 +40,9 @@ type Tools interface {
 var _ Tools = (*domain.Service)(nil)
 
 // ManageTools is what the inspect and lifecycle tools need from the
-// domain: listings and searches, and creating, selecting, resizing,
-// renaming, clearing, respawning and killing sessions, windows and panes.
-// *lifecycle.Service implements it. A Server serves them when
+// domain: listings, searches and a pane's facts, and creating, selecting,
+// resizing, renaming, clearing, respawning and killing sessions, windows
+// and panes. *lifecycle.Service implements it. A Server serves them when
 // Options.Manage is set.
 //
 // Errors are turned into tool errors as Tools' are (see toolError): a
@@ -58,6 +58,7 @@ type ManageTools interface {
 	ListPanes(ctx context.Context, req lifecycle.ListPanesRequest) (lifecycle.PaneList, error)
 	SearchPanes(ctx context.Context, req lifecycle.SearchPanesRequest) (lifecycle.SearchPanesResult, error)
 	GetPaneInfo(ctx context.Context, req lifecycle.PaneRequest) (lifecycle.PaneDetails, error)
+	Display(ctx context.Context, req lifecycle.PaneRequest) (lifecycle.PaneFacts, error)
 	GetServerInfo(ctx context.Context) (ports.ServerInfo, error)
 	CreateSession(ctx context.Context, req lifecycle.CreateSessionRequest) (ports.Created, error)
 	CreateWindow(ctx context.Context, req lifecycle.CreateWindowRequest) (ports.Created, error)

@@ -26,7 +26,7 @@ func (s *Server) paneTools() []declaration {
 // listed.
 func (s *Server) manageTools() []declaration {
 	return []declaration{
-		s.listSessions(), s.listWindows(), s.listPanes(), s.searchPanes(), s.getPaneInfo(), s.getServerInfo(),
+		s.listSessions(), s.listWindows(), s.listPanes(), s.searchPanes(), s.getPaneInfo(), s.display(), s.getServerInfo(),
 		s.createSession(), s.createWindow(), s.splitWindow(), s.selectPane(), s.selectWindow(), s.resizePane(), s.resizeWindow(),
 		s.renameSession(), s.renameWindow(),
 		s.clearPaneScrollback(), s.respawnPane(), s.killPane(), s.killWindow(), s.killSession(),

@@ -354,6 +354,72 @@ func fromPaneInfo(d lifecycle.PaneDetails) paneDetailsOutput {
 	return out
 }
 
+func (s *Server) display() declaration {
+	return tool[displayArgs, displayOutput]{
+		name:        "display",
+		description: displayDescription,
+		annotations: readingAnnotations("Display pane facts"),
+		call:        serve(s.manage.Display, displayArgs.request, fromFacts),
+	}
+}
+
+const displayDescription = "Display a fixed set of facts about one pane; accepts no client-supplied executable " +
+	"input. The server reads them itself: no format or command of yours reaches the multiplexer, only the pane id. " +
+	"Returns the pane's working directory, the process id of its program (the one the pane started, such as its " +
+	"shell), the size of its visible screen, where the cursor is (cursorX and cursorY count from 0 at the top " +
+	"left: the row a program waits for input on), its foreground program, whether it is dead, and the mode it is " +
+	"in (inMode, mode; in copy mode input goes to the mode, not the program). A fact the backend cannot tell is " +
+	"null, never a guess. For where the pane is and whether a write to it would be refused, use get_pane_info."
+
+type displayArgs struct {
+	PaneID ports.PaneID `json:"paneId" jsonschema:"The pane to describe, e.g. %3."`
+}
+
+func (a displayArgs) request() lifecycle.PaneRequest { return lifecycle.PaneRequest{PaneID: a.PaneID} }
+
+// displayOutput is display's: each fact the backend could not tell is
+// null, so that a zero is always one that was read.
+type displayOutput struct {
+	Command          *string      `json:"command" jsonschema:"The pane's foreground program, without a path, such as bash or vim; null when the backend cannot tell."`
+	CursorX          *int         `json:"cursorX" jsonschema:"The cursor's column on the visible screen, 0 at the left; null when the backend cannot tell."`
+	CursorY          *int         `json:"cursorY" jsonschema:"The cursor's row on the visible screen, 0 at the top (capture_pane's row numbers); null when the backend cannot tell."`
+	Dead             bool         `json:"dead" jsonschema:"The pane's program has exited: the pane takes no input, and pid is that of the program that exited."`
+	Height           int          `json:"height" jsonschema:"The height of the pane's visible screen in cells."`
+	InMode           *bool        `json:"inMode" jsonschema:"The pane is in a mode, such as copy mode, where input goes to the mode instead of the program; null when the backend cannot tell."`
+	Mode             *string      `json:"mode" jsonschema:"The mode the pane is in, such as copy-mode; empty when none; null when the backend cannot tell."`
+	PaneID           ports.PaneID `json:"paneId" jsonschema:"The pane described, e.g. %3."`
+	PID              *int         `json:"pid" jsonschema:"The process id of the pane's program (the process the pane started, such as its shell, not the command it runs in the foreground), on the multiplexer's host; null when the backend cannot tell."`
+	Width            int          `json:"width" jsonschema:"The width of the pane's visible screen in cells."`
+	WorkingDirectory *string      `json:"workingDirectory" jsonschema:"The pane's working directory; null when the backend cannot tell."`
+}
+
+func fromFacts(f lifecycle.PaneFacts) displayOutput {
+	unknown := func(fact ports.Fact) bool { return slices.Contains(f.Unknown, fact) }
+	out := displayOutput{
+		Dead:   f.Dead,
+		Height: f.Height,
+		PaneID: f.PaneID,
+		Width:  f.Width,
+		// A backend that does not know a pane's directory says "".
+		WorkingDirectory: stringOrNull(f.Path),
+	}
+	if !unknown(ports.FactCommand) {
+		out.Command = new(f.Command)
+	}
+	if !unknown(ports.FactCursor) {
+		out.CursorX, out.CursorY = new(f.CursorX), new(f.CursorY)
+	}
+	if !unknown(ports.FactMode) {
+		out.InMode, out.Mode = new(f.InMode), new(f.Mode)
+	}
+	// No process has id 0 or less: such a pid was not read, whatever the
+	// backend says.
+	if !unknown(ports.FactPID) && f.PID > 0 {
+		out.PID = new(f.PID)
+	}
+	return out
+}
+
 func (s *Server) getServerInfo() declaration {
 	return tool[noArgs, serverInfoOutput]{
 		name:        "get_server_info",
