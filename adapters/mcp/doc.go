@@ -1,12 +1,13 @@
 // Package mcp is the MCP transport: it serves the tools of
 // CONTRACT.md (run_shell_command, paste_text, capture_pane, capture_since,
 // wait_for_text, send_keys) and the inspect and lifecycle tools
-// (list_sessions, list_windows, list_panes, get_pane_info,
-// get_server_info, create_session, create_window, split_window,
-// select_pane, select_window, resize_pane, rename_session, rename_window,
-// clear_pane_scrollback, kill_pane, kill_window, kill_session) over the
-// github.com/modelcontextprotocol/go-sdk server, on any transport the SDK
-// offers (stdio, streamable HTTP, in-memory for tests).
+// (list_sessions, list_windows, list_panes, search_panes, get_pane_info,
+// display, get_server_info, create_session, create_window, split_window,
+// select_pane, select_window, resize_pane, resize_window, rename_session,
+// rename_window, clear_pane_scrollback, respawn_pane, kill_pane,
+// kill_window, kill_session) over the github.com/modelcontextprotocol/go-sdk
+// server, on any transport the SDK offers (stdio, streamable HTTP,
+// in-memory for tests).
 //
 // The package owns the protocol face of the tools and nothing else: each
 // tool's declaration (see tool), whose argument and result types give its

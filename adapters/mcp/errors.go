@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
@@ -155,7 +156,10 @@ func errorText(err error) string {
 }
 
 // writeAdvice and endAdvice say what to do about a refused write, and a
-// refused kill or clear, by why it was refused.
+// refused kill or clear, by why it was refused; respawnAdvice replaces
+// endAdvice where a refused respawn_pane needs other words: it restarts a
+// program rather than removing a pane, and a dead pane is respawned
+// whatever is refused of a live one.
 var (
 	writeAdvice = map[fault.Refusal]string{
 		fault.RefusedUnknown:       "use a backend that can tell it, or a pane you have checked by hand with capture_pane",
@@ -173,12 +177,28 @@ var (
 		fault.RefusedWatched: "leave panes that people have on screen alone; force does not override this",
 		fault.RefusedSelf:    "pass force: true if you mean to",
 	}
+	respawnAdvice = map[fault.Refusal]string{
+		fault.RefusedUnknown: "use a backend that can tell it, or restart the program by hand; once the program has " +
+			"exited (the pane is dead), respawn_pane restarts it without these checks",
+		fault.RefusedWatched: "leave panes that people have on screen alone; force does not override this, though " +
+			"once the program has exited (the pane is dead), respawn_pane restarts it whoever watches it",
+	}
 )
+
+// respawnAction opens the reason of a refused respawn_pane: the domain
+// words an ending refusal as what the call would do first
+// (fault.RefusalError.Reason).
+const respawnAction = "respawn_pane "
 
 // refusalAdvice is the advice for r, or "" when there is none to give.
 func refusalAdvice(r *fault.RefusalError) string {
-	if r.Ending {
-		return endAdvice[r.Why]
+	if !r.Ending {
+		return writeAdvice[r.Why]
 	}
-	return writeAdvice[r.Why]
+	if strings.HasPrefix(r.Reason, respawnAction) {
+		if advice, ok := respawnAdvice[r.Why]; ok {
+			return advice
+		}
+	}
+	return endAdvice[r.Why]
 }

@@ -155,6 +155,33 @@ func TestEveryRefusalSaysWhatToDo(t *testing.T) {
 	}
 }
 
+// A refused respawn_pane is advised as a refused kill, in words that fit a
+// program started again rather than a pane removed, and says that a dead
+// pane is respawned all the same; a refusal of no other kind is advised
+// as a kill's.
+func TestARefusedRespawnSaysWhatToDo(t *testing.T) {
+	for why, want := range map[fault.Refusal][]string{
+		fault.RefusedWatched: {"leave panes that people have on screen alone; force does not override this",
+			"once the program has exited (the pane is dead), respawn_pane restarts it whoever watches it"},
+		fault.RefusedSelf:    {"pass force: true if you mean to"},
+		fault.RefusedUnknown: {"restart the program by hand", "respawn_pane restarts it without these checks"},
+	} {
+		err := &fault.RefusalError{Pane: "%4", Why: why, Ending: true, Reason: "respawn_pane would end its program, and a reason"}
+		text := errorText(err)
+		if !strings.HasPrefix(text, err.Error()+"; ") {
+			t.Errorf("refused respawn (%s): %q, want the message first", why, text)
+		}
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("refused respawn (%s): %q lacks %q", why, text, w)
+			}
+		}
+		if strings.Contains(text, "end the pane by hand") {
+			t.Errorf("refused respawn (%s): %q advises as for a kill", why, text)
+		}
+	}
+}
+
 // A key name that is not one may have been meant as text.
 func TestAnUnknownKeyNameNamesTheWaysToTypeText(t *testing.T) {
 	text := errorText(&fault.ArgumentError{Field: "keys", Reason: `"Escpae" is not a key name`})

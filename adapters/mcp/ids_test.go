@@ -18,7 +18,7 @@ import (
 // what to correct.
 func TestEveryIDArgumentIsCheckedByTheTransport(t *testing.T) {
 	// Valid values of what a call may require, by argument name.
-	valid := map[string]any{"paneId": "%1", "windowId": "@1", "session": "work", "command": "ls", "text": "hi", "keys": "C-c", "name": "n"}
+	valid := map[string]any{"paneId": "%1", "windowId": "@1", "session": "work", "command": "ls", "text": "hi", "keys": "C-c", "name": "n", "patterns": []any{"x"}}
 	// Malformed ids, by the form their argument's pattern gives.
 	malformed := map[string][]any{
 		`^%\d+$`:                 {"", "1", "%", "%a", "%1 ", " %1", "%-1", "@1", "$1", "%1.0"},
@@ -72,10 +72,10 @@ func TestEveryIDArgumentIsCheckedByTheTransport(t *testing.T) {
 	// Every id argument of the contract, and only those, has a form.
 	want := []string{
 		"capture_pane.paneId", "capture_since.paneId", "clear_pane_scrollback.paneId", "create_window.session",
-		"get_pane_info.paneId", "kill_pane.paneId", "kill_session.session", "kill_window.windowId",
+		"display.paneId", "get_pane_info.paneId", "kill_pane.paneId", "kill_session.session", "kill_window.windowId",
 		"list_panes.session", "list_panes.windowId", "list_windows.session", "paste_text.paneId",
-		"rename_session.session", "rename_window.windowId", "resize_pane.paneId", "run_shell_command.paneId",
-		"select_pane.paneId", "select_window.windowId", "send_keys.paneId", "split_window.paneId", "wait_for_command.paneId", "wait_for_text.paneId",
+		"rename_session.session", "rename_window.windowId", "resize_pane.paneId", "resize_window.windowId", "respawn_pane.paneId", "run_shell_command.paneId",
+		"search_panes.session", "select_pane.paneId", "select_window.windowId", "send_keys.paneId", "split_window.paneId", "wait_for_command.paneId", "wait_for_text.paneId",
 	}
 	if !slices.Equal(checked, want) {
 		t.Errorf("id arguments checked %v, want %v", checked, want)

@@ -69,6 +69,14 @@ func (m *manageStub) ListPanes(_ context.Context, req lifecycle.ListPanesRequest
 	return answer[lifecycle.PaneList](m, "ListPanes", req)
 }
 
+func (m *manageStub) SearchPanes(_ context.Context, req lifecycle.SearchPanesRequest) (lifecycle.SearchPanesResult, error) {
+	return answer[lifecycle.SearchPanesResult](m, "SearchPanes", req)
+}
+
+func (m *manageStub) Display(_ context.Context, req lifecycle.PaneRequest) (lifecycle.PaneFacts, error) {
+	return answer[lifecycle.PaneFacts](m, "Display", req)
+}
+
 func (m *manageStub) GetPaneInfo(_ context.Context, req lifecycle.PaneRequest) (lifecycle.PaneDetails, error) {
 	return answer[lifecycle.PaneDetails](m, "GetPaneInfo", req)
 }
@@ -101,6 +109,10 @@ func (m *manageStub) ResizePane(_ context.Context, req lifecycle.ResizePaneReque
 	return answer[lifecycle.Pane](m, "ResizePane", req)
 }
 
+func (m *manageStub) ResizeWindow(_ context.Context, req lifecycle.ResizeWindowRequest) (ports.WindowInfo, error) {
+	return answer[ports.WindowInfo](m, "ResizeWindow", req)
+}
+
 func (m *manageStub) RenameSession(_ context.Context, req lifecycle.RenameSessionRequest) (ports.SessionInfo, error) {
 	return answer[ports.SessionInfo](m, "RenameSession", req)
 }
@@ -111,6 +123,10 @@ func (m *manageStub) RenameWindow(_ context.Context, req lifecycle.RenameWindowR
 
 func (m *manageStub) ClearPaneScrollback(_ context.Context, req lifecycle.ClearScrollbackRequest) (lifecycle.ClearScrollbackResult, error) {
 	return answer[lifecycle.ClearScrollbackResult](m, "ClearPaneScrollback", req)
+}
+
+func (m *manageStub) RespawnPane(_ context.Context, req lifecycle.RespawnPaneRequest) (lifecycle.Pane, error) {
+	return answer[lifecycle.Pane](m, "RespawnPane", req)
 }
 
 func (m *manageStub) KillPane(_ context.Context, req lifecycle.KillPaneRequest) (lifecycle.KillResult, error) {
@@ -127,16 +143,17 @@ func (m *manageStub) KillSession(_ context.Context, req lifecycle.KillSessionReq
 
 // Tool sets, by tier (the tools of a tier and of the tiers below it).
 var (
-	readonlyTools = []string{"capture_pane", "capture_since", "get_pane_info", "get_server_info", "list_panes",
-		"list_sessions", "list_windows", "wait_for_command", "wait_for_text"}
+	readonlyTools = []string{"capture_pane", "capture_since", "display", "get_pane_info", "get_server_info", "list_panes",
+		"list_sessions", "list_windows", "search_panes", "wait_for_command", "wait_for_text"}
 	mutatingOnlyTools = []string{"create_session", "create_window", "paste_text", "rename_session", "rename_window",
-		"resize_pane", "run_shell_command", "select_pane", "select_window", "send_keys", "split_window"}
-	destructiveOnlyTools = []string{"clear_pane_scrollback", "kill_pane", "kill_session", "kill_window"}
+		"resize_pane", "resize_window", "run_shell_command", "select_pane", "select_window", "send_keys", "split_window"}
+	destructiveOnlyTools = []string{"clear_pane_scrollback", "kill_pane", "kill_session", "kill_window", "respawn_pane"}
 
 	// manageTools are the inspect and lifecycle tools.
-	manageTools = []string{"clear_pane_scrollback", "create_session", "create_window", "get_pane_info",
+	manageTools = []string{"clear_pane_scrollback", "create_session", "create_window", "display", "get_pane_info",
 		"get_server_info", "kill_pane", "kill_session", "kill_window", "list_panes", "list_sessions", "list_windows",
-		"rename_session", "rename_window", "resize_pane", "select_pane", "select_window", "split_window"}
+		"rename_session", "rename_window", "resize_pane", "resize_window", "respawn_pane", "search_panes", "select_pane",
+		"select_window", "split_window"}
 )
 
 // mcpClient calls tools on a connected session, failing the test on a

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 )
 
 // listManageTools lists the tools of a destructive-tier server that serves
@@ -164,10 +166,18 @@ func TestManageAnnotationsAreTheTrueOnes(t *testing.T) {
 	ending := hints{destructive: true}
 	want := map[string]hints{
 		"list_sessions": reading, "list_windows": reading, "list_panes": reading, "get_pane_info": reading, "get_server_info": reading,
+		// It reads what the panes show and changes nothing.
+		"search_panes": reading,
+		// It reads the pane's facts and changes nothing.
+		"display": reading,
 		// create_session runs whatever command the caller gives.
 		"create_session": {openWorld: true},
 		"create_window":  layout, "split_window": layout, "select_pane": layout, "select_window": layout, "resize_pane": layout,
+		"resize_window":  layout,
 		"rename_session": layout, "rename_window": layout,
+		// It ends the pane's program as kill_pane does, and starts only the
+		// one the pane was made with again.
+		"respawn_pane":          ending,
 		"clear_pane_scrollback": ending, "kill_pane": ending, "kill_window": ending, "kill_session": ending,
 	}
 	tools := listManageTools(t)
@@ -193,7 +203,9 @@ func TestManageDescriptionsSayWhatToolsDoAndWhenTheyAreRefused(t *testing.T) {
 		"list_sessions":         {"accepts no client-supplied executable input", "$1"},
 		"list_windows":          {"accepts no client-supplied executable input", "@2"},
 		"list_panes":            {"accepts no client-supplied executable input", "watched", "isServerOwn", "busy", "%3"},
+		"search_panes":          {"accepts no client-supplied executable input", "RE2", "history: true", "capture_pane", "truncated", "invalid regular expression is a tool error", "skipped"},
 		"get_pane_info":         {"accepts no client-supplied executable input", "copy mode", "synchronized"},
+		"display":               {"accepts no client-supplied executable input", "no format", "only the pane id", "cursorX", "null, never a guess", "get_pane_info"},
 		"get_server_info":       {"accepts no client-supplied executable input", "safety tier"},
 		"create_session":        {"with your user's permissions", "detached", "paneId", "#("},
 		"create_window":         {"with your user's permissions", "paneId"},
@@ -201,10 +213,12 @@ func TestManageDescriptionsSayWhatToolsDoAndWhenTheyAreRefused(t *testing.T) {
 		"select_pane":           {"sends no input", "select_window"},
 		"select_window":         {"sends no input"},
 		"resize_pane":           {"less than asked"},
+		"resize_window":         {"detached", "80 columns", "list_windows", "width, a height or both"},
 		"rename_session":        {"keeps its id"},
 		"rename_window":         {"keeps its id"},
 		"clear_pane_scrollback": {"for good", "watching", "even with force", "busy"},
 		"kill_pane":             {"for good", "watching", "even with force", "busy"},
+		"respawn_pane":          {"for good", "keeps its id", "dead", "watching", "even with force", "busy", "list_panes", "C-c"},
 		"kill_window":           {"for good", "nothing is killed", "watching"},
 		"kill_session":          {"for good", "nothing is killed", "watching", "last session"},
 	}
@@ -232,5 +246,43 @@ func TestWithoutManageTheLifecycleToolsAreNotOffered(t *testing.T) {
 	}
 	if slices.Sort(got); !slices.Equal(got, allTools) {
 		t.Errorf("tools/list = %v, want only %v", got, allTools)
+	}
+}
+
+// search_panes tells a model its bounds in words, in its description and
+// its fields' (the domain's bounds are not in the schemas): the words must
+// be the bounds the domain applies.
+func TestSearchPanesStatesTheBoundsTheDomainApplies(t *testing.T) {
+	tool := listManageTools(t)["search_panes"]
+	var in, out node
+	if err := json.Unmarshal([]byte(mustJSON(tool.InputSchema)), &in); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(mustJSON(tool.OutputSchema)), &out); err != nil {
+		t.Fatal(err)
+	}
+	described := func(s node, path ...string) string {
+		for _, p := range path {
+			s = s["properties"].(node)[p].(node)
+			if items, ok := s["items"].(node); ok && p != path[len(path)-1] {
+				s = items
+			}
+		}
+		return s["description"].(string)
+	}
+	for where, says := range map[string][2]string{
+		"description": {tool.Description, fmt.Sprintf("(default %d, at most %d), %d bytes of text in all, %d bytes of a row around "+
+			"its first match (cut says a row was longer), the newest %d rows of a pane", lifecycle.DefaultSearchMatches,
+			lifecycle.MaxSearchMatches, lifecycle.MaxSearchBytes, lifecycle.MaxSearchLineBytes, lifecycle.MaxSearchRows)},
+		"maxMatches": {described(in, "maxMatches"), fmt.Sprintf("Default %d; more than %d is taken as %d",
+			lifecycle.DefaultSearchMatches, lifecycle.MaxSearchMatches, lifecycle.MaxSearchMatches)},
+		"history":      {described(in, "history"), fmt.Sprintf("at most the newest %d rows of a pane", lifecycle.MaxSearchRows)},
+		"rangeClamped": {described(out, "rangeClamped"), fmt.Sprintf("(%d, screen included)", lifecycle.MaxSearchRows)},
+		"lines[].cut":  {described(out, "panes", "lines", "cut"), fmt.Sprintf("longer than %d bytes", lifecycle.MaxSearchLineBytes)},
+		"lines[].text": {described(out, "panes", "lines", "text"), fmt.Sprintf("at most %d bytes of it", lifecycle.MaxSearchLineBytes)},
+	} {
+		if !strings.Contains(says[0], says[1]) {
+			t.Errorf("search_panes %s %q lacks %q", where, says[0], says[1])
+		}
 	}
 }

@@ -42,7 +42,9 @@ var resultShapes = map[string]struct {
 	"list_sessions":         {map[string]any{}, "ListSessions", reflect.TypeFor[lifecycle.SessionList]()},
 	"list_windows":          {map[string]any{}, "ListWindows", reflect.TypeFor[lifecycle.WindowList]()},
 	"list_panes":            {map[string]any{}, "ListPanes", reflect.TypeFor[lifecycle.PaneList]()},
+	"search_panes":          {map[string]any{"patterns": []any{"error"}}, "SearchPanes", reflect.TypeFor[lifecycle.SearchPanesResult]()},
 	"get_pane_info":         {map[string]any{"paneId": "%3"}, "GetPaneInfo", reflect.TypeFor[lifecycle.PaneDetails]()},
+	"display":               {map[string]any{"paneId": "%3"}, "Display", reflect.TypeFor[lifecycle.PaneFacts]()},
 	"get_server_info":       {map[string]any{}, "GetServerInfo", reflect.TypeFor[ports.ServerInfo]()},
 	"create_session":        {map[string]any{}, "CreateSession", reflect.TypeFor[ports.Created]()},
 	"create_window":         {map[string]any{"session": "work"}, "CreateWindow", reflect.TypeFor[ports.Created]()},
@@ -50,9 +52,11 @@ var resultShapes = map[string]struct {
 	"select_pane":           {map[string]any{"paneId": "%3"}, "SelectPane", reflect.TypeFor[lifecycle.Pane]()},
 	"select_window":         {map[string]any{"windowId": "@2"}, "SelectWindow", reflect.TypeFor[ports.WindowInfo]()},
 	"resize_pane":           {map[string]any{"paneId": "%3", "width": 80}, "ResizePane", reflect.TypeFor[lifecycle.Pane]()},
+	"resize_window":         {map[string]any{"windowId": "@2", "width": 200}, "ResizeWindow", reflect.TypeFor[ports.WindowInfo]()},
 	"rename_session":        {map[string]any{"session": "work", "name": "w"}, "RenameSession", reflect.TypeFor[ports.SessionInfo]()},
 	"rename_window":         {map[string]any{"windowId": "@2", "name": "w"}, "RenameWindow", reflect.TypeFor[ports.WindowInfo]()},
 	"clear_pane_scrollback": {map[string]any{"paneId": "%3"}, "ClearPaneScrollback", reflect.TypeFor[lifecycle.ClearScrollbackResult]()},
+	"respawn_pane":          {map[string]any{"paneId": "%3"}, "RespawnPane", reflect.TypeFor[lifecycle.Pane]()},
 	"kill_pane":             {map[string]any{"paneId": "%3"}, "KillPane", reflect.TypeFor[lifecycle.KillResult]()},
 	"kill_window":           {map[string]any{"windowId": "@2"}, "KillWindow", reflect.TypeFor[lifecycle.KillResult]()},
 	"kill_session":          {map[string]any{"session": "work"}, "KillSession", reflect.TypeFor[lifecycle.KillResult]()},
@@ -62,7 +66,8 @@ var resultShapes = map[string]struct {
 var enumerations = map[reflect.Type][]any{
 	reflect.TypeFor[domain.Outcome]():     {domain.OutcomeCompleted, domain.OutcomeTimedOut, domain.OutcomePaneDied, domain.OutcomeCancelled},
 	reflect.TypeFor[domain.WaitOutcome](): {domain.WaitMatched, domain.WaitTimedOut, domain.WaitPaneDied, domain.WaitCancelled, domain.WaitOutputLost},
-	reflect.TypeFor[ports.Fact]():         {ports.FactWatched, ports.FactAlsoReaches, ports.FactSelf, ports.FactMode, ports.FactCommand},
+	reflect.TypeFor[ports.Fact](): {ports.FactWatched, ports.FactAlsoReaches, ports.FactSelf, ports.FactMode, ports.FactCommand,
+		ports.FactPID, ports.FactCursor},
 }
 
 // shaper makes domain values of one shape: sparse (every optional thing

@@ -40,21 +40,25 @@ type Tools interface {
 var _ Tools = (*domain.Service)(nil)
 
 // ManageTools is what the inspect and lifecycle tools need from the
-// domain: listings, and creating, selecting, resizing, renaming, clearing
-// and killing sessions, windows and panes. *lifecycle.Service implements it.
-// A Server serves them when Options.Manage is set.
+// domain: listings, searches and a pane's facts, and creating, selecting,
+// resizing, renaming, clearing, respawning and killing sessions, windows
+// and panes. *lifecycle.Service implements it. A Server serves them when
+// Options.Manage is set.
 //
 // Errors are turned into tool errors as Tools' are (see toolError): a
-// *fault.ArgumentError for an argument it refuses (a name, say: the
-// forms of ids are checked by the transport), a *fault.RefusalError
-// or *fault.BusyError for a kill or clear the write policy forbids, or an
-// error wrapping a ports sentinel (ErrPaneNotFound, ErrNotFound,
-// ErrNameInUse, ErrUnsupported, ErrUnavailable).
+// *fault.ArgumentError for an argument it refuses (a name or a regular
+// expression, say: the forms of ids are checked by the transport), a
+// *fault.RefusalError or *fault.BusyError for a kill, respawn or clear the
+// write policy forbids, or an error wrapping a ports sentinel
+// (ErrPaneNotFound, ErrNotFound, ErrNameInUse, ErrUnsupported,
+// ErrUnavailable).
 type ManageTools interface {
 	ListSessions(ctx context.Context) (lifecycle.SessionList, error)
 	ListWindows(ctx context.Context, req lifecycle.ListWindowsRequest) (lifecycle.WindowList, error)
 	ListPanes(ctx context.Context, req lifecycle.ListPanesRequest) (lifecycle.PaneList, error)
+	SearchPanes(ctx context.Context, req lifecycle.SearchPanesRequest) (lifecycle.SearchPanesResult, error)
 	GetPaneInfo(ctx context.Context, req lifecycle.PaneRequest) (lifecycle.PaneDetails, error)
+	Display(ctx context.Context, req lifecycle.PaneRequest) (lifecycle.PaneFacts, error)
 	GetServerInfo(ctx context.Context) (ports.ServerInfo, error)
 	CreateSession(ctx context.Context, req lifecycle.CreateSessionRequest) (ports.Created, error)
 	CreateWindow(ctx context.Context, req lifecycle.CreateWindowRequest) (ports.Created, error)
@@ -62,9 +66,11 @@ type ManageTools interface {
 	SelectPane(ctx context.Context, req lifecycle.PaneRequest) (lifecycle.Pane, error)
 	SelectWindow(ctx context.Context, req lifecycle.SelectWindowRequest) (ports.WindowInfo, error)
 	ResizePane(ctx context.Context, req lifecycle.ResizePaneRequest) (lifecycle.Pane, error)
+	ResizeWindow(ctx context.Context, req lifecycle.ResizeWindowRequest) (ports.WindowInfo, error)
 	RenameSession(ctx context.Context, req lifecycle.RenameSessionRequest) (ports.SessionInfo, error)
 	RenameWindow(ctx context.Context, req lifecycle.RenameWindowRequest) (ports.WindowInfo, error)
 	ClearPaneScrollback(ctx context.Context, req lifecycle.ClearScrollbackRequest) (lifecycle.ClearScrollbackResult, error)
+	RespawnPane(ctx context.Context, req lifecycle.RespawnPaneRequest) (lifecycle.Pane, error)
 	KillPane(ctx context.Context, req lifecycle.KillPaneRequest) (lifecycle.KillResult, error)
 	KillWindow(ctx context.Context, req lifecycle.KillWindowRequest) (lifecycle.KillResult, error)
 	KillSession(ctx context.Context, req lifecycle.KillSessionRequest) (lifecycle.KillResult, error)

@@ -85,6 +85,9 @@ func TestEachTierListsAndServesExactlyItsTools(t *testing.T) {
 			}
 
 			for _, name := range tt.hidden {
+				if _, ok := hiddenCallArgs[name]; !ok {
+					t.Errorf("%s has no valid arguments in hiddenCallArgs", name)
+				}
 				_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: hiddenCallArgs[name]})
 				if err == nil || !strings.Contains(err.Error(), "unknown tool") {
 					t.Errorf("call of hidden %s: error %v, want an unknown tool", name, err)
@@ -123,9 +126,11 @@ var hiddenCallArgs = map[string]map[string]any{
 	"select_pane":           {"paneId": "%3"},
 	"select_window":         {"windowId": "@2"},
 	"resize_pane":           {"paneId": "%3", "width": 10},
+	"resize_window":         {"windowId": "@2", "width": 200},
 	"rename_session":        {"session": "work", "name": "w"},
 	"rename_window":         {"windowId": "@2", "name": "w"},
 	"clear_pane_scrollback": {"paneId": "%3"},
+	"respawn_pane":          {"paneId": "%3"},
 	"kill_pane":             {"paneId": "%3"},
 	"kill_window":           {"windowId": "@2"},
 	"kill_session":          {"session": "work"},

@@ -7,7 +7,7 @@ import sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 // and send_keys in tools_input.go, capture_pane, capture_since and
 // wait_for_text in tools_read.go; the inspect tools in tools_inspect.go,
 // those that create, select, resize and rename in tools_layout.go, and
-// those that kill or clear in tools_end.go.
+// those that kill, respawn or clear in tools_end.go.
 //
 // Descriptions of the three tools with a reference page are the page's
 // own, so that clients see the contract's words. The others have no page:
@@ -26,10 +26,10 @@ func (s *Server) paneTools() []declaration {
 // listed.
 func (s *Server) manageTools() []declaration {
 	return []declaration{
-		s.listSessions(), s.listWindows(), s.listPanes(), s.getPaneInfo(), s.getServerInfo(),
-		s.createSession(), s.createWindow(), s.splitWindow(), s.selectPane(), s.selectWindow(), s.resizePane(),
+		s.listSessions(), s.listWindows(), s.listPanes(), s.searchPanes(), s.getPaneInfo(), s.display(), s.getServerInfo(),
+		s.createSession(), s.createWindow(), s.splitWindow(), s.selectPane(), s.selectWindow(), s.resizePane(), s.resizeWindow(),
 		s.renameSession(), s.renameWindow(),
-		s.clearPaneScrollback(), s.killPane(), s.killWindow(), s.killSession(),
+		s.clearPaneScrollback(), s.respawnPane(), s.killPane(), s.killWindow(), s.killSession(),
 	}
 }
 
@@ -75,8 +75,10 @@ func layoutAnnotations(title string, openWorld bool) *sdk.ToolAnnotations {
 	}
 }
 
-// endingAnnotations are those of the tools that kill or clear: the only
-// destructive ones.
+// endingAnnotations are those of the tools that kill, respawn or clear:
+// the only destructive ones. respawn_pane starts a program again, but only
+// the one the pane was made with, never one the caller names, so its world
+// is as closed as kill_pane's.
 func endingAnnotations(title string) *sdk.ToolAnnotations {
 	return &sdk.ToolAnnotations{
 		Title:           title,

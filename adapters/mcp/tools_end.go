@@ -8,8 +8,11 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
-// clear_pane_scrollback, kill_pane, kill_window and kill_session, the
-// tools that end or discard something for good: the only destructive ones.
+// clear_pane_scrollback, respawn_pane, kill_pane, kill_window and
+// kill_session, the tools that end or discard something for good: the only
+// destructive ones. respawn_pane is among them because it ends the pane's
+// program as kill_pane does (tmux's respawn-pane -k); that it then starts
+// the program again does not bring back what the old one held.
 
 // endRefusals are the refusals every kill and clear shares.
 const endRefusals = "Refused, before anything is done, for a pane a person is watching (even with force), for the " +
@@ -52,6 +55,33 @@ func (a clearArgs) request() lifecycle.ClearScrollbackRequest {
 type clearOutput struct {
 	ClearedLines int64        `json:"clearedLines" jsonschema:"How many history rows were discarded."`
 	PaneID       ports.PaneID `json:"paneId"`
+}
+
+func (s *Server) respawnPane() declaration {
+	return tool[respawnPaneArgs, paneOutput]{
+		name:        "respawn_pane",
+		description: respawnPaneDescription,
+		annotations: endingAnnotations("Respawn pane"),
+		call:        serve(s.manage.RespawnPane, respawnPaneArgs.request, fromPane),
+	}
+}
+
+const respawnPaneDescription = "End a pane's program for good and start it again in the same pane, with your " +
+	"user's permissions: the program the pane was started with (your shell, or the command it was created with) " +
+	"runs afresh, and the pane keeps its id and its place. For a pane whose program exited (dead: it takes no " +
+	"input) or is stuck past what send_keys C-c and C-\\ reach. What the old program held is lost, the screen " +
+	"starts blank, and capture_since cursors taken before no longer work; run_shell_command waits for the new " +
+	"shell to read input. Returns the pane as list_panes describes it. " + endRefusals + " These are kill_pane's " +
+	"refusals, for a live pane. A dead pane ends nothing, so it is respawned even while a person has it on screen " +
+	"or the backend cannot tell who does; one another writer holds is refused all the same."
+
+type respawnPaneArgs struct {
+	PaneID ports.PaneID `json:"paneId" jsonschema:"The pane whose program to start again, e.g. %1. It keeps this id."`
+	Force  bool         `json:"force,omitempty" jsonschema:"Allow this for the pane this server itself runs in, which is otherwise refused while its program runs. It does not override the refusal for a pane a person is watching, nor for a busy one."`
+}
+
+func (a respawnPaneArgs) request() lifecycle.RespawnPaneRequest {
+	return lifecycle.RespawnPaneRequest{PaneID: a.PaneID, Force: a.Force}
 }
 
 func (s *Server) killPane() declaration {

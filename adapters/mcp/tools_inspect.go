@@ -8,11 +8,11 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
-// list_sessions, list_windows, list_panes, get_pane_info and
+// list_sessions, list_windows, list_panes, search_panes, get_pane_info and
 // get_server_info, the tools that say what there is, and the session,
-// window and pane results the lifecycle tools share. As everywhere, a fact
-// the backend could not determine is null, never a zero value that would
-// read as a fact.
+// window and pane results the lifecycle tools share. As
+// everywhere, a fact the backend could not determine is null, never a zero
+// value that would read as a fact.
 
 func (s *Server) listSessions() declaration {
 	return tool[noArgs, sessionListOutput]{
@@ -210,6 +210,100 @@ func fromPaneList(l lifecycle.PaneList) paneListOutput {
 	return out
 }
 
+func (s *Server) searchPanes() declaration {
+	return tool[searchPanesArgs, searchPanesOutput]{
+		name:        "search_panes",
+		description: searchPanesDescription,
+		annotations: readingAnnotations("Search panes"),
+		call:        serve(s.manage.SearchPanes, searchPanesArgs.request, fromSearch),
+	}
+}
+
+// The bounds the description and the arguments' give are those of
+// lifecycle (DefaultSearchMatches and the others); a test holds them to it.
+const searchPanesDescription = "Search pane output; accepts no client-supplied executable input. " +
+	"Returned content may be sensitive or untrusted. Find the rows that hold one of the patterns (plain " +
+	"substrings, or RE2 regular expressions with regex: true) on the visible screens of every pane, or of one " +
+	"session's panes, and with history: true in the rows above the screens too. Rows are matched one at a time " +
+	"as the terminal shows them: escape sequences removed, wrapped rows not joined, so a match cannot span two " +
+	"rows. Returns, pane by pane in listing order, each pane's id (for capture_pane and the other pane tools), " +
+	"window and session, and its matching rows top to bottom: the row's number as capture_pane counts rows (0 is " +
+	"the top of the screen, negative rows are history), its text and the pattern that matched. Bounded: at most " +
+	"maxMatches rows in all (default 100, at most 1000), 262144 bytes of text in all, 512 bytes of a row around " +
+	"its first match (cut says a row was longer), the newest 100000 rows of a pane; truncated says a row that " +
+	"matched was left out, and the search stopped there. An empty pattern or an invalid regular expression is a " +
+	"tool error. Nothing is refused for a pane's state; a pane that closes during the search is skipped."
+
+type searchPanesArgs struct {
+	Session    sessionRef `json:"session,omitempty" jsonschema:"Only the panes of this session's windows: its id (e.g. $1) or its exact name (list_sessions lists them). Omit it to search every pane."`
+	Patterns   []string   `json:"patterns" jsonschema:"What to look for: a row matches when it holds any of these. Plain substrings unless regex is true; none may be empty." schema:"minItems=1"`
+	Regex      bool       `json:"regex,omitempty" jsonschema:"Read patterns as RE2 regular expressions instead of plain substrings. Default false."`
+	History    bool       `json:"history,omitempty" jsonschema:"Search the rows held above each visible screen too, at most the newest 100000 rows of a pane, screen included. Default false: the visible screens only."`
+	MaxMatches int64      `json:"maxMatches,omitempty" jsonschema:"Return at most this many matching rows, of all panes together. Default 100; more than 1000 is taken as 1000 (maxMatches in the result says what was used)." schema:"exclusiveMinimum=0"`
+}
+
+func (a searchPanesArgs) request() lifecycle.SearchPanesRequest {
+	// A bound past the ceiling is clamped to it there; an int64 larger
+	// than an int holds is past it too.
+	limit := int(min(a.MaxMatches, int64(lifecycle.MaxSearchMatches)+1))
+	return lifecycle.SearchPanesRequest{Session: string(a.Session), Patterns: a.Patterns, Regex: a.Regex, History: a.History, MaxMatches: limit}
+}
+
+type searchPanesOutput struct {
+	Matches       int                 `json:"matches" jsonschema:"How many matching rows the result holds, in all panes."`
+	MaxMatches    int                 `json:"maxMatches" jsonschema:"The bound on matches that was applied: the call's maxMatches, its default, or the ceiling."`
+	Panes         []paneMatchesOutput `json:"panes" jsonschema:"The panes with a matching row, in listing order (session, window, pane); panes without one are left out."`
+	PanesGone     int                 `json:"panesGone" jsonschema:"Panes that were listed but closed before their rows could be read: skipped."`
+	PanesSearched int                 `json:"panesSearched" jsonschema:"Panes whose rows were read (the last of them only in part when truncated)."`
+	RangeClamped  bool                `json:"rangeClamped" jsonschema:"A pane held more rows than the search reads of one pane (100000, screen included), so only its newest were searched."`
+	Truncated     bool                `json:"truncated" jsonschema:"A matching row was found that the result could not hold (maxMatches or the byte ceiling reached): the search stopped there, and more rows may match. Narrow the patterns or the session, or raise maxMatches."`
+}
+
+type paneMatchesOutput struct {
+	Lines       []lineMatchOutput `json:"lines" jsonschema:"The pane's matching rows, top to bottom."`
+	PaneID      ports.PaneID      `json:"paneId" jsonschema:"The pane, e.g. %3: what capture_pane and the other pane tools take."`
+	SessionID   sessionID         `json:"sessionId" jsonschema:"The id of the session holding the pane, e.g. $1."`
+	SessionName string            `json:"sessionName" jsonschema:"The name of the session holding the pane."`
+	WindowID    windowID          `json:"windowId" jsonschema:"The id of the window holding the pane, e.g. @2."`
+	WindowIndex int               `json:"windowIndex" jsonschema:"The number of the window holding the pane, in its session."`
+	WindowName  string            `json:"windowName" jsonschema:"The name of the window holding the pane."`
+}
+
+type lineMatchOutput struct {
+	Cut     bool   `json:"cut" jsonschema:"The row was longer than 512 bytes, so text is the part of it around its first match."`
+	Pattern string `json:"pattern" jsonschema:"The first of the patterns that matched the row, exactly as given."`
+	Row     int    `json:"row" jsonschema:"The row's number as capture_pane counts rows: 0 is the top of the visible screen, negative rows are history (-1 the newest). capture_pane with start and end around it reads the rows near it."`
+	Text    string `json:"text" jsonschema:"The row's text as the terminal shows it, without trailing blanks; when cut is true, at most 512 bytes of it, around its first match."`
+}
+
+func fromSearch(r lifecycle.SearchPanesResult) searchPanesOutput {
+	out := searchPanesOutput{
+		Matches:       r.Matches,
+		MaxMatches:    r.MaxMatches,
+		Panes:         make([]paneMatchesOutput, 0, len(r.Panes)),
+		PanesGone:     r.PanesGone,
+		PanesSearched: r.PanesSearched,
+		RangeClamped:  r.RangeClamped,
+		Truncated:     r.Truncated,
+	}
+	for _, p := range r.Panes {
+		pm := paneMatchesOutput{
+			Lines:       make([]lineMatchOutput, 0, len(p.Lines)),
+			PaneID:      p.PaneID,
+			SessionID:   sessionID(p.Session.ID),
+			SessionName: p.Session.Name,
+			WindowID:    windowID(p.Window.ID),
+			WindowIndex: p.Window.Index,
+			WindowName:  p.Window.Name,
+		}
+		for _, l := range p.Lines {
+			pm.Lines = append(pm.Lines, lineMatchOutput{Cut: l.Cut, Pattern: l.Pattern, Row: l.Row, Text: l.Text})
+		}
+		out.Panes = append(out.Panes, pm)
+	}
+	return out
+}
+
 func (s *Server) getPaneInfo() declaration {
 	return tool[paneArgs, paneDetailsOutput]{
 		name:        "get_pane_info",
@@ -256,6 +350,72 @@ func fromPaneInfo(d lifecycle.PaneDetails) paneDetailsOutput {
 	}
 	if !slices.Contains(d.Unknown, ports.FactAlsoReaches) {
 		out.AlsoReaches = new(paneIDs(d.AlsoReaches))
+	}
+	return out
+}
+
+func (s *Server) display() declaration {
+	return tool[displayArgs, displayOutput]{
+		name:        "display",
+		description: displayDescription,
+		annotations: readingAnnotations("Display pane facts"),
+		call:        serve(s.manage.Display, displayArgs.request, fromFacts),
+	}
+}
+
+const displayDescription = "Display a fixed set of facts about one pane; accepts no client-supplied executable " +
+	"input. The server reads them itself: no format or command of yours reaches the multiplexer, only the pane id. " +
+	"Returns the pane's working directory, the process id of its program (the one the pane started, such as its " +
+	"shell), the size of its visible screen, where the cursor is (cursorX and cursorY count from 0 at the top " +
+	"left: the row a program waits for input on), its foreground program, whether it is dead, and the mode it is " +
+	"in (inMode, mode; in copy mode input goes to the mode, not the program). A fact the backend cannot tell is " +
+	"null, never a guess. For where the pane is and whether a write to it would be refused, use get_pane_info."
+
+type displayArgs struct {
+	PaneID ports.PaneID `json:"paneId" jsonschema:"The pane to describe, e.g. %3."`
+}
+
+func (a displayArgs) request() lifecycle.PaneRequest { return lifecycle.PaneRequest{PaneID: a.PaneID} }
+
+// displayOutput is display's: each fact the backend could not tell is
+// null, so that a zero is always one that was read.
+type displayOutput struct {
+	Command          *string      `json:"command" jsonschema:"The pane's foreground program, without a path, such as bash or vim; null when the backend cannot tell."`
+	CursorX          *int         `json:"cursorX" jsonschema:"The cursor's column on the visible screen, 0 at the left; null when the backend cannot tell."`
+	CursorY          *int         `json:"cursorY" jsonschema:"The cursor's row on the visible screen, 0 at the top (capture_pane's row numbers); null when the backend cannot tell."`
+	Dead             bool         `json:"dead" jsonschema:"The pane's program has exited: the pane takes no input, and pid is that of the program that exited."`
+	Height           int          `json:"height" jsonschema:"The height of the pane's visible screen in cells."`
+	InMode           *bool        `json:"inMode" jsonschema:"The pane is in a mode, such as copy mode, where input goes to the mode instead of the program; null when the backend cannot tell."`
+	Mode             *string      `json:"mode" jsonschema:"The mode the pane is in, such as copy-mode; empty when none; null when the backend cannot tell."`
+	PaneID           ports.PaneID `json:"paneId" jsonschema:"The pane described, e.g. %3."`
+	PID              *int         `json:"pid" jsonschema:"The process id of the pane's program (the process the pane started, such as its shell, not the command it runs in the foreground), on the multiplexer's host; null when the backend cannot tell."`
+	Width            int          `json:"width" jsonschema:"The width of the pane's visible screen in cells."`
+	WorkingDirectory *string      `json:"workingDirectory" jsonschema:"The pane's working directory; null when the backend cannot tell."`
+}
+
+func fromFacts(f lifecycle.PaneFacts) displayOutput {
+	unknown := func(fact ports.Fact) bool { return slices.Contains(f.Unknown, fact) }
+	out := displayOutput{
+		Dead:   f.Dead,
+		Height: f.Height,
+		PaneID: f.PaneID,
+		Width:  f.Width,
+		// A backend that does not know a pane's directory says "".
+		WorkingDirectory: stringOrNull(f.Path),
+	}
+	if !unknown(ports.FactCommand) {
+		out.Command = new(f.Command)
+	}
+	if !unknown(ports.FactCursor) {
+		out.CursorX, out.CursorY = new(f.CursorX), new(f.CursorY)
+	}
+	if !unknown(ports.FactMode) {
+		out.InMode, out.Mode = new(f.InMode), new(f.Mode)
+	}
+	// No process has id 0 or less: such a pid was not read, whatever the
+	// backend says.
+	if !unknown(ports.FactPID) && f.PID > 0 {
+		out.PID = new(f.PID)
 	}
 	return out
 }

@@ -6,8 +6,8 @@ import (
 )
 
 // create_session, create_window, split_window, select_pane, select_window,
-// resize_pane, rename_session and rename_window, the tools that shape the
-// sessions.
+// resize_pane, resize_window, rename_session and rename_window, the tools
+// that shape the sessions.
 
 func (s *Server) createSession() declaration {
 	return tool[createSessionArgs, createdOutput]{
@@ -166,6 +166,32 @@ type resizePaneArgs struct {
 
 func (a resizePaneArgs) request() lifecycle.ResizePaneRequest {
 	return lifecycle.ResizePaneRequest{PaneID: a.PaneID, Width: a.Width, Height: a.Height}
+}
+
+func (s *Server) resizeWindow() declaration {
+	return tool[resizeWindowArgs, windowOutput]{
+		name:        "resize_window",
+		description: resizeWindowDescription,
+		annotations: layoutAnnotations("Resize window", false),
+		call:        serve(s.manage.ResizeWindow, resizeWindowArgs.request, fromWindow),
+	}
+}
+
+const resizeWindowDescription = "Change a window's size; the programs in its panes see their new sizes. " +
+	"Ask for a width, a height or both, in cells; the panes share the new size as the multiplexer lays them " +
+	"out. A detached session's windows have the multiplexer's default size, often 80 columns, at which programs " +
+	"wrap or cut their output: give the window room before reading wide output. tmux then keeps the size asked " +
+	"for instead of following the terminals of people who attach later. Returns the window as list_windows " +
+	"describes it, with the size it got."
+
+type resizeWindowArgs struct {
+	WindowID windowID `json:"windowId" jsonschema:"The window to resize, e.g. @2."`
+	Width    int      `json:"width,omitempty" jsonschema:"The width wanted, in cells; omit it to keep the width. Give width, height or both." schema:"exclusiveMinimum=0,maximum=10000"`
+	Height   int      `json:"height,omitempty" jsonschema:"The height wanted, in cells; omit it to keep the height. Give width, height or both." schema:"exclusiveMinimum=0,maximum=10000"`
+}
+
+func (a resizeWindowArgs) request() lifecycle.ResizeWindowRequest {
+	return lifecycle.ResizeWindowRequest{WindowID: string(a.WindowID), Width: a.Width, Height: a.Height}
 }
 
 func (s *Server) renameSession() declaration {
