@@ -146,10 +146,23 @@ func BenchmarkLightCalls(b *testing.B) {
 			}
 			return term.Release(ctx, p, "bench")
 		}},
+		{"AcquireAndDescribe+OpenOutput+Release", func() error {
+			ok, holder, _, err := term.AcquireAndDescribe(ctx, p, "bench", time.Minute)
+			if err != nil || !ok {
+				return fmt.Errorf("AcquireAndDescribe: %v, held by %q, %v", ok, holder, err)
+			}
+			s, err := term.OpenOutput(ctx, p)
+			if err != nil {
+				return err
+			}
+			s.Close()
+			return term.Release(ctx, p, "bench")
+		}},
 		{"Pane", func() error { _, err := term.Pane(ctx, p); return err }},
 		{"SendKeys", func() error { return term.SendKeys(ctx, p, []string{"C-c"}) }},
 		{"Paste", func() error { return term.Paste(ctx, q, text) }},
 		{"Capture", func() error { _, err := term.Capture(ctx, p, ports.CaptureRange{Start: 0, End: 23}); return err }},
+		{"CaptureScreen", func() error { _, _, err := term.CaptureScreen(ctx, p, false); return err }},
 	}
 	for _, c := range calls {
 		b.Run(c.name, func(b *testing.B) {
