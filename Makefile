@@ -62,10 +62,14 @@ cover:
 # also meet real shells. -count=1 keeps the coverage run that gremlins
 # times first out of the test cache: each mutant's timeout is
 # MUTATION_TIMEOUT times that run, which a cached run makes a fraction of a
-# second. The threshold is judged here, from bin/mutation.json, because
-# gremlins v0.6.0 ignores its own --threshold-efficacy flag (the flag's
-# value reaches it as a string). docs/mutation.md lists the mutants that
-# live because they cannot change behaviour.
+# second. Every test binary runs under test/mutation/exec.sh, which kills it
+# once its own timeout has passed: gremlins kills only `go test`, and a
+# mutant that loops while its package initialises would outlive the run and
+# eat the machine's memory. The threshold is judged here, from
+# bin/mutation.json, because gremlins v0.6.0 ignores its own
+# --threshold-efficacy flag (the flag's value reaches it as a string).
+# docs/mutation.md lists the mutants that live because they cannot change
+# behaviour.
 GREMLINS_VERSION ?= v0.6.0
 GREMLINS         := bin/gremlins-$(GREMLINS_VERSION)/gremlins
 MUTATION_MIN     ?= 90
@@ -78,7 +82,7 @@ $(GREMLINS):
 
 mutation: $(GREMLINS)
 	@mkdir -p bin && rm -f bin/mutation.json
-	GOFLAGS="$$($(GO) env GOFLAGS) -count=1" $(GREMLINS) unleash --workers $(MUTATION_WORKERS) \
+	GOFLAGS="$$($(GO) env GOFLAGS) -count=1 -exec=$(CURDIR)/test/mutation/exec.sh" $(GREMLINS) unleash --workers $(MUTATION_WORKERS) \
 	  --timeout-coefficient $(MUTATION_TIMEOUT) --output bin/mutation.json $(MUTATION_PKG)
 	@grep -o '"file_name":"[^"]*"\|"status":"[A-Z ]*"' bin/mutation.json | awk -F'"' -v min=$(MUTATION_MIN) \
 	  -v root=$(MUTATION_PKG) '\
