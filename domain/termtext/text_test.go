@@ -26,6 +26,8 @@ var normalizerCases = []struct {
 	{"CR then erase with 0", "100%\r\x1b[0K5%\n", "5%\n"},
 	{"erase whole line then CR", "progress 50%\x1b[2K\rdone\n", "done\n"},
 	{"erase whole line keeps the column", "abc\x1b[2Kx\n", "   x\n"},
+	{"erase whole line twice keeps the column", "abc\x1b[2K\x1b[2Kx\n", "   x\n"},
+	{"erase whole line after text on blank cells", "abc\x1b[2Kd\x1b[2Kx\n", "    x\n"},
 	{"erase to the cursor inside a line", "abcdef\rab\x1b[1K\n", "   def\n"},
 	{"erase to the cursor at the end", "abc\x1b[1Kx\n", "   x\n"},
 	{"erase to the cursor on blank cells", "abc\x1b[2K\x1b[1Kx\n", "   x\n"},
