@@ -116,6 +116,48 @@ func TestTailHoldsTheLengthsOfItsKeptLinesOnly(t *testing.T) {
 	}
 }
 
+// So also when the kept lines are many: lengths that fall out are let go
+// once as many have fallen out as are kept, not only when compactMin of
+// them have.
+func TestTailHoldsTheLengthsOfManyKeptLinesOnly(t *testing.T) {
+	const maxLines = 5 * compactMin / 4 // more kept lengths than compactMin
+	tail := NewTail(maxLines, 1_000_000)
+	chunk := []byte(strings.Repeat("\n", 64<<10))
+	for written := 0; written < 1<<20; written += len(chunk) {
+		tail.Write(chunk)
+	}
+	// Each length is a byte; the tail holds those of the kept lines and
+	// at most as many fallen out, in a slice of up to twice that capacity.
+	if held := cap(tail.lens); held > 4*maxLines {
+		t.Errorf("after %d lines the tail holds %d bytes of line lengths; want at most %d for %d kept lines",
+			1<<20, held, 4*maxLines, maxLines)
+	}
+	if r := tail.Result(); r.TotalLines != 1<<20 || r.DroppedLines != 1<<20-maxLines || r.Text != strings.Repeat("\n", maxLines) {
+		t.Errorf("Result = %d lines, %d dropped, %d bytes", r.TotalLines, r.DroppedLines, len(r.Text))
+	}
+}
+
+// A tail whose kept lines are far shorter than maxBytes holds about those
+// lines, not maxBytes of the stream: the bytes before the first kept line
+// are let go once there are compactMin of them.
+func TestTailOfAFewShortLinesHoldsAboutThoseLines(t *testing.T) {
+	const maxLines = 10
+	tail := NewTail(maxLines, 1_000_000)
+	line := []byte(strings.Repeat("x", 99) + "\n")
+	chunk := []byte(strings.Repeat(string(line), 300))
+	kept := maxLines * len(line)
+	for written := 0; written < 10<<20; written += len(chunk) {
+		tail.Write(chunk)
+		if held := cap(tail.buf); held > 2*(kept+compactMin) {
+			t.Fatalf("after %d bytes the tail holds %d for %d bytes of kept lines; want at most %d",
+				written+len(chunk), held, kept, 2*(kept+compactMin))
+		}
+	}
+	if r := tail.Result(); r.Text != strings.Repeat(string(line), maxLines) || r.OmittedBytes != 0 {
+		t.Errorf("Result = %+v", r)
+	}
+}
+
 func TestTailResultCanBeTakenWhileWriting(t *testing.T) {
 	tail := NewTail(2, 100)
 	tail.Write([]byte("one\ntwo\n"))

@@ -208,6 +208,31 @@ func TestTextNormalizerWritesLargeInputInBoundedPieces(t *testing.T) {
 	}
 }
 
+// The bound holds after a line longer than it, too: the long line goes
+// to the sink as soon as it is complete, and the lines after it are
+// gathered afresh, not held until the end of the Write.
+func TestTextNormalizerDoesNotGatherLinesBehindALongOne(t *testing.T) {
+	var sink sinkLog
+	n := NewNormalizer(&sink)
+	long := strings.Repeat("y", 2*outFlushSize) + "\n"
+	line := strings.Repeat("x", 99) + "\n"
+	n.Write([]byte(long + strings.Repeat(line, 10000)))
+	n.Flush()
+	if len(sink.writes) == 0 || sink.writes[0] != long {
+		t.Fatalf("the sink's first Write is not the long line alone")
+	}
+	total := len(long)
+	for _, w := range sink.writes[1:] {
+		if len(w) > outFlushSize+len(line) {
+			t.Fatalf("after the long line, one sink Write of %d bytes; want at most about %d", len(w), outFlushSize)
+		}
+		total += len(w)
+	}
+	if total != len(long)+10000*len(line) {
+		t.Errorf("sink received %d bytes, want %d", total, len(long)+10000*len(line))
+	}
+}
+
 type failingSink struct{ err error }
 
 func (f failingSink) Write(p []byte) (int, error) { return 0, f.err }
