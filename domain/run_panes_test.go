@@ -295,6 +295,23 @@ func TestRunRefusesANULBeforeTyping(t *testing.T) {
 	}
 }
 
+// A NUL is refused wherever it is, first byte and last included, before
+// anything is typed.
+func TestANULIsRefusedWhereverItIs(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	for _, text := range []string{"\x00echo a", "echo a\x00"} {
+		if _, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: r.pane, Command: text}); !errors.Is(err, fault.ErrInvalidArgument) {
+			t.Errorf("run_shell_command %q: %v, want an ArgumentError", text, err)
+		}
+		if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: text, Literal: true}); !errors.Is(err, fault.ErrInvalidArgument) {
+			t.Errorf("send_keys literal %q: %v, want an ArgumentError", text, err)
+		}
+	}
+	if sent := r.term.Sent(r.pane); len(sent) != 0 {
+		t.Errorf("typed %+v", sent)
+	}
+}
+
 // In copy mode every write is refused but the keys that leave the mode.
 func TestSendKeysReachesAPanesModeSoThatItCanBeLeft(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
