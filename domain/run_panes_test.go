@@ -533,6 +533,24 @@ func TestTimedOutRunEndsWhenItsEndMarkerWasLost(t *testing.T) {
 	r.released()
 }
 
+// An end marker printed while the command still ran is no end, even once
+// the command has ended, when the real end marker was lost in a gap: the
+// status the script left in its file is the command's, and says so.
+func TestAnEndMarkerPrintedWhileTheCommandRanIsNotTakenForALostOne(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Expect(r.pane, fake.Run{Output: "a\n" + string(frame.EndMarker(frameIDs, 0)) + "b\n", Hang: true, KeepsTerminal: true})
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "forge"})
+	r.waitTimers(2) // the run has read the false end
+	r.term.Blind(r.pane, true)
+	r.term.SendKeys(context.Background(), r.pane, []string{"C-c"}) // the command ends with 130, unseen
+	r.term.Blind(r.pane, false)
+	r.clock.Advance(domain.DefaultConfig().LivenessInterval)
+	got := r.await(reply)
+	if got.err != nil || got.res.Outcome != domain.OutcomeCompleted || status(got.res) != "130" || !got.res.ForeignOutputSuspected || got.res.Output != "a\nb" {
+		t.Fatalf("got %+v, %v; want completed 130 from the status file, the false end flagged and what followed it kept", got.res, got.err)
+	}
+}
+
 // zsh runs a subshell of builtins in its own group: the group in front
 // does not change, but the shell has a child it did not have before.
 func TestRunIgnoresAnEndMarkerPrintedBeforeTheTerminalChangesHands(t *testing.T) {
