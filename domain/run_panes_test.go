@@ -405,6 +405,37 @@ func TestAStartingPaneIsWaitedForWhileItsRcFilesRunPrograms(t *testing.T) {
 	}
 }
 
+// A starting pane stops being one once its shell has been seen reading
+// input: a program in front of it later is judged as it is, and refuses a
+// run at once rather than being waited out as the rc files' own.
+func TestAPaneWhoseShellWasSeenReadingIsNoLongerStarting(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.svc.ExpectStartingShell(r.pane) // the shell is ready at once
+	if res := r.run(domain.RunRequest{Command: "echo ready"}); res.Output != "ready" {
+		t.Fatalf("first run: %+v", res)
+	}
+	r.term.SetCommand(r.pane, "vim")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reply := r.runAsync(ctx, domain.RunRequest{Command: "true"})
+	waited := make(chan struct{})
+	go func() {
+		if r.clock.WaitForTimer(ctx, domain.StartingPoll) == nil {
+			close(waited)
+		}
+	}()
+	select {
+	case got := <-reply:
+		var refusal *fault.RefusalError
+		if !errors.As(got.err, &refusal) || refusal.Why != fault.RefusedNotAShell {
+			t.Errorf("run with vim in front: %+v, %v; want refused as not a shell", got.res, got.err)
+		}
+	case <-waited:
+		cancel()
+		t.Errorf("the run waited for the shell, as for a pane still starting")
+	}
+}
+
 // A pane the Service did not see start is judged as it is: a program in
 // front of it that is not a shell refuses a run at once.
 func TestAPaneNotStartingIsNotWaitedFor(t *testing.T) {
