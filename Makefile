@@ -57,8 +57,8 @@ cover:
 # Mutation testing of every package under domain/ with gremlins: each
 # mutant (a flipped comparison, a changed operator) is tested by its own
 # package's tests, and the efficacy, killed / (killed + lived), must stay at
-# or above MUTATION_MIN. Not part of `make test`: it takes about half an hour
-# on two cores. The tests run without -short, so that the frame's mutants
+# or above MUTATION_MIN. Not part of `make test`: it takes about a quarter of
+# an hour on two cores. The tests run without -short, so that the frame's mutants
 # also meet real shells. -count=1 keeps the coverage run that gremlins
 # times first out of the test cache: each mutant's timeout is
 # MUTATION_TIMEOUT times that run, which a cached run makes a fraction of a
@@ -68,8 +68,8 @@ cover:
 # eat the machine's memory. The threshold is judged here, from
 # bin/mutation.json, because gremlins v0.6.0 ignores its own
 # --threshold-efficacy flag (the flag's value reaches it as a string).
-# docs/mutation.md lists the mutants that live because they cannot change
-# behaviour.
+# docs/mutation.md lists the mutants that live, and why each cannot be
+# killed.
 GREMLINS_VERSION ?= v0.6.0
 GREMLINS         := bin/gremlins-$(GREMLINS_VERSION)/gremlins
 MUTATION_MIN     ?= 90
