@@ -96,6 +96,28 @@ func TestQuoteCommandShortensLongCommands(t *testing.T) {
 	}
 }
 
+// A command named in a message is quoted whole up to 60 bytes; a longer
+// one is cut at the last character boundary up to byte 60 and marked
+// with an ellipsis, whatever its bytes.
+func TestQuoteCommandCutsAtACharacterBoundaryPastSixtyBytes(t *testing.T) {
+	sixty := strings.Repeat("x", 60)
+	cases := []struct{ name, cmd, want string }{
+		{"60 bytes, whole", sixty, `"` + sixty + `"`},
+		{"61 bytes, cut to 60", sixty + "y", `"` + sixty + `…"`},
+		{"a character across byte 60 is left out whole", "a" + strings.Repeat("é", 30), `"a` + strings.Repeat("é", 29) + `…"`},
+		// Continuation bytes all the way back: nothing is a boundary
+		// but the start.
+		{"bytes that are not UTF-8", strings.Repeat("\x80", 61), `"…"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := quoteCommand(c.cmd); got != c.want {
+				t.Errorf("quoteCommand(%.20q...) = %s, want %s", c.cmd, got, c.want)
+			}
+		})
+	}
+}
+
 func TestTextMatcherFindsPatternsAcrossFeedsAndTrims(t *testing.T) {
 	match, _ := compilePatterns([]string{"needle-42"}, false)
 	m := newTextMatcher(match, []string{"needle-42"}, false)

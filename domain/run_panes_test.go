@@ -295,6 +295,23 @@ func TestRunRefusesANULBeforeTyping(t *testing.T) {
 	}
 }
 
+// A NUL is refused wherever it is, first byte and last included, before
+// anything is typed.
+func TestANULIsRefusedWhereverItIs(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	for _, text := range []string{"\x00echo a", "echo a\x00"} {
+		if _, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: r.pane, Command: text}); !errors.Is(err, fault.ErrInvalidArgument) {
+			t.Errorf("run_shell_command %q: %v, want an ArgumentError", text, err)
+		}
+		if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: text, Literal: true}); !errors.Is(err, fault.ErrInvalidArgument) {
+			t.Errorf("send_keys literal %q: %v, want an ArgumentError", text, err)
+		}
+	}
+	if sent := r.term.Sent(r.pane); len(sent) != 0 {
+		t.Errorf("typed %+v", sent)
+	}
+}
+
 // In copy mode every write is refused but the keys that leave the mode.
 func TestSendKeysReachesAPanesModeSoThatItCanBeLeft(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
@@ -385,6 +402,37 @@ func TestAStartingPaneIsWaitedForWhileItsRcFilesRunPrograms(t *testing.T) {
 	r.clock.Advance(domain.StartingPoll)
 	if err := <-done; err != nil {
 		t.Fatalf("paste once the shell reads: %v", err)
+	}
+}
+
+// A starting pane stops being one once its shell has been seen reading
+// input: a program in front of it later is judged as it is, and refuses a
+// run at once rather than being waited out as the rc files' own.
+func TestAPaneWhoseShellWasSeenReadingIsNoLongerStarting(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.svc.ExpectStartingShell(r.pane) // the shell is ready at once
+	if res := r.run(domain.RunRequest{Command: "echo ready"}); res.Output != "ready" {
+		t.Fatalf("first run: %+v", res)
+	}
+	r.term.SetCommand(r.pane, "vim")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reply := r.runAsync(ctx, domain.RunRequest{Command: "true"})
+	waited := make(chan struct{})
+	go func() {
+		if r.clock.WaitForTimer(ctx, domain.StartingPoll) == nil {
+			close(waited)
+		}
+	}()
+	select {
+	case got := <-reply:
+		var refusal *fault.RefusalError
+		if !errors.As(got.err, &refusal) || refusal.Why != fault.RefusedNotAShell {
+			t.Errorf("run with vim in front: %+v, %v; want refused as not a shell", got.res, got.err)
+		}
+	case <-waited:
+		cancel()
+		t.Errorf("the run waited for the shell, as for a pane still starting")
 	}
 }
 
@@ -514,6 +562,24 @@ func TestTimedOutRunEndsWhenItsEndMarkerWasLost(t *testing.T) {
 	r.waitTimers(1)
 	r.clock.Advance(domain.DefaultConfig().LivenessInterval)
 	r.released()
+}
+
+// An end marker printed while the command still ran is no end, even once
+// the command has ended, when the real end marker was lost in a gap: the
+// status the script left in its file is the command's, and says so.
+func TestAnEndMarkerPrintedWhileTheCommandRanIsNotTakenForALostOne(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Expect(r.pane, fake.Run{Output: "a\n" + string(frame.EndMarker(frameIDs, 0)) + "b\n", Hang: true, KeepsTerminal: true})
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "forge"})
+	r.waitTimers(2) // the run has read the false end
+	r.term.Blind(r.pane, true)
+	r.term.SendKeys(context.Background(), r.pane, []string{"C-c"}) // the command ends with 130, unseen
+	r.term.Blind(r.pane, false)
+	r.clock.Advance(domain.DefaultConfig().LivenessInterval)
+	got := r.await(reply)
+	if got.err != nil || got.res.Outcome != domain.OutcomeCompleted || status(got.res) != "130" || !got.res.ForeignOutputSuspected || got.res.Output != "a\nb" {
+		t.Fatalf("got %+v, %v; want completed 130 from the status file, the false end flagged and what followed it kept", got.res, got.err)
+	}
 }
 
 // zsh runs a subshell of builtins in its own group: the group in front

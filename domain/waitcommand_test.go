@@ -82,6 +82,23 @@ func TestWaitForCommandFinishesWhatOutlivedItsCall(t *testing.T) {
 	}
 }
 
+// A wait_for_command that times out settles its answer against the
+// pane's process first: when another process replaced the command's (the
+// stream going on as if nothing happened), the command is gone, and the
+// answer says pane_died rather than that it is still running.
+func TestAWaitThatTimesOutOnAReplacedProcessSaysPaneDied(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.timedOut(fake.Run{Output: "working\n", Hang: true}, "sleep 100")
+	r.term.Replace(r.pane)
+	reply := r.waitAsync(domain.WaitCommandRequest{TimeoutMs: 100}) // before the follower's next liveness check
+	r.waitTimers(2)                                                 // the wait's deadline, the follower's liveness check
+	r.clock.Advance(100 * time.Millisecond)
+	got := r.await(reply)
+	if got.err != nil || got.res.Outcome != domain.OutcomePaneDied || got.res.StillRunning {
+		t.Fatalf("wait = %+v, %v; want pane_died, not running", got.res, got.err)
+	}
+}
+
 // An end that comes while nobody waits is kept for the next to ask: an
 // exit status is never lost between two calls.
 func TestAnEndNobodyWaitedForIsKeptForTheNextWait(t *testing.T) {

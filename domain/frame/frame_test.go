@@ -117,6 +117,42 @@ func TestScriptIsOneLineThatEmptiesItselfFirst(t *testing.T) {
 	}
 }
 
+// The typed line of bash starts with a space, which keeps it out of the
+// history only with HISTCONTROL=ignorespace or ignoreboth; so the script
+// deletes it, before the command runs, and only if the newest entry is
+// this very line (the one that names the script): with the line kept out
+// of the history, the newest entry is the user's. The real bash is
+// TestBashFrameDeletesItsOwnHistoryEntryOnly.
+func TestBashScriptDeletesItsTypedLineFromTheHistoryBeforeTheCommandRuns(t *testing.T) {
+	script := string(testCommand(ShellBash, "echo hi").Script(Files{Script: testScript}))
+	path := "'" + testScript + "'"
+	steps := []string{
+		"history 1 >" + path,                // the newest entry, into the emptied script file
+		"read -r __tmcp_h <" + path,         // read back with a builtin
+		": >" + path,                        // and the file emptied again
+		"case $__tmcp_h in *" + path + "*)", // only an entry naming this script
+		"history -d -1",                     // is deleted
+		"esac; unset __tmcp_h",              // leaving no variable to the command
+		"tmcp;S;",                           // all before the start marker
+	}
+	at := 0
+	for _, step := range steps {
+		i := strings.Index(script[at:], step)
+		if i < 0 {
+			t.Fatalf("the bash script %q does not %q after byte %d", script, step, at)
+		}
+		at += i + len(step)
+	}
+	for _, sh := range shells {
+		if sh == ShellBash {
+			continue
+		}
+		if s := string(testCommand(sh, "echo hi").Script(testFiles(sh))); strings.Contains(s, "history") {
+			t.Errorf("%s: script %q touches the history, which only bash's needs", sh, s)
+		}
+	}
+}
+
 func TestFishRunsTheTextFileFromTheLineAndOthersEvalTheText(t *testing.T) {
 	for _, sh := range shells {
 		c := testCommand(sh, "echo hi")
@@ -177,6 +213,37 @@ func TestFrameFramesAnUnknownFamilyAsSh(t *testing.T) {
 	}
 }
 
+// everyIDByte holds each byte an id may hold once: 64 of them, as many as
+// an id may be long.
+const everyIDByte = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
+
+// longestIDs are three different ids of MaxIDLen bytes that use every
+// byte an id may hold.
+var longestIDs = IDs{ID: everyIDByte, Secret: everyIDByte[32:] + everyIDByte[:32], Unread: everyIDByte[1:] + everyIDByte[:1]}
+
+func TestIDsOfEveryIDByteAtTheLongestLengthAreFramed(t *testing.T) {
+	if len(everyIDByte) != MaxIDLen || !longestIDs.Valid() {
+		t.Fatalf("%q (%d bytes) are not valid ids of the longest length, %d", everyIDByte, len(everyIDByte), MaxIDLen)
+	}
+	for _, sh := range shells {
+		c := Command{Shell: sh, IDs: longestIDs, Text: "echo longest"}
+		f := testFiles(sh)
+		if _, gotFiles, unread, ok := ParseLine(sh, c.Line(f)); !ok || gotFiles != f || unread != longestIDs.Unread {
+			t.Errorf("%s: ParseLine of a line with the longest ids = %+v, %q, %v", sh, gotFiles, unread, ok)
+		}
+		got, _, ok := ParseScript(sh, c.Script(f))
+		if !ok || got.ID != longestIDs.ID || got.Secret != longestIDs.Secret {
+			t.Errorf("%s: ParseScript of a script with the longest ids = %+v, %v", sh, got, ok)
+		}
+	}
+	longer := everyIDByte + "a"
+	for _, ids := range []IDs{{longer, "b", "c"}, {"a", longer, "c"}, {"a", "b", longer}} {
+		if ids.Valid() {
+			t.Errorf("%+v: an id of %d bytes is valid; the longest is %d", ids, len(longer), MaxIDLen)
+		}
+	}
+}
+
 func TestFramePanicsOnWhatItCannotFrame(t *testing.T) {
 	for name, f := range map[string]func(){
 		"bad id":     func() { Command{IDs: IDs{"a'", "b", "c"}}.Line(Files{Script: "/p"}) },
@@ -202,7 +269,11 @@ func TestPreviewShowsTheFirstLineSafely(t *testing.T) {
 		{"make test\n", "make test"},
 		{"make\ntest", "make…"},
 		{"a\tb\x1b[31m", "a?b?[31m"},
+		{strings.Repeat("x", 60), strings.Repeat("x", 60)}, // 60 bytes fit
+		{strings.Repeat("é", 30), strings.Repeat("é", 30)},
 		{strings.Repeat("x", 61), strings.Repeat("x", 60) + "…"},
+		// No character starts in the first 60 bytes: none is shown.
+		{strings.Repeat("\x80", 70), "…"},
 		{strings.Repeat("x", 59) + "é", strings.Repeat("x", 59) + "…"},
 		{"", ""},
 		{"\xff", "?"},
@@ -251,6 +322,21 @@ func TestParseLineRejectsWhatLineDidNotWrite(t *testing.T) {
 	}
 }
 
+func TestParseLineRejectsEveryLineCutShort(t *testing.T) {
+	for _, sh := range shells {
+		// The preview holds the characters fish escapes in its quotes.
+		c := testCommand(sh, `it's a \ test`)
+		files := testFiles(sh)
+		files.Script = "/tmp/it's here/s"
+		line := strings.TrimSuffix(strings.TrimPrefix(c.Line(files), Kill), "\n")
+		for n := range len(line) {
+			if preview, f, u, ok := ParseLine(sh, line[:n]); ok {
+				t.Errorf("%s: ParseLine of the first %d of %d bytes = %q, %+v, %q, true; want ok=false", sh, n, len(line), preview, f, u)
+			}
+		}
+	}
+}
+
 func TestParseScriptInvertsScript(t *testing.T) {
 	for _, sh := range shells {
 		for _, text := range []string{"echo hi", "echo 'it''s'\n\tcat <<EOF\n$HOME\nEOF", "", "'"} {
@@ -295,7 +381,7 @@ func TestParseStatusFileReadsOnlyAStatusLine(t *testing.T) {
 			t.Errorf("ParseStatusFile(%q) = %d, %v; want %d, true", in, got, ok, want)
 		}
 	}
-	for _, in := range []string{"", "0", "00\n", "x\n", "1 \n", ": >'/p'; printf ...\n", "12345678901\n"} {
+	for _, in := range []string{"", "\n", "-\n", "0", "00\n", "x\n", "1 \n", ": >'/p'; printf ...\n", "12345678901\n"} {
 		if got, ok := ParseStatusFile([]byte(in)); ok {
 			t.Errorf("ParseStatusFile(%q) = %d, true; want false", in, got)
 		}

@@ -128,6 +128,8 @@ var scannerCases = []struct {
 	{"a start of ours with a bad id byte", cat("\x1b]7717;tmcp;S;abc!;42\x07", "x", eOurs0), scan{ended: true}},
 	{"a start of ours without a pid", cat("\x1b]7717;tmcp;S;abc\x07", "x", eOurs0), scan{ended: true}},
 	{"a start of ours with pid 0", cat("\x1b]7717;tmcp;S;abc;0\x07", "x", eOurs0), scan{ended: true}},
+	{"a start marker with pid 0 inside ours", cat(sOurs, "a\x1b]7717;tmcp;S;abc;0\x07b", eOurs0),
+		scan{output: "a\x1b]7717;tmcp;S;abc;0\x07b", started: true, pid: 42, ended: true}},
 	{"a start of ours with a bad pid", cat("\x1b]7717;tmcp;S;abc;042\x07", "x", eOurs0), scan{ended: true}},
 	{"a start of ours with three fields", cat("\x1b]7717;tmcp;S;abc;42;1\x07", "x", eOurs0), scan{ended: true}},
 	{"a legacy start marker inside ours", cat(sOurs, "a\x1b]7717;tmcp;S;old\x07b", eOurs0),
@@ -208,6 +210,58 @@ func TestScannerDemotedEndPassesOnWhatFollowedIt(t *testing.T) {
 	s.Write([]byte("c" + eOurs0 + "after"))
 	if status, ok := s.Ended(); !ok || status != 0 || out.String() != "abc" || !s.ForeignSeen() {
 		t.Errorf("after Demote: ended %v %d, output %q, foreign %v; want true 0 \"abc\" true", ok, status, out.String(), s.ForeignSeen())
+	}
+}
+
+// Exit statuses are read whatever digits they hold: each digit once at
+// least, in every place, and at the edges of a status (a shell's 0..255,
+// 128+signal, and an int32's extremes, which some shells print).
+func TestScannerReadsEveryExitStatusAsTheShellPrintedIt(t *testing.T) {
+	statuses := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 19, 90, 99, 126, 127, 128, 129, 130, 137, 143, 199, 255, 256,
+		-1, -9, -19, 1234567890, 987654321, 2147483647, -2147483648}
+	for _, st := range statuses {
+		if got := scanChunks(t, []byte(cat(sOurs, "out", end(ours, st)))); !got.ended || got.status != st || got.output != "out" {
+			t.Errorf("status %d: scan = %+v; want it ended with status %d", st, got, st)
+		}
+		file := strconv.Itoa(st) + "\n"
+		if got, ok := ParseStatusFile([]byte(file)); !ok || got != st {
+			t.Errorf("ParseStatusFile(%q) = %d, %v; want %d, true", file, got, ok, st)
+		}
+	}
+}
+
+// A frame of ids at their longest, made of every byte an id may hold, is
+// followed as any other: its markers are the longest the scanner reads.
+func TestScannerFollowsAFrameOfTheLongestIDs(t *testing.T) {
+	stream := cat("$ typed\r\n", string(StartMarker(longestIDs.ID, 42)), "out\r\n", string(EndMarker(longestIDs, 129)), "$ ")
+	want := scan{output: "out\r\n", started: true, pid: 42, ended: true, status: 129}
+	for split := range len(stream) + 1 {
+		var out bytes.Buffer
+		s := NewScanner(longestIDs, &out)
+		s.Write([]byte(stream[:split]))
+		s.Write([]byte(stream[split:]))
+		got := scan{output: out.String(), started: s.Started(), pid: s.ShellPID(), unread: s.Unread(), foreign: s.ForeignSeen()}
+		got.status, got.ended = s.Ended()
+		if got != want {
+			t.Fatalf("split at %d: scan = %+v\nwant              %+v", split, got, want)
+		}
+	}
+	var out bytes.Buffer
+	s := NewScanner(longestIDs, &out)
+	s.Write([]byte("typed\r\n" + string(UnreadMarker(longestIDs.Unread))))
+	if !s.Unread() {
+		t.Errorf("the unread marker of the longest unread id is not seen")
+	}
+}
+
+func TestScannerKeepsAnEndFollowedByUpTo64KiB(t *testing.T) {
+	var out bytes.Buffer
+	s := NewScanner(ours, &out)
+	s.Write([]byte(sOurs + "a" + eOurs7))
+	s.Write([]byte(strings.Repeat("x", maxAfter)))
+	if status, ok := s.Ended(); !ok || status != 7 || out.String() != "a" || s.ForeignSeen() {
+		t.Errorf("ended %v (status %d), %d bytes of output, foreign %v; want the end kept with %d bytes after it",
+			ok, status, out.Len(), s.ForeignSeen(), maxAfter)
 	}
 }
 

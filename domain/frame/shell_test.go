@@ -33,6 +33,7 @@ func TestShellForMapsProgramNamesToFamilies(t *testing.T) {
 		{"fish", ShellFish, true},
 		{"-fish", ShellFish, true},
 		{"/opt/homebrew/bin/fish", ShellFish, true},
+		{"/bash", ShellBash, true}, // in the root directory: its "/" goes too
 
 		{"", "", false},
 		{"-", "", false},

@@ -723,3 +723,47 @@ func TestEveryLifecycleToolReportsAnUnreachableMultiplexer(t *testing.T) {
 		t.Errorf("panes %v after the failed calls, want the three, untouched", ids)
 	}
 }
+
+// Sizes run from 1 to MaxPaneCells cells (0 leaves the size out): the
+// largest is passed on as it is.
+func TestTheLargestSizeInCellsIsAccepted(t *testing.T) {
+	life, mgr := mockBackend(t)
+	ctx := context.Background()
+	mgr.EXPECT().SplitWindow(gomock.Any(), ports.PaneID("%1"), true, lifecycle.MaxPaneCells).Return(ports.Created{Pane: "%2"}, nil)
+	if _, err := life.SplitWindow(ctx, lifecycle.SplitWindowRequest{PaneID: "%1", Vertical: true, Size: lifecycle.MaxPaneCells}); err != nil {
+		t.Errorf("split_window of %d cells: %v", lifecycle.MaxPaneCells, err)
+	}
+	mgr.EXPECT().CreateSession(gomock.Any(), ports.SessionSpec{Width: lifecycle.MaxPaneCells, Height: lifecycle.MaxPaneCells}).
+		Return(ports.Created{Pane: "%3"}, nil)
+	if _, err := life.CreateSession(ctx, lifecycle.CreateSessionRequest{Width: lifecycle.MaxPaneCells, Height: lifecycle.MaxPaneCells}); err != nil {
+		t.Errorf("create_session of %d by %d cells: %v", lifecycle.MaxPaneCells, lifecycle.MaxPaneCells, err)
+	}
+}
+
+// A failure says what was asked: the session named, or none.
+func TestFailuresNameTheSessionTheCallNamed(t *testing.T) {
+	l := newLayout(t)
+	l.term.SetUnavailable(true)
+	for _, c := range []struct {
+		what string
+		call func() error
+		want string
+	}{
+		{"create_session with a name", func() error {
+			_, err := l.life.CreateSession(l.ctx, lifecycle.CreateSessionRequest{Name: "build"})
+			return err
+		}, `create session "build": `},
+		{"create_session without one", func() error { _, err := l.life.CreateSession(l.ctx, lifecycle.CreateSessionRequest{}); return err },
+			"create session: "},
+		{"list_windows of a session", func() error {
+			_, err := l.life.ListWindows(l.ctx, lifecycle.ListWindowsRequest{Session: "work"})
+			return err
+		}, "list windows of session work: "},
+		{"list_windows of all", func() error { _, err := l.life.ListWindows(l.ctx, lifecycle.ListWindowsRequest{}); return err },
+			"list windows: "},
+	} {
+		if err := c.call(); !errors.Is(err, ports.ErrUnavailable) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want ErrUnavailable saying %q first", c.what, err, c.want)
+		}
+	}
+}

@@ -37,6 +37,11 @@ func TestTailOfKeepsTheEndWithinBothLimits(t *testing.T) {
 		{"a cut inside a four-byte character", "x🎉y", 1, 4, TailResult{Text: "y", TotalLines: 1, OmittedBytes: 5, ReturnedBytes: 1}},
 		{"bytes that are not UTF-8 are cut like any", "\x80\x80\x80\x80\x80\x80a", 0, 6,
 			TailResult{Text: "\x80\x80a", TotalLines: 1, OmittedBytes: 4, ReturnedBytes: 3}},
+		// A text that fits is never cut, whatever its bytes: not even to
+		// a character boundary.
+		{"bytes that are not UTF-8 fitting exactly", "\x80abc", 0, 4, TailResult{Text: "\x80abc", TotalLines: 1, ReturnedBytes: 4}},
+		{"kept lines fitting exactly", "x\n\x80b\n", 1, 3,
+			TailResult{Text: "\x80b\n", TotalLines: 2, DroppedLines: 1, ReturnedBytes: 3}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -88,6 +93,68 @@ func TestTailMemoryStaysBoundedFor10MB(t *testing.T) {
 				t.Errorf("ReturnedBytes = %d over the limit", r.ReturnedBytes)
 			}
 		})
+	}
+}
+
+// What a tail holds to count lines is the length of each kept line, a
+// byte or two apiece: however many lines went by, not one per line seen.
+func TestTailHoldsTheLengthsOfItsKeptLinesOnly(t *testing.T) {
+	const maxLines = 10
+	tail := NewTail(maxLines, 1_000_000)
+	chunk := []byte(strings.Repeat("\n", 64<<10))
+	for written := 0; written < 1<<20; written += len(chunk) {
+		tail.Write(chunk)
+	}
+	// Lengths are dropped in batches of compactMin bytes, so that each is
+	// moved once; the slice's capacity may be twice what it holds.
+	if held := cap(tail.lens); held > 4*compactMin {
+		t.Errorf("after %d lines the tail holds %d bytes of line lengths; want at most %d for %d kept lines",
+			1<<20, held, 4*compactMin, maxLines)
+	}
+	if r := tail.Result(); r.TotalLines != 1<<20 || r.DroppedLines != 1<<20-maxLines || r.Text != strings.Repeat("\n", maxLines) {
+		t.Errorf("Result = %d lines, %d dropped, %q", r.TotalLines, r.DroppedLines, r.Text)
+	}
+}
+
+// So also when the kept lines are many: lengths that fall out are let go
+// once as many have fallen out as are kept, not only when compactMin of
+// them have.
+func TestTailHoldsTheLengthsOfManyKeptLinesOnly(t *testing.T) {
+	const maxLines = 5 * compactMin / 4 // more kept lengths than compactMin
+	tail := NewTail(maxLines, 1_000_000)
+	chunk := []byte(strings.Repeat("\n", 64<<10))
+	for written := 0; written < 1<<20; written += len(chunk) {
+		tail.Write(chunk)
+	}
+	// Each length is a byte; the tail holds those of the kept lines and
+	// at most as many fallen out, in a slice of up to twice that capacity.
+	if held := cap(tail.lens); held > 4*maxLines {
+		t.Errorf("after %d lines the tail holds %d bytes of line lengths; want at most %d for %d kept lines",
+			1<<20, held, 4*maxLines, maxLines)
+	}
+	if r := tail.Result(); r.TotalLines != 1<<20 || r.DroppedLines != 1<<20-maxLines || r.Text != strings.Repeat("\n", maxLines) {
+		t.Errorf("Result = %d lines, %d dropped, %d bytes", r.TotalLines, r.DroppedLines, len(r.Text))
+	}
+}
+
+// A tail whose kept lines are far shorter than maxBytes holds about those
+// lines, not maxBytes of the stream: the bytes before the first kept line
+// are let go once there are compactMin of them.
+func TestTailOfAFewShortLinesHoldsAboutThoseLines(t *testing.T) {
+	const maxLines = 10
+	tail := NewTail(maxLines, 1_000_000)
+	line := []byte(strings.Repeat("x", 99) + "\n")
+	chunk := []byte(strings.Repeat(string(line), 300))
+	kept := maxLines * len(line)
+	for written := 0; written < 10<<20; written += len(chunk) {
+		tail.Write(chunk)
+		if held := cap(tail.buf); held > 2*(kept+compactMin) {
+			t.Fatalf("after %d bytes the tail holds %d for %d bytes of kept lines; want at most %d",
+				written+len(chunk), held, kept, 2*(kept+compactMin))
+		}
+	}
+	if r := tail.Result(); r.Text != strings.Repeat(string(line), maxLines) || r.OmittedBytes != 0 {
+		t.Errorf("Result = %+v", r)
 	}
 }
 

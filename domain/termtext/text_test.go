@@ -26,6 +26,8 @@ var normalizerCases = []struct {
 	{"CR then erase with 0", "100%\r\x1b[0K5%\n", "5%\n"},
 	{"erase whole line then CR", "progress 50%\x1b[2K\rdone\n", "done\n"},
 	{"erase whole line keeps the column", "abc\x1b[2Kx\n", "   x\n"},
+	{"erase whole line twice keeps the column", "abc\x1b[2K\x1b[2Kx\n", "   x\n"},
+	{"erase whole line after text on blank cells", "abc\x1b[2Kd\x1b[2Kx\n", "    x\n"},
 	{"erase to the cursor inside a line", "abcdef\rab\x1b[1K\n", "   def\n"},
 	{"erase to the cursor at the end", "abc\x1b[1Kx\n", "   x\n"},
 	{"erase to the cursor on blank cells", "abc\x1b[2K\x1b[1Kx\n", "   x\n"},
@@ -203,6 +205,31 @@ func TestTextNormalizerWritesLargeInputInBoundedPieces(t *testing.T) {
 	}
 	if total != 10000*len(line) {
 		t.Errorf("sink received %d bytes, want %d", total, 10000*len(line))
+	}
+}
+
+// The bound holds after a line longer than it, too: the long line goes
+// to the sink as soon as it is complete, and the lines after it are
+// gathered afresh, not held until the end of the Write.
+func TestTextNormalizerDoesNotGatherLinesBehindALongOne(t *testing.T) {
+	var sink sinkLog
+	n := NewNormalizer(&sink)
+	long := strings.Repeat("y", 2*outFlushSize) + "\n"
+	line := strings.Repeat("x", 99) + "\n"
+	n.Write([]byte(long + strings.Repeat(line, 10000)))
+	n.Flush()
+	if len(sink.writes) == 0 || sink.writes[0] != long {
+		t.Fatalf("the sink's first Write is not the long line alone")
+	}
+	total := len(long)
+	for _, w := range sink.writes[1:] {
+		if len(w) > outFlushSize+len(line) {
+			t.Fatalf("after the long line, one sink Write of %d bytes; want at most about %d", len(w), outFlushSize)
+		}
+		total += len(w)
+	}
+	if total != len(long)+10000*len(line) {
+		t.Errorf("sink received %d bytes, want %d", total, len(long)+10000*len(line))
 	}
 }
 

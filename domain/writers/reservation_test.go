@@ -60,3 +60,23 @@ func TestWhileReturnedHoldsOffRelease(t *testing.T) {
 		t.Fatal("ran after the release")
 	}
 }
+
+// The hook a returned call leaves (Returned) hears of an interrupt that
+// reached its pane, and of no other: an interrupt that failed to be sent
+// changes nothing for the command.
+func TestOnlyAnInterruptThatWasSentTellsTheReturnedCall(t *testing.T) {
+	r := NewReservations()
+	rv, err := r.Acquire(context.Background(), "%1", "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := 0
+	rv.Returned("run (returned)", func() { told++ })
+	lost := errors.New("the terminal is unreachable")
+	if ran, err := r.WhileReturned("%1", func() error { return lost }); !ran || !errors.Is(err, lost) || told != 0 {
+		t.Errorf("a failed interrupt: ran %v, %v, hook called %d times; want ran, the error, no call", ran, err, told)
+	}
+	if ran, err := r.WhileReturned("%1", func() error { return nil }); !ran || err != nil || told != 1 {
+		t.Errorf("an interrupt sent: ran %v, %v, hook called %d times; want ran, nil, one call", ran, err, told)
+	}
+}
