@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/internal/outbuf"
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/screencap"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -374,15 +375,7 @@ var _ ports.ScreenCapturer = (*Terminal)(nil)
 // fake has no round trips to save, but offering it puts the domain on the
 // path it takes with a terminal that has them.
 func (t *Terminal) CaptureScreen(ctx context.Context, id ports.PaneID, joinWrapped bool) (ports.PaneInfo, []string, error) {
-	info, err := t.Pane(ctx, id)
-	if err != nil || info.Height < 1 {
-		return info, nil, err
-	}
-	rows, err := t.Capture(ctx, id, ports.CaptureRange{Start: 0, End: info.Height - 1, JoinWrapped: joinWrapped})
-	if err != nil {
-		return ports.PaneInfo{}, nil, err
-	}
-	return info, rows, nil
+	return screencap.InTwoCalls(ctx, t, id, joinWrapped)
 }
 
 // OpenOutput starts a stream of the pane's output from its present end.

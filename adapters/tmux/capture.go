@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/screencap"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -65,15 +66,7 @@ func (t *Terminal) CaptureScreen(ctx context.Context, id ports.PaneID, joinWrapp
 	}
 	rows, out, ok, err := t.captureToFile(ctx, id, args, splitCommands(paneArgs(id)))
 	if !ok {
-		info, err := t.Pane(ctx, id)
-		if err != nil || info.Height < 1 {
-			return info, nil, err
-		}
-		rows, err := t.Capture(ctx, id, ports.CaptureRange{Start: 0, End: info.Height - 1, JoinWrapped: joinWrapped})
-		if err != nil {
-			return ports.PaneInfo{}, nil, err
-		}
-		return info, rows, nil
+		return screencap.InTwoCalls(ctx, t, id, joinWrapped)
 	}
 	if err != nil {
 		return ports.PaneInfo{}, nil, fmt.Errorf("describe and capture pane %s: %w", id, err)
