@@ -11,20 +11,8 @@ import (
 
 func TestCaptureUsesThePortsRowNumbers(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t)
-	// A 20x5 pane: eight lines, one of 25 characters that wraps onto two
-	// rows, then the cursor on an empty row. Rows 0..4 show line7, line8,
-	// the wrapped line's two rows and the empty row; history holds line1
-	// to line6.
-	script := "i=1; while [ $i -le 8 ]; do echo line$i; i=$((i+1)); done; echo 1234567890123456789012345; exec sleep 600"
-	p := ports.PaneID(strings.TrimSpace(s.tmux("new-session", "-d", "-s", "main", "-x", "20", "-y", "5",
-		"-P", "-F", "#{pane_id}", "sh", "-c", script)))
-	term := s.terminal(Options{})
+	term, p := rowsPane(t)
 	ctx := testContext(t)
-	eventually(t, 5*time.Second, "the script's output", func() bool {
-		info, err := term.Pane(ctx, p)
-		return err == nil && info.HistorySize == 6
-	})
 
 	cases := []struct {
 		name string
@@ -58,21 +46,13 @@ func TestCaptureUsesThePortsRowNumbers(t *testing.T) {
 // default in one round trip.
 func TestCaptureScreenIsOneRoundTrip(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t)
-	script := "i=1; while [ $i -le 8 ]; do echo line$i; i=$((i+1)); done; echo 1234567890123456789012345; exec sleep 600"
-	p := ports.PaneID(strings.TrimSpace(s.tmux("new-session", "-d", "-s", "main", "-x", "20", "-y", "5",
-		"-P", "-F", "#{pane_id}", "sh", "-c", script)))
-	term := s.terminal(Options{})
+	term, p := rowsPane(t)
 	ctx := testContext(t)
 	stream, err := term.OpenOutput(ctx, p) // a control client to talk to
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stream.Close()
-	eventually(t, 5*time.Second, "the script's output", func() bool {
-		info, err := term.Pane(ctx, p)
-		return err == nil && info.HistorySize == 6
-	})
 
 	lines, processes := term.controlLines.Load(), term.processes.Load()
 	info, rows, err := term.CaptureScreen(ctx, p, false)
@@ -106,4 +86,24 @@ func TestCaptureHasNoEscapesOrTrailingBlanks(t *testing.T) {
 	if want := []string{"red", "  indented", ""}; !slices.Equal(rows, want) {
 		t.Errorf("Capture = %q, want %q", rows, want)
 	}
+}
+
+// rowsPane starts a 20x5 pane that prints eight lines, one of 25
+// characters that wraps onto two rows, and leaves the cursor on an empty
+// row: rows 0..4 show line7, line8, the wrapped line's two rows and the
+// empty row, and history holds line1 to line6. It returns once the pane
+// shows all that.
+func rowsPane(t *testing.T) (*Terminal, ports.PaneID) {
+	t.Helper()
+	s := newTestServer(t)
+	script := "i=1; while [ $i -le 8 ]; do echo line$i; i=$((i+1)); done; echo 1234567890123456789012345; exec sleep 600"
+	p := ports.PaneID(strings.TrimSpace(s.tmux("new-session", "-d", "-s", "main", "-x", "20", "-y", "5",
+		"-P", "-F", "#{pane_id}", "sh", "-c", script)))
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	eventually(t, 5*time.Second, "the script's output", func() bool {
+		info, err := term.Pane(ctx, p)
+		return err == nil && info.HistorySize == 6
+	})
+	return term, p
 }
