@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/golang/mock/gomock"
 
@@ -267,5 +268,103 @@ func TestSearchPanesWithoutAListerIsUnsupported(t *testing.T) {
 	life := lifecycle.New(lifecycle.Backend{}, fake.New(), writers.NewPool(nil), nil)
 	if _, err := life.SearchPanes(t.Context(), lifecycle.SearchPanesRequest{Patterns: []string{"x"}}); !errors.Is(err, ports.ErrUnsupported) {
 		t.Errorf("err = %v, want ErrUnsupported", err)
+	}
+}
+
+// onePane is a search over one pane, %1, described as info, whose capture
+// of r returns rows: what the search asked for is what gomock checks.
+func onePane(t *testing.T, info ports.PaneInfo, r ports.CaptureRange, rows []string) *lifecycle.Service {
+	ctrl := gomock.NewController(t)
+	mgr, term := mocks.NewMockManager(ctrl), mocks.NewMockTerminal(ctrl)
+	mgr.EXPECT().ListPanes(gomock.Any(), ports.PaneFilter{}).Return([]ports.PaneSummary{{ID: "%1"}}, nil)
+	term.EXPECT().Pane(gomock.Any(), ports.PaneID("%1")).Return(info, nil)
+	term.EXPECT().Capture(gomock.Any(), ports.PaneID("%1"), r).Return(rows, nil)
+	return lifecycle.New(lifecycle.FromManager(mgr), term, writers.NewPool(nil), nil)
+}
+
+// A pane of exactly MaxSearchRows rows, screen and history, is read
+// whole; one row more and its oldest is left out, and the result says so.
+func TestSearchPanesReadsAPaneOfMaxSearchRowsWhole(t *testing.T) {
+	for _, c := range []struct {
+		history int
+		first   int
+		clamped bool
+	}{{lifecycle.MaxSearchRows - 24, 24 - lifecycle.MaxSearchRows, false}, {lifecycle.MaxSearchRows - 23, 24 - lifecycle.MaxSearchRows, true}} {
+		info := ports.PaneInfo{ID: "%1", Height: 24, HistorySize: c.history}
+		life := onePane(t, info, ports.CaptureRange{Start: c.first, End: 23},
+			append([]string{"oldest hit"}, make([]string, 23-c.first)...))
+		res, err := life.SearchPanes(t.Context(), lifecycle.SearchPanesRequest{Patterns: []string{"hit"}, History: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.RangeClamped != c.clamped || len(res.Panes) != 1 || res.Panes[0].Lines[0].Row != c.first {
+			t.Errorf("%d rows: result = %+v; want the match at row %d, rangeClamped %v", 24+c.history, res, c.first, c.clamped)
+		}
+	}
+}
+
+// A pane of one row, with no history, has that row searched.
+func TestSearchPanesReadsAOneRowPane(t *testing.T) {
+	life := onePane(t, ports.PaneInfo{ID: "%1", Height: 1}, ports.CaptureRange{Start: 0, End: 0}, []string{"the only hit"})
+	res, err := life.SearchPanes(t.Context(), lifecycle.SearchPanesRequest{Patterns: []string{"hit"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hits(res); !equalStrings(got, []string{"%1 0 the only hit"}) {
+		t.Errorf("hits = %q, want row 0", got)
+	}
+}
+
+// A row of exactly MaxSearchLineBytes bytes comes back whole; a longer
+// one is cut at character boundaries on both sides, whatever characters
+// stand where the cut falls.
+func TestSearchPanesCutsRowsOnlyPastTheBoundAndAtCharacters(t *testing.T) {
+	exact := strings.Repeat("x", lifecycle.MaxSearchLineBytes-3) + "hit"
+	for _, c := range []struct {
+		name, row string
+		cut       bool
+	}{
+		{"a row of the bound", exact, false},
+		{"a row one byte longer", "y" + exact, true},
+		// Three-byte characters where the cuts fall: inside one at the
+		// start in the first two, inside one at the end in the third.
+		{"wide characters on both sides", strings.Repeat("€", 400) + "hit" + strings.Repeat("€", 400), true},
+		{"wide characters then narrow", strings.Repeat("€", 60) + "hit" + strings.Repeat("z", 2000), true},
+		{"narrow then wide characters", strings.Repeat("z", 2000) + "hit!" + strings.Repeat("€", 400), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			life := onePane(t, ports.PaneInfo{ID: "%1", Height: 1}, ports.CaptureRange{Start: 0, End: 0}, []string{c.row})
+			res, err := life.SearchPanes(t.Context(), lifecycle.SearchPanesRequest{Patterns: []string{"hit"}})
+			if err != nil || len(res.Panes) != 1 {
+				t.Fatalf("result = %+v, %v", res, err)
+			}
+			m := res.Panes[0].Lines[0]
+			if m.Cut != c.cut || len(m.Text) > lifecycle.MaxSearchLineBytes || !strings.Contains(m.Text, "hit") ||
+				!strings.Contains(c.row, m.Text) || !utf8.ValidString(m.Text) {
+				t.Errorf("cut %v, %d bytes %q; want cut %v, at most %d bytes around the match, whole characters",
+					m.Cut, len(m.Text), m.Text, c.cut, lifecycle.MaxSearchLineBytes)
+			}
+			if !c.cut && m.Text != c.row {
+				t.Errorf("text %q, want the row whole", m.Text)
+			}
+		})
+	}
+}
+
+// A search of one session that cannot be listed says which session.
+func TestSearchPanesOfASessionThatCannotBeListedNamesIt(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	mgr := mocks.NewMockManager(ctrl)
+	gone := fmt.Errorf("listing failed: %w", ports.ErrUnavailable)
+	mgr.EXPECT().ListPanes(gomock.Any(), ports.PaneFilter{Session: "build"}).Return(nil, gone)
+	mgr.EXPECT().ListPanes(gomock.Any(), ports.PaneFilter{}).Return(nil, gone)
+	life := lifecycle.New(lifecycle.FromManager(mgr), mocks.NewMockTerminal(ctrl), writers.NewPool(nil), nil)
+	_, err := life.SearchPanes(t.Context(), lifecycle.SearchPanesRequest{Session: "build", Patterns: []string{"x"}})
+	if !errors.Is(err, ports.ErrUnavailable) || !strings.HasPrefix(err.Error(), "search the panes of session build: ") {
+		t.Errorf("err = %v; want the listing's error, naming session build", err)
+	}
+	_, err = life.SearchPanes(t.Context(), lifecycle.SearchPanesRequest{Patterns: []string{"x"}})
+	if !errors.Is(err, ports.ErrUnavailable) || err.Error() != "search the panes: listing failed: "+ports.ErrUnavailable.Error() {
+		t.Errorf("err = %v; want the listing's error, naming no session", err)
 	}
 }
