@@ -288,12 +288,7 @@ func TestAcquireAndDescribeSparesTheOutputItsRoundTrip(t *testing.T) {
 // never silently lost.
 func TestAConfirmedPaneMovedBeforeItsOutputOpensIsFollowed(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t)
-	keep := s.session("one", bashCmd)
-	p := s.split(keep, bashCmd)
-	s.session("two", bashCmd)
-	s.waitPrompt(p)
-	term := s.terminal(Options{})
+	s, term, p := movablePane(t)
 	ctx := testContext(t)
 	first, err := term.OpenOutput(ctx, p)
 	if err != nil {

@@ -287,14 +287,21 @@ func TestStreamCountsOutputMissedWhileNotListening(t *testing.T) {
 	}
 }
 
-func TestStreamFollowsAPaneMovedToAnotherSession(t *testing.T) {
-	t.Parallel()
+// movablePane starts sessions "one" and "two" of bash panes and returns
+// the second pane of "one", at its prompt, ready to be moved to "two".
+func movablePane(t *testing.T) (*testServer, *Terminal, ports.PaneID) {
+	t.Helper()
 	s := newTestServer(t)
 	keep := s.session("one", bashCmd)
 	p := s.split(keep, bashCmd)
 	s.session("two", bashCmd)
 	s.waitPrompt(p)
-	term := s.terminal(Options{})
+	return s, s.terminal(Options{}), p
+}
+
+func TestStreamFollowsAPaneMovedToAnotherSession(t *testing.T) {
+	t.Parallel()
+	s, term, p := movablePane(t)
 	ctx := testContext(t)
 	stream, err := term.OpenOutput(ctx, p)
 	if err != nil {
