@@ -165,7 +165,8 @@ func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 			// owner's session, unless the lease's command list did so a
 			// moment ago.
 			t.mu.Lock()
-			pre, dead := rec.confirmed == c && time.Since(rec.confirmedAt) < confirmationFresh, rec.confirmedDead
+			pre := rec.confirmed == c && c.running() && time.Since(rec.confirmedAt) < confirmationFresh
+			dead := rec.confirmedDead
 			rec.confirmed = nil
 			t.mu.Unlock()
 			if pre {
