@@ -95,11 +95,13 @@ func TestCaptureHasNoEscapesOrTrailingBlanks(t *testing.T) {
 // shows all that.
 func rowsPane(t *testing.T) (*Terminal, ports.PaneID) {
 	t.Helper()
+	// Its Terminal polls the panes it records hourly, so that no poll
+	// falls into a count of command lines.
 	s := newTestServer(t)
 	script := "i=1; while [ $i -le 8 ]; do echo line$i; i=$((i+1)); done; echo 1234567890123456789012345; exec sleep 600"
 	p := ports.PaneID(strings.TrimSpace(s.tmux("new-session", "-d", "-s", "main", "-x", "20", "-y", "5",
 		"-P", "-F", "#{pane_id}", "sh", "-c", script)))
-	term := s.terminal(Options{})
+	term := s.terminal(Options{PollInterval: time.Hour})
 	ctx := testContext(t)
 	eventually(t, 5*time.Second, "the script's output", func() bool {
 		info, err := term.Pane(ctx, p)

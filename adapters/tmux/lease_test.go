@@ -240,7 +240,8 @@ func TestAcquireAndDescribeSparesTheOutputItsRoundTrip(t *testing.T) {
 	s := newTestServer(t)
 	echoBack := []string{"sh", "-c", "read x; echo got-$x; exec sleep 600"}
 	p := s.session("one", echoBack)
-	term := s.terminal(Options{})
+	// No poll of the recorded panes may fall into what is counted.
+	term := s.terminal(Options{PollInterval: time.Hour})
 	ctx := testContext(t)
 	first, err := term.OpenOutput(ctx, p)
 	if err != nil {
