@@ -30,6 +30,24 @@ type progressRelay struct {
 
 type progressReport struct{ elapsed, total time.Duration }
 
+// serveWaiting is serve for a tool that waits: do gets the relay of the
+// call's progress to the client (nil without a progress token), which
+// sends its last report and stops before the result goes out; report
+// makes the output and the notice of its text half.
+func serveWaiting[In, Res, Out any](do func(ctx context.Context, in In, progress domain.ProgressFunc) (Res, error), report func(Res) (Out, string)) call[In, Out] {
+	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (Out, string, error) {
+		progress, stop := relayProgress(ctx, req)
+		r, err := do(ctx, in, progress)
+		stop()
+		if err != nil {
+			var zero Out
+			return zero, "", err
+		}
+		out, notice := report(r)
+		return out, notice, nil
+	}
+}
+
 // relayProgress returns the ProgressFunc to give the domain for req, and a
 // function to call when the call returns, which sends the last report (so
 // that it precedes the result) and stops the relay. Without a progress

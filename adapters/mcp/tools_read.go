@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -80,22 +79,18 @@ func (s *Server) captureSince() declaration {
 		name:        "capture_since",
 		description: captureSinceDescription,
 		annotations: readingAnnotations("Capture since"),
-		call: func(ctx context.Context, req *sdk.CallToolRequest, a captureSinceArgs) (captureSinceOutput, string, error) {
-			progress, stop := relayProgress(ctx, req)
-			r, err := s.tools.CaptureSince(ctx, domain.CaptureSinceRequest{
+		call: serveWaiting(func(ctx context.Context, a captureSinceArgs, progress domain.ProgressFunc) (domain.CaptureSinceResult, error) {
+			return s.tools.CaptureSince(ctx, domain.CaptureSinceRequest{
 				PaneID:   a.PaneID,
 				Cursor:   a.Cursor,
 				MaxLines: a.MaxLines,
 				WaitMs:   a.WaitMs,
 				Progress: progress,
 			})
-			stop()
-			if err != nil {
-				return captureSinceOutput{}, "", err
-			}
+		}, func(r domain.CaptureSinceResult) (captureSinceOutput, string) {
 			out := fromCaptureSinceResult(r)
-			return out, captureSinceNotice(out), nil
-		},
+			return out, captureSinceNotice(out)
+		}),
 	}
 }
 
@@ -160,9 +155,8 @@ func (s *Server) waitForText() declaration {
 		name:        "wait_for_text",
 		description: waitForTextDescription,
 		annotations: readingAnnotations("Wait for text"),
-		call: func(ctx context.Context, req *sdk.CallToolRequest, a waitArgs) (waitOutput, string, error) {
-			progress, stop := relayProgress(ctx, req)
-			r, err := s.tools.WaitForText(ctx, domain.WaitForTextRequest{
+		call: serveWaiting(func(ctx context.Context, a waitArgs, progress domain.ProgressFunc) (domain.WaitForTextResult, error) {
+			return s.tools.WaitForText(ctx, domain.WaitForTextRequest{
 				PaneID:    a.PaneID,
 				Patterns:  a.Patterns,
 				Regex:     a.Regex,
@@ -171,13 +165,10 @@ func (s *Server) waitForText() declaration {
 				MaxLines:  a.MaxLines,
 				Progress:  progress,
 			})
-			stop()
-			if err != nil {
-				return waitOutput{}, "", err
-			}
+		}, func(r domain.WaitForTextResult) (waitOutput, string) {
 			out := fromWaitResult(r)
-			return out, waitNotice(out), nil
-		},
+			return out, waitNotice(out)
+		}),
 	}
 }
 

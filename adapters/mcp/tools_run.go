@@ -19,18 +19,16 @@ func (s *Server) runShellCommand() declaration {
 		description:   runShellCommandDescription,
 		annotations:   writingAnnotations("Run shell command"),
 		requiredOrder: runRequiredOrder,
-		call: func(ctx context.Context, req *sdk.CallToolRequest, a runArgs) (runOutput, string, error) {
-			return waitedRun(ctx, req, func(progress domain.ProgressFunc) (domain.RunResult, error) {
-				return s.tools.RunShellCommand(ctx, domain.RunRequest{
-					PaneID:    a.PaneID,
-					Command:   a.Command,
-					TimeoutMs: a.TimeoutMs,
-					MaxLines:  a.MaxLines,
-					Force:     a.Force,
-					Progress:  progress,
-				})
+		call: serveWaiting(func(ctx context.Context, a runArgs, progress domain.ProgressFunc) (domain.RunResult, error) {
+			return s.tools.RunShellCommand(ctx, domain.RunRequest{
+				PaneID:    a.PaneID,
+				Command:   a.Command,
+				TimeoutMs: a.TimeoutMs,
+				MaxLines:  a.MaxLines,
+				Force:     a.Force,
+				Progress:  progress,
 			})
-		},
+		}, reportRun),
 	}
 }
 
@@ -151,31 +149,22 @@ func (s *Server) waitForCommand() declaration {
 		annotations: waitCommandAnnotations(),
 		// run_shell_command's result, in its order.
 		requiredOrder: runRequiredOrder,
-		call: func(ctx context.Context, req *sdk.CallToolRequest, a waitCommandArgs) (runOutput, string, error) {
-			return waitedRun(ctx, req, func(progress domain.ProgressFunc) (domain.RunResult, error) {
-				return s.tools.WaitForCommand(ctx, domain.WaitCommandRequest{
-					PaneID:    a.PaneID,
-					TimeoutMs: a.TimeoutMs,
-					MaxLines:  a.MaxLines,
-					Progress:  progress,
-				})
+		call: serveWaiting(func(ctx context.Context, a waitCommandArgs, progress domain.ProgressFunc) (domain.RunResult, error) {
+			return s.tools.WaitForCommand(ctx, domain.WaitCommandRequest{
+				PaneID:    a.PaneID,
+				TimeoutMs: a.TimeoutMs,
+				MaxLines:  a.MaxLines,
+				Progress:  progress,
 			})
-		},
+		}, reportRun),
 	}
 }
 
-// waitedRun makes the call, relaying its progress to the client, and
-// turns its result into run_shell_command's output and notice: the one
-// shape of both tools that wait for a command.
-func waitedRun(ctx context.Context, req *sdk.CallToolRequest, call func(domain.ProgressFunc) (domain.RunResult, error)) (runOutput, string, error) {
-	progress, stop := relayProgress(ctx, req)
-	r, err := call(progress)
-	stop()
-	if err != nil {
-		return runOutput{}, "", err
-	}
+// reportRun turns a run's result into run_shell_command's output and
+// notice: the one shape of both tools that wait for a command.
+func reportRun(r domain.RunResult) (runOutput, string) {
 	out := fromRunResult(r)
-	return out, runNotice(out, r), nil
+	return out, runNotice(out, r)
 }
 
 // waitCommandAnnotations are those of a reading tool, but for
