@@ -30,6 +30,12 @@ import (
 //     does not depend on the program, and a C-c to the floor shell would
 //     leave it drawing prompts, or (bash 5.2, now and then) reading the
 //     next line with its first key lost.
+//   - subshell: as typed, with the printf in a subshell,
+//     `(printf '<%s>\n' X$((k+1)))`: the least a run_shell_command can
+//     cost in that shell, since the contract runs every command in a
+//     subshell of the pane's shell (so that cd and export do not outlive
+//     the call), and a subshell is a fork. It is not a target's floor; it
+//     tells how much of the typed floor's distance is the fork.
 //
 // A typed sample then waits for the shell's prompt to come back, so that
 // the next one finds the shell idle again. The session is not the one of
@@ -216,9 +222,22 @@ func (c *controlClient) setPrompt(ctx context.Context) error {
 // typed measures one typed floor sample: from writing the send-keys
 // command to the %output carrying what printf printed.
 func (c *controlClient) typed(ctx context.Context) (time.Duration, error) {
+	return c.typedLine(ctx, `printf '<%%s>\n' X$((%d+1))`)
+}
+
+// typedSubshell measures one subshell floor sample: typed, with the
+// printf in a subshell.
+func (c *controlClient) typedSubshell(ctx context.Context) (time.Duration, error) {
+	return c.typedLine(ctx, `(printf '<%%s>\n' X$((%d+1)))`)
+}
+
+// typedLine types command, a format of the sample's number whose output
+// is <X(number+1)>, and Enter, and returns the time from writing the
+// send-keys command to the %output carrying that output.
+func (c *controlClient) typedLine(ctx context.Context, command string) (time.Duration, error) {
 	c.seq++
 	mark := fmt.Sprintf("<X%d>", c.seq+1)
-	line := fmt.Sprintf(`send-keys -t %s -- %s Enter`, c.pane, tmuxQuote(fmt.Sprintf(`printf '<%%s>\n' X$((%d+1))`, c.seq)))
+	line := fmt.Sprintf(`send-keys -t %s -- %s Enter`, c.pane, tmuxQuote(fmt.Sprintf(command, c.seq)))
 	c.drain()
 	start := time.Now()
 	if err := c.write(line); err != nil {

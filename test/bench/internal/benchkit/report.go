@@ -17,9 +17,10 @@ type row struct {
 	target  *target
 	samples []time.Duration
 	// The floors, sampled before and after the row: the tmux process,
-	// the typed control-mode round trip and the control-mode send-keys.
-	floors, ctlFloors, keyFloors []time.Duration
-	err                          error // why the row has fewer samples than asked for
+	// the typed control-mode round trip, the control-mode send-keys and
+	// the typed round trip of a subshell.
+	floors, ctlFloors, keyFloors, subFloors []time.Duration
+	err                                     error // why the row has fewer samples than asked for
 	// tmuxRuns sums up the tmux processes the server ran per iteration,
 	// in a traced run; untraced, when set, says why the row's server is
 	// not traced instead.
@@ -28,11 +29,11 @@ type row struct {
 
 // floorMedians are the medians of a row's floor samples.
 type floorMedians struct {
-	proc, ctl, keys time.Duration
+	proc, ctl, keys, sub time.Duration
 }
 
 func (r row) floorMedians() floorMedians {
-	return floorMedians{percentile(r.floors, 50), percentile(r.ctlFloors, 50), percentile(r.keyFloors, 50)}
+	return floorMedians{percentile(r.floors, 50), percentile(r.ctlFloors, 50), percentile(r.keyFloors, 50), percentile(r.subFloors, 50)}
 }
 
 // target is a speed goal of a row, judged on its median.
@@ -40,6 +41,17 @@ type target struct {
 	desc     string
 	met      func(median time.Duration, f floorMedians) bool
 	sendKeys bool // judged against the send-keys floor, which the row's note then gives
+	// subshell: the row's note gives the subshell floor and the ratio to
+	// it, which tell how much of the distance to the target is the fork
+	// the contract's subshell costs.
+	subshell bool
+}
+
+// withSubshell returns t with the subshell floor in the row's note.
+func (t *target) withSubshell() *target {
+	c := *t
+	c.subshell = true
+	return &c
 }
 
 // ctlTarget is met when the median is at most x times the typed
@@ -89,6 +101,7 @@ func (b *bench) print(w io.Writer, h header) {
 	fmt.Fprintf(w, "  ctl:  the benchmark's own control-mode client (`tmux -C attach-session -t %s`) typing `printf '<%%s>\\n' X$((k+1))` and Enter\n", floorSession)
 	fmt.Fprintf(w, "        into an idle shell pane with one send-keys, until the %s carrying <X…> arrives\n", "%output")
 	fmt.Fprintf(w, "  keys: that client's `send-keys -t PANE C-c` round trip, until its %s arrives (PANE: `cat` on a raw tty)\n", "%end")
+	fmt.Fprintf(w, "  sub:  as ctl, with the printf in a subshell, `(printf …)`: the fork every run_shell_command's subshell costs (no target's floor)\n")
 	fmt.Fprintf(w, "iterations: %d per light call, %d per heavy call (flag -n); %v per concurrency level (flag -d)\n\n", h.n, h.heavy, h.dur)
 
 	fmt.Fprintf(w, rowFormat, "call", "n", "median", "p90", "proc", "× proc", "ctl", "× ctl", "target", "", "")
@@ -99,6 +112,7 @@ func (b *bench) print(w io.Writer, h header) {
 		{"floor proc: tmux display -p x (all samples)", b.floors},
 		{"floor ctl: typed printf to %output (all samples)", b.ctlFloors},
 		{"floor keys: send-keys round trip (all samples)", b.keyFloors},
+		{"floor sub: (printf) in a subshell (all samples)", b.subFloors},
 	} {
 		fmt.Fprintf(w, rowFormat, f.name, fmt.Sprint(len(f.samples)),
 			ms(percentile(f.samples, 50)), ms(percentile(f.samples, 90)), "", "", "", "", "", "", "")
@@ -145,6 +159,9 @@ func printRow(w io.Writer, r row) {
 		result = verdict(r.target.met(med, f) && r.err == nil)
 		if r.target.sendKeys {
 			note = strings.TrimSuffix(fmt.Sprintf("keys floor %s, %s; %s", ms(f.keys), ratio(med, f.keys), note), "; ")
+		}
+		if r.target.subshell {
+			note = strings.TrimSuffix(fmt.Sprintf("sub floor %s, %s; %s", ms(f.sub), ratio(med, f.sub), note), "; ")
 		}
 	}
 	fmt.Fprintf(w, rowFormat, r.name, fmt.Sprint(len(r.samples)), ms(med), ms(p90), ms(f.proc),

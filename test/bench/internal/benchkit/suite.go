@@ -38,6 +38,7 @@ type bench struct {
 	floors    []time.Duration // every process floor sample of the run
 	ctlFloors []time.Duration // every typed control-mode floor sample
 	keyFloors []time.Duration // every send-keys floor sample
+	subFloors []time.Duration // every subshell floor sample
 	calls     atomic.Int64    // tool calls made
 
 	panes struct {
@@ -135,6 +136,11 @@ func (b *bench) sampleFloor(r *row, k int) error {
 		}
 		b.keyFloors = append(b.keyFloors, d)
 		r.keyFloors = append(r.keyFloors, d)
+		if d, err = b.ctl.typedSubshell(b.ctx); err != nil {
+			return fmt.Errorf("subshell floor: %w", err)
+		}
+		b.subFloors = append(b.subFloors, d)
+		r.subFloors = append(r.subFloors, d)
 	}
 	return nil
 }
@@ -288,6 +294,9 @@ func (b *bench) setup() error {
 		if _, err := b.ctl.sendKeys(ctx); err != nil {
 			return fmt.Errorf("send-keys floor: %w", err)
 		}
+		if _, err := b.ctl.typedSubshell(ctx); err != nil {
+			return fmt.Errorf("subshell floor: %w", err)
+		}
 	}
 	return nil
 }
@@ -313,7 +322,7 @@ func (b *bench) latencies() error {
 			})
 		},
 		func() error {
-			return b.measure(row{name: "run_shell_command `true`", target: ctlTarget(3)}, 3, b.n, func(int) (time.Duration, error) {
+			return b.measure(row{name: "run_shell_command `true`", target: ctlTarget(3).withSubshell()}, 3, b.n, func(int) (time.Duration, error) {
 				m, d, err := b.timed("run_shell_command", map[string]any{"paneId": p.main, "command": "true"})
 				if err == nil {
 					err = checkCompleted(m)
