@@ -214,6 +214,12 @@ func (b *bench) printMemory(w io.Writer) {
 		fmt.Fprintf(w, "  after %d more:                      %9s   growth %s over them, target none (≤ %s)   %s\n",
 			m.callsAgain, mb(m.again), mb(grow), mb(rssGrowthTarget), verdict(grow <= rssGrowthTarget))
 	}
+	if m.steadySecond != 0 {
+		grow := m.steadySecond - m.steadyFirst
+		fmt.Fprintf(w, "  output records full, median of %d readings over %d calls: %s, then over %d more: %s; growth %s, target none (≤ %s)   %s\n",
+			memorySamples, m.steadyCalls, mb(m.steadyFirst), m.steadyCalls, mb(m.steadySecond), mb(grow), mb(rssGrowthTarget), verdict(grow <= rssGrowthTarget))
+		fmt.Fprintf(w, "    (until then RSS grows by design: the server keeps each recorded pane's newest output, up to 1 MiB, in a buffer that grows as output comes)\n")
+	}
 	if m.end != 0 {
 		fmt.Fprintf(w, "  end of run, after the heavy calls:   %9s   peak (VmHWM) %s\n", mb(m.end), mb(m.peak))
 	}

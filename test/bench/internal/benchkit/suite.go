@@ -542,7 +542,10 @@ type memoryReport struct {
 	idle, after, again, end, peak int64
 	calls                         int64 // tool calls between idle and after
 	callsAgain                    int64 // tool calls between after and again
-	err                           error
+	// The medians of the two steady-state windows (memorySteady), of
+	// steadyCalls calls each.
+	steadyFirst, steadySecond, steadyCalls int64
+	err                                    error
 }
 
 // readMemory reads the server's RSS, or reports why it cannot.
@@ -611,7 +614,75 @@ func (b *bench) memoryAfterCalls() error {
 		return err
 	}
 	b.memory.callsAgain = b.calls.Load() - b.memory.calls
-	b.memory.again, _, b.memory.err = b.readMemory()
+	if b.memory.again, _, b.memory.err = b.readMemory(); b.memory.err != nil {
+		return nil
+	}
+	return b.memorySteady(callsUntil)
+}
+
+// ringFill is what a pane prints to fill the server's record of its
+// output: more than the tmux adapter retains of a pane (DefaultRingSize,
+// 1 MiB). seq 1 200000 prints 1,288,895 bytes.
+const ringFill = "seq 1 200000"
+
+// memorySamples is how many RSS readings each steady-state window takes.
+const memorySamples = 10
+
+// memorySteady measures growth once the working set is made. Until then,
+// RSS grows by design: the server retains the newest output of every pane
+// it records (up to 1 MiB each, for capture_since and cursors), in a
+// buffer that grows as output comes, and the light calls write a few
+// hundred bytes each. So the panes the calls write to print enough to fill
+// theirs first; then two windows of b.memCalls calls each read the RSS
+// every b.memCalls/memorySamples calls, and the growth is the difference
+// of their medians (a median, because the heap's size moves with the
+// garbage collector's cycle from one reading to the next).
+func (b *bench) memorySteady(callsUntil func(n int64) error) error {
+	panes := []string{b.panes.main}
+	if b.tools["capture_since"] {
+		panes = append(panes, b.panes.since)
+	}
+	for _, pane := range panes {
+		m, err := b.call(b.ctx, "run_shell_command", map[string]any{"paneId": pane, "command": ringFill, "maxLines": 1})
+		if err == nil {
+			err = checkCompleted(m)
+		}
+		if err != nil {
+			if b.ctx.Err() != nil {
+				return b.ctx.Err()
+			}
+			b.memory.err = fmt.Errorf("fill the output record of pane %s: %w", pane, err)
+			return nil
+		}
+	}
+	b.log("memory: two windows of %d calls with the output records full", b.memCalls)
+	step := max(1, b.memCalls/memorySamples)
+	window := func() (int64, error) {
+		var rss []int64
+		for range memorySamples {
+			if err := callsUntil(b.calls.Load() + step); err != nil || b.memory.err != nil {
+				return 0, err
+			}
+			v, _, err := b.readMemory()
+			if err != nil {
+				b.memory.err = err
+				return 0, nil
+			}
+			rss = append(rss, v)
+		}
+		slices.Sort(rss)
+		return rss[len(rss)/2], nil
+	}
+	first, err := window()
+	if err != nil || b.memory.err != nil {
+		return err
+	}
+	second, err := window()
+	if err != nil || b.memory.err != nil {
+		return err
+	}
+	b.memory.steadyFirst, b.memory.steadySecond = first, second
+	b.memory.steadyCalls = step * memorySamples
 	return nil
 }
 
