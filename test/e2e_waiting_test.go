@@ -506,7 +506,7 @@ func TestInMemorySendKeysLeavesCopyMode(t *testing.T) {
 	e := newInmem(t)
 	e.term.SetMode("%0", "copy-mode")
 	msg := errorText(t, e.call("paste_text", map[string]any{"paneId": "%0", "text": "x"}))
-	for _, s := range []string{"copy-mode", "send_keys", "q or Escape"} {
+	for _, s := range []string{"copy-mode", "send_keys", `"q"`, "enter: false"} {
 		if !strings.Contains(msg, s) {
 			t.Errorf("paste refusal %q lacks %q", msg, s)
 		}

@@ -167,7 +167,7 @@ var (
 		fault.RefusedWatched:       "choose a pane no attached client has on screen; force does not override this",
 		fault.RefusedSelf:          "pass force: true if you mean to write there",
 		fault.RefusedSynchronized:  "turn off synchronized input for its window or choose a pane in another window",
-		fault.RefusedInMode:        "leave the mode first: send_keys reaches the mode (for copy mode, press q or Escape)",
+		fault.RefusedInMode:        "leave the mode first: send_keys reaches the mode (for copy mode, keys \"q\" or \"Escape\" with enter: false, since an Enter pressed after them reaches the pane's program once the mode is left)",
 		fault.RefusedNoCommand:     "use paste_text or send_keys instead",
 		fault.RefusedNotAShell:     "let that program finish or quit it, or use send_keys / paste_text to talk to it",
 		fault.RefusedShellStarting: "try again in a moment",
