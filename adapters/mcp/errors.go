@@ -3,10 +3,12 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -116,7 +118,7 @@ func errorText(err error) string {
 		}
 		return msg
 	case kindBusy:
-		return msg + "; wait for it to finish or interrupt it (send_keys C-c) and try again"
+		return msg + "; " + busyAdvice(err)
 	case kindInvalidArgument:
 		var arg *fault.ArgumentError
 		if errors.As(err, &arg) && arg.Field == "keys" {
@@ -201,4 +203,21 @@ func refusalAdvice(r *fault.RefusalError) string {
 		}
 	}
 	return endAdvice[r.Why]
+}
+
+// busyAdvice says what can be done about a busy pane, which depends on
+// who holds it: interrupt keys reach a command whose call has returned,
+// and nothing of this server's reaches another process's call.
+func busyAdvice(err error) string {
+	var busy *fault.BusyError
+	errors.As(err, &busy)
+	switch {
+	case busy.Owner != "":
+		return fmt.Sprintf("this server can neither write to it nor interrupt it until that process gives its lease back; "+
+			"if that process is gone, the lease expires by itself, at most %.0f s after it was last renewed, so try again then",
+			writers.DefaultLeaseTTL.Seconds())
+	case busy.Returned:
+		return "wait for it to finish (wait_for_command) or interrupt it (send_keys C-c) and try again"
+	}
+	return "wait for that call to return and try again"
 }

@@ -23,7 +23,7 @@ import (
 // refusal is). Unclassified errors get nothing added.
 var adviceOf = map[errorKind]string{
 	kindRefused:         "; choose a pane no attached client has on screen",
-	kindBusy:            "; wait for it to finish or interrupt it (send_keys C-c)",
+	kindBusy:            "; wait for that call to return",
 	kindInvalidArgument: "; correct it and call again",
 	kindServerClosing:   "; call again once the server is back",
 	kindCancelled:       "the call was cancelled before it finished: ",
@@ -233,4 +233,36 @@ func auditedKind(t *testing.T, res *sdk.CallToolResult, callErr error) string {
 		t.Errorf("audit outcome %q, want error", line.Outcome)
 	}
 	return line.ErrorKind
+}
+
+// What a busy pane's text advises depends on who holds it: interrupt
+// keys are accepted only for a command whose call has returned, and
+// nothing of this server's reaches another process's call, whose lease
+// expires by itself if that process is gone.
+func TestABusyPaneIsAdvisedAsItsHolderAllows(t *testing.T) {
+	cases := []struct {
+		name      string
+		err       *fault.BusyError
+		want, not []string
+	}{
+		{"a call of this process in flight", &fault.BusyError{Pane: "%1", Holder: `paste_text`},
+			[]string{"wait for that call to return"}, []string{"C-c", "lease"}},
+		{"a command whose call returned", &fault.BusyError{Pane: "%1", Holder: `run_shell_command "sleep 9"`, Returned: true},
+			[]string{"wait_for_command", "send_keys C-c"}, []string{"lease"}},
+		{"another process", &fault.BusyError{Pane: "%1", Holder: "a call of another tmux-mcp process (owner h-1-a)", Owner: "h-1-a"},
+			[]string{"nor interrupt it", "expires by itself", "at most 30 s"}, []string{"send_keys C-c"}},
+	}
+	for _, c := range cases {
+		text := errorText(fmt.Errorf("run in pane %%1: %w", c.err))
+		for _, w := range c.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: %q lacks %q", c.name, text, w)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(text, n) {
+				t.Errorf("%s: %q holds %q, which does not apply", c.name, text, n)
+			}
+		}
+	}
 }

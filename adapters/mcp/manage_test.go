@@ -452,7 +452,7 @@ func TestManageToolErrorsSayWhatToDo(t *testing.T) {
 			&fault.RefusalError{Pane: "%3", Why: fault.RefusedUnknown, Ending: true, Reason: "respawn_pane would end its program, and the terminal backend cannot tell whether a person is watching the pane, so it might not be safe"},
 			[]string{"cannot tell", "restart the program by hand", "respawn_pane restarts it without these checks"}},
 		{"busy pane, respawned", "respawn_pane", map[string]any{"paneId": "%3"}, "RespawnPane",
-			&fault.BusyError{Pane: "%3", Holder: `run_shell_command "make"`}, []string{"%3", "busy", `"make"`, "send_keys C-c"}},
+			&fault.BusyError{Pane: "%3", Holder: `run_shell_command "make"`, Returned: true}, []string{"%3", "busy", `"make"`, "send_keys C-c"}},
 		{"busy pane", "clear_pane_scrollback", map[string]any{"paneId": "%3"}, "ClearPaneScrollback",
 			&fault.BusyError{Pane: "%3", Holder: `run_shell_command "make"`}, []string{"%3", "busy", `"make"`}},
 		{"resize with no size", "resize_window", map[string]any{"windowId": "@2"}, "ResizeWindow",

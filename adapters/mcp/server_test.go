@@ -325,7 +325,7 @@ func TestDomainErrorsAreToolErrorsThatSayWhatToDo(t *testing.T) {
 		{"refusal", &fault.RefusalError{Pane: "%2", Why: fault.RefusedWatched, Reason: "a person is watching it (client /dev/pts/3)"},
 			[]string{"refused", "%2", "watching", "choose a pane no attached client has on screen"}},
 		{"busy", fmt.Errorf("run_shell_command: %w", &fault.BusyError{Pane: "%2", Holder: `run_shell_command "make test"`}),
-			[]string{"%2", "busy", `"make test"`, "wait for it"}},
+			[]string{"%2", "busy", `"make test"`, "wait for that call to return"}},
 		{"bad argument found by the domain", &fault.ArgumentError{Field: "timeoutMs", Reason: "must be positive"},
 			[]string{"invalid timeoutMs", "must be positive", "call again"}},
 		{"no such pane", fmt.Errorf("pane %%9: %w", ports.ErrPaneNotFound),

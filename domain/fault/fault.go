@@ -71,6 +71,10 @@ type BusyError struct {
 	// Owner is the lease owner of the other process that holds it; ""
 	// when a call of this process does.
 	Owner string
+	// Returned says that the call of this process holding the pane has
+	// returned while its command may still run: interrupt keys are then
+	// accepted (see Service.SendKeys).
+	Returned bool
 }
 
 func (e *BusyError) Error() string {

@@ -67,11 +67,11 @@ func (r *Reservations) Acquire(ctx context.Context, pane ports.PaneID, holder st
 			return rv, nil
 		}
 		cur.mu.Lock()
-		releasing, curHolder := cur.releasing, cur.holder
+		releasing, curHolder, returned := cur.releasing, cur.holder, cur.returned
 		cur.mu.Unlock()
 		r.mu.Unlock()
 		if !releasing {
-			return nil, &fault.BusyError{Pane: pane, Holder: curHolder}
+			return nil, &fault.BusyError{Pane: pane, Holder: curHolder, Returned: returned}
 		}
 		select {
 		case <-cur.done:

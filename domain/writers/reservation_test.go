@@ -80,3 +80,29 @@ func TestOnlyAnInterruptThatWasSentTellsTheReturnedCall(t *testing.T) {
 		t.Errorf("an interrupt sent: ran %v, %v, hook called %d times; want ran, nil, one call", ran, err, told)
 	}
 }
+
+// A writer turned away is told whether the holder's call has returned,
+// which is when interrupt keys reach its command.
+func TestABusyPaneSaysWhetherItsHoldersCallReturned(t *testing.T) {
+	r := NewReservations()
+	rv, err := r.Acquire(context.Background(), "%1", "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := func() *fault.BusyError {
+		t.Helper()
+		_, err := r.Acquire(context.Background(), "%1", "paste")
+		var b *fault.BusyError
+		if !errors.As(err, &b) {
+			t.Fatalf("second writer: %v, want a *fault.BusyError", err)
+		}
+		return b
+	}
+	if b := busy(); b.Returned || b.Holder != "run" {
+		t.Errorf("while the call is in flight: %+v, want holder run, not returned", b)
+	}
+	rv.Returned("run (its call returned timed_out)", nil)
+	if b := busy(); !b.Returned || b.Holder != "run (its call returned timed_out)" {
+		t.Errorf("after the call returned: %+v, want returned and the new holder", b)
+	}
+}
