@@ -517,8 +517,9 @@ func TestBinaryWithoutASocketRunsAndRemovesAPrivateServer(t *testing.T) {
 }
 
 // A binary killed with SIGKILL, which has no chance to clean up, leaves
-// nothing behind all the same: its control-mode clients die with it, and
-// its private tmux server exits once they have gone.
+// nothing behind all the same: its control-mode clients die with it, its
+// private tmux server exits once they have gone, and the socket file tmux
+// leaves is removed by the next binary that starts a private server.
 func TestBinaryKilledLeavesNoClientAndNoPrivateServer(t *testing.T) {
 	t.Parallel()
 	bin := needTmux(t)
@@ -544,6 +545,12 @@ func TestBinaryKilledLeavesNoClientAndNoPrivateServer(t *testing.T) {
 	out, _ := exec.Command("pgrep", "-f", "-a", socket).CombinedOutput()
 	if s := strings.TrimSpace(string(out)); s != "" {
 		t.Errorf("processes of the killed binary's server are left: %s", s)
+	}
+
+	next := startBinary(t, nil)
+	privateServerOf(t, next, bin)
+	if _, err := os.Stat(socketFile(socket)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the killed binary's socket file %s is still there once the next binary started (stat: %v)", socketFile(socket), err)
 	}
 }
 

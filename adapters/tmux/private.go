@@ -10,13 +10,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/proc"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -67,7 +70,7 @@ func StartPrivate(opts Options) (socketName, session string, stop func() error, 
 	if socketName == "" {
 		b := make([]byte, 6)
 		rand.Read(b)
-		socketName = fmt.Sprintf("tmux-mcp-%d-%s", os.Getpid(), hex.EncodeToString(b))
+		socketName = fmt.Sprintf("%s%d-%s", privatePrefix, os.Getpid(), hex.EncodeToString(b))
 	}
 	tmux := func(args ...string) (string, error) {
 		cmd, err := l.command(context.Background(), append(append([]string{"-L", socketName, "-f", os.DevNull}, utf8Flag(env)...), args...)...)
@@ -100,6 +103,9 @@ func StartPrivate(opts Options) (socketName, session string, stop func() error, 
 		tmux("kill-server")
 		os.Remove(socketPath)
 		return "", "", nil, fmt.Errorf("start private tmux server %s: %w", socketName, err)
+	}
+	if opts.SocketName == "" {
+		sweepSockets(filepath.Dir(socketPath))
 	}
 	var once sync.Once
 	var stopErr error
@@ -184,4 +190,55 @@ func (lf *lifeline) close() {
 		lf.cmd.Process.Kill()
 		<-lf.done
 	}
+}
+
+// privatePrefix starts the socket name of every private server: the
+// process's pid and 12 hex digits follow.
+const privatePrefix = "tmux-mcp-"
+
+// sweepSockets removes, from dir (tmux's socket directory), the socket
+// files that private servers of processes no longer running left behind:
+// tmux leaves its socket file when it exits, and a process killed before
+// its stop ran (SIGKILL, a crash) never removes it. A file is removed only
+// when its name is exactly a private server's, the process named there
+// does not run, this user owns it, it is a socket, and no server answers
+// on it.
+func sweepSockets(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, ok := privatePID(e.Name())
+		if !ok || pid == os.Getpid() || proc.Runs(pid) || e.Type()&fs.ModeSocket == 0 {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if fi, err := os.Lstat(path); err != nil || !proc.Mine(fi) {
+			continue
+		}
+		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+			c.Close() // a server answers: it is not left behind
+			continue
+		}
+		os.Remove(path)
+	}
+}
+
+// privatePID returns the pid in a private server's socket name, and
+// whether name is one.
+func privatePID(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, privatePrefix)
+	if !ok {
+		return 0, false
+	}
+	pidText, suffix, ok := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(pidText)
+	if !ok || err != nil || pid <= 0 || strconv.Itoa(pid) != pidText || len(suffix) != 12 {
+		return 0, false
+	}
+	if _, err := hex.DecodeString(suffix); err != nil || strings.ToLower(suffix) != suffix {
+		return 0, false
+	}
+	return pid, true
 }

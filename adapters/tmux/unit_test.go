@@ -2,6 +2,10 @@ package tmux
 
 import (
 	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -472,6 +476,54 @@ func TestRemoteScriptsAreWrittenInListsThatFitATmuxMessage(t *testing.T) {
 		last := lists[len(lists)-1]
 		if !slices.Contains(last, "save-buffer") || slices.Contains(lists[0][:5], "-a") || (len(lists) > 1 && lists[1][1] != "-a") {
 			t.Errorf("size %d: lists %q; want set, appends, then save-buffer last", size, lists)
+		}
+	}
+}
+
+// A private server's socket file is swept only when everything says it
+// was left behind: its name is exactly a private server's, the process it
+// names is gone, it is a socket and nothing answers on it.
+func TestSweepRemovesOnlyTheSocketsOfGoneProcesses(t *testing.T) {
+	dir := t.TempDir()
+	const gone = 1 << 30 // above any pid_max: no such process
+	deadSocket := func(name string) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		l, err := net.Listen("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.(*net.UnixListener).SetUnlinkOnClose(false)
+		l.Close() // the file stays; nothing answers on it
+		return path
+	}
+	left := deadSocket(fmt.Sprintf("tmux-mcp-%d-0123456789ab", gone))
+	mine := deadSocket(fmt.Sprintf("tmux-mcp-%d-0123456789ab", os.Getpid()))
+	foreign := deadSocket("agents")
+	oddNames := []string{
+		deadSocket(fmt.Sprintf("tmux-mcp-%d-0123456789", gone)),    // too short
+		deadSocket(fmt.Sprintf("tmux-mcp-%d-0123456789AB", gone)),  // not as it is made
+		deadSocket(fmt.Sprintf("tmux-mcp-0%d-0123456789ab", gone)), // a pid is not written so
+	}
+	answering := filepath.Join(dir, fmt.Sprintf("tmux-mcp-%d-ba9876543210", gone))
+	l, err := net.Listen("unix", answering)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	plain := filepath.Join(dir, fmt.Sprintf("tmux-mcp-%d-aaaaaaaaaaaa", gone))
+	if err := os.WriteFile(plain, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	sweepSockets(dir)
+
+	if _, err := os.Lstat(left); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the socket a gone process left is still there (%v)", err)
+	}
+	for _, kept := range append([]string{mine, foreign, answering, plain}, oddNames...) {
+		if _, err := os.Lstat(kept); err != nil {
+			t.Errorf("%s was removed (%v), but nothing says it was left behind", filepath.Base(kept), err)
 		}
 	}
 }

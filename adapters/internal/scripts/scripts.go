@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/proc"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -162,25 +162,12 @@ func sweep(base string) {
 		}
 		pidText, _, ok := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || alive(pid) {
+		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || proc.Runs(pid) {
 			continue
 		}
 		path := filepath.Join(base, e.Name())
-		if fi, err := os.Lstat(path); err == nil && owned(fi) {
+		if fi, err := os.Lstat(path); err == nil && proc.Mine(fi) {
 			os.RemoveAll(path)
 		}
 	}
-}
-
-// alive reports whether a process with that pid runs (or may: a process
-// of another user answers EPERM).
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// owned reports whether this process's user owns the file.
-func owned(fi os.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Getuid()
 }
