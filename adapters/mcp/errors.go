@@ -118,7 +118,9 @@ func errorText(err error) string {
 		}
 		return msg
 	case kindBusy:
-		return msg + "; " + busyAdvice(err)
+		var busy *fault.BusyError
+		errors.As(err, &busy) // classify found one: that is kindBusy
+		return msg + "; " + busyAdvice(busy)
 	case kindInvalidArgument:
 		var arg *fault.ArgumentError
 		if errors.As(err, &arg) && arg.Field == "keys" {
@@ -208,9 +210,7 @@ func refusalAdvice(r *fault.RefusalError) string {
 // busyAdvice says what can be done about a busy pane, which depends on
 // who holds it: interrupt keys reach a command whose call has returned,
 // and nothing of this server's reaches another process's call.
-func busyAdvice(err error) string {
-	var busy *fault.BusyError
-	errors.As(err, &busy)
+func busyAdvice(busy *fault.BusyError) string {
 	switch {
 	case busy.Owner != "":
 		return fmt.Sprintf("this server can neither write to it nor interrupt it until that process gives its lease back; "+
