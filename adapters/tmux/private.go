@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/internal/proc"
@@ -201,8 +202,8 @@ const privatePrefix = "tmux-mcp-"
 // tmux leaves its socket file when it exits, and a process killed before
 // its stop ran (SIGKILL, a crash) never removes it. A file is removed only
 // when its name is exactly a private server's, the process named there
-// does not run, this user owns it, it is a socket, and no server answers
-// on it.
+// does not run, this user owns it, it is a socket, and connecting to it
+// is refused.
 func sweepSockets(dir string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -217,11 +218,16 @@ func sweepSockets(dir string) {
 		if fi, err := os.Lstat(path); err != nil || !proc.Mine(fi) {
 			continue
 		}
-		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+		c, err := net.DialTimeout("unix", path, time.Second)
+		if err == nil {
 			c.Close() // a server answers: it is not left behind
 			continue
 		}
-		os.Remove(path)
+		// Only a refusal says that nothing listens; a timeout or a full
+		// queue may be a server too busy to answer.
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			os.Remove(path)
+		}
 	}
 }
 
