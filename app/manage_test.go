@@ -197,6 +197,17 @@ func TestMainServesAPrivateScreenSession(t *testing.T) {
 	if names := toolNames(t, cs); slices.Contains(names, "list_panes") || !slices.Contains(names, "run_shell_command") {
 		t.Errorf("tools/list = %v, want the pane tools without the lifecycle tools", names)
 	}
+	// No tool lists screen's windows: the instructions say which ids
+	// there are, and send no model to list_panes.
+	ins := cs.InitializeResult().Instructions
+	for _, want := range []string{"window number N", m[1], "%0"} {
+		if !strings.Contains(ins, want) {
+			t.Errorf("instructions lack %q:\n%s", want, ins)
+		}
+	}
+	if strings.Contains(ins, "list_panes") {
+		t.Errorf("instructions name list_panes, which screen does not offer:\n%s", ins)
+	}
 	runEcho(t, cs, "%0")
 	code, lines := end()
 	if code != app.ExitOK {

@@ -302,6 +302,10 @@ type Workspace struct {
 	// Attach is the shell command that shows the panes to a person; empty
 	// when there is none.
 	Attach string
+	// PaneIDs says how pane ids are found, as a sentence, for a backend
+	// whose panes no tool can list (the MCP server's instructions say it
+	// then); empty when a tool lists them.
+	PaneIDs string
 }
 
 // TmuxBackendModule binds the tmux adapter to ports.Terminal, and to
@@ -460,11 +464,12 @@ type ScreenBackend struct {
 func (b *ScreenBackend) terminal() *screen.Terminal { return b.Terminal }
 
 func (b *ScreenBackend) workspace() Workspace {
+	ids := "Pane %N is window number N of the GNU screen session " + b.Session
 	if b.Private {
 		return Workspace{Panes: "a private GNU screen session of its own, quit when it exits",
-			Attach: shellJoin("screen", "-r", b.Session)}
+			Attach: shellJoin("screen", "-r", b.Session), PaneIDs: ids + ", which the server started with one window, %0."}
 	}
-	return Workspace{Panes: "the GNU screen session " + b.Session, Attach: shellJoin("screen", "-x", b.Session)}
+	return Workspace{Panes: "the GNU screen session " + b.Session, Attach: shellJoin("screen", "-x", b.Session), PaneIDs: ids + "."}
 }
 
 // NewScreenBackend returns the screen terminal for the session cfg names,
@@ -548,9 +553,10 @@ var MCPModule = fx.Module("mcp",
 // recording each call in auditLog (nil for none) and sending the log
 // lines published to logs (nil for none) to the clients that ask. A nil
 // life is a backend that cannot list and shape sessions: those tools,
-// which would only fail, are not offered.
-func NewMCPServer(s *domain.Service, life *lifecycle.Service, safety Safety, tools []string, auditLog *audit.Log, log *slog.Logger, logs *mcp.LogBridge) *mcp.Server {
-	opts := mcp.Options{Version: Version(), Logger: log, Safety: mcp.Tier(safety), Tools: tools, Audit: auditLog, Logs: logs}
+// which would only fail, are not offered, and the instructions tell
+// clients how ws's pane ids are found instead.
+func NewMCPServer(s *domain.Service, life *lifecycle.Service, safety Safety, tools []string, auditLog *audit.Log, log *slog.Logger, logs *mcp.LogBridge, ws Workspace) *mcp.Server {
+	opts := mcp.Options{Version: Version(), Logger: log, Safety: mcp.Tier(safety), Tools: tools, Audit: auditLog, Logs: logs, PanesNote: ws.PaneIDs}
 	if life != nil {
 		opts.Manage = life
 	}
@@ -565,8 +571,9 @@ type mcpServerParams struct {
 	Audit     *audit.Log
 	Logger    *slog.Logger
 	Logs      *mcp.LogBridge `optional:"true"`
+	Workspace Workspace
 }
 
 func provideMCPServer(p mcpServerParams) *mcp.Server {
-	return NewMCPServer(p.Service, p.Lifecycle, p.Config.Safety, p.Config.Tools, p.Audit, p.Logger, p.Logs)
+	return NewMCPServer(p.Service, p.Lifecycle, p.Config.Safety, p.Config.Tools, p.Audit, p.Logger, p.Logs, p.Workspace)
 }
