@@ -339,6 +339,7 @@ func (t *Terminal) ListPanes(ctx context.Context, f ports.PaneFilter) ([]ports.P
 	if err != nil {
 		return nil, fmt.Errorf("list panes: %w", manageError(err))
 	}
+	described := parseDescriptions(out)
 	seen := map[string]bool{}
 	var panes []ports.PaneSummary
 	for _, p := range tagged(out, "pan", panFieldCount) {
@@ -360,7 +361,7 @@ func (t *Terminal) ListPanes(ctx context.Context, f ports.PaneFilter) ([]ports.P
 			Height:  atoi(p[panHeight]),
 			Title:   p[panTitle],
 		}
-		if info, err := parsePaneInfo(id, out, t.self); err == nil {
+		if info, err := described.info(id, t.self); err == nil {
 			sum.Watchers, sum.Self = info.Watchers, info.Self
 		} else {
 			sum.Unknown = []ports.Fact{ports.FactWatched, ports.FactSelf}

@@ -121,24 +121,42 @@ func paneArgs(id ports.PaneID) []string {
 // parsePaneInfo builds the PaneInfo of pane id from the output of Pane's
 // invocation.
 func parsePaneInfo(id ports.PaneID, out string, self selfPane) (ports.PaneInfo, error) {
-	var panes, clients, windows [][]string
+	return parseDescriptions(out).info(id, self)
+}
+
+// descriptions are the pane, client and window lines of an invocation
+// that lists them with paneFormat, clientFormat and windowFormat, parsed
+// once however many panes are then described from them.
+type descriptions struct {
+	panes   [][]string          // the pane lines' fields, in order
+	byID    map[string][]string // the same, by pane id
+	clients [][]string
+	linked  map[string]map[string]bool // the sessions each window is linked into
+}
+
+func parseDescriptions(out string) descriptions {
+	d := descriptions{byID: map[string][]string{}, linked: map[string]map[string]bool{}}
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Split(line, sep)
 		switch {
 		case f[0] == "P" && len(f) == paneFieldCount+1:
-			panes = append(panes, f[1:])
+			d.panes = append(d.panes, f[1:])
+			d.byID[f[1+pID]] = f[1:]
 		case f[0] == "C" && len(f) == clientFieldCount+1:
-			clients = append(clients, f[1:])
+			d.clients = append(d.clients, f[1:])
 		case f[0] == "W" && len(f) == 3:
-			windows = append(windows, f[1:])
+			if d.linked[f[2]] == nil {
+				d.linked[f[2]] = map[string]bool{}
+			}
+			d.linked[f[2]][f[1]] = true
 		}
 	}
-	var me []string
-	for _, p := range panes {
-		if p[pID] == string(id) {
-			me = p
-		}
-	}
+	return d
+}
+
+// info builds the PaneInfo of pane id.
+func (d descriptions) info(id ports.PaneID, self selfPane) (ports.PaneInfo, error) {
+	me := d.byID[string(id)]
 	if me == nil {
 		return ports.PaneInfo{}, fmt.Errorf("tmux listed the window without the pane: %w", ports.ErrPaneNotFound)
 	}
@@ -164,20 +182,15 @@ func parsePaneInfo(id ports.PaneID, out string, self selfPane) (ports.PaneInfo, 
 	// moment, but any of that can change before the next key, so every
 	// synchronized pane counts.
 	if me[pSynchronized] == "1" {
-		for _, p := range panes {
-			if p[pID] != string(id) && p[pSynchronized] == "1" {
+		for _, p := range d.panes {
+			if p[pID] != string(id) && p[pWindow] == me[pWindow] && p[pSynchronized] == "1" {
 				info.AlsoReaches = append(info.AlsoReaches, ports.PaneID(p[pID]))
 			}
 		}
 	}
-	linked := map[string]bool{} // the sessions holding the pane's window
-	for _, w := range windows {
-		if w[1] == me[pWindow] {
-			linked[w[0]] = true
-		}
-	}
+	linked := d.linked[me[pWindow]] // the sessions holding the pane's window
 	zoomed := me[pZoomed] == "1"
-	for _, c := range clients {
+	for _, c := range d.clients {
 		if c[cControl] == "1" {
 			continue
 		}

@@ -311,8 +311,11 @@ func TestParsePaneInfo(t *testing.T) {
 		}
 	})
 	t.Run("synchronized panes", func(t *testing.T) {
+		// %9 is synchronized too, in another window, as a listing of
+		// every pane (ListPanes) shows it: input to %1 does not reach it.
 		out := strings.Join([]string{
 			pane("%1", "1", "@1", "0"), pane("%2", "1", "@1", "0"), pane("%3", "0", "@1", "0"), pane("%4", "1", "@1", "0"),
+			pane("%9", "1", "@2", "0"),
 		}, "\n")
 		info, _ := parsePaneInfo("%1", out, selfPane{})
 		if !slices.Equal(info.AlsoReaches, []ports.PaneID{"%2", "%4"}) {
@@ -321,6 +324,25 @@ func TestParsePaneInfo(t *testing.T) {
 		info, _ = parsePaneInfo("%3", out, selfPane{})
 		if len(info.AlsoReaches) != 0 {
 			t.Errorf("AlsoReaches of an unsynchronized pane = %q", info.AlsoReaches)
+		}
+	})
+	t.Run("one parse describes every pane of a listing as each alone", func(t *testing.T) {
+		out := strings.Join([]string{
+			pane("%1", "1", "@1", "1"), pane("%2", "1", "@1", "1"), pane("%3", "0", "@2", "0"),
+			window("$1", "@1"), window("$2", "@2"), window("$2", "@1"),
+			client("/dev/pts/3", "0", "@1", "%2", "attached"),
+			client("/dev/pts/4", "0", "@2", "%3", "attached"),
+		}, "\n")
+		d := parseDescriptions(out)
+		for _, id := range []ports.PaneID{"%1", "%2", "%3"} {
+			once, err1 := d.info(id, selfPane{})
+			alone, err2 := parsePaneInfo(id, out, selfPane{})
+			if err1 != nil || err2 != nil || !equalInfo(once, alone) {
+				t.Errorf("%s: from the shared parse %+v (%v), alone %+v (%v)", id, once, err1, alone, err2)
+			}
+		}
+		if _, err := d.info("%7", selfPane{}); !errors.Is(err, ports.ErrPaneNotFound) {
+			t.Errorf("a pane the listing lacks: %v, want ErrPaneNotFound", err)
 		}
 	})
 	t.Run("self", func(t *testing.T) {
