@@ -64,7 +64,7 @@ func (s *Service) SearchPanes(ctx context.Context, req SearchPanesRequest) (Sear
 		if err := ctx.Err(); err != nil {
 			return SearchPanesResult{}, err
 		}
-		rows, first, clamped, err := s.rowsOf(ctx, p.ID, req.History)
+		rows, first, clamped, err := s.rowsOf(ctx, p.ID, p.Height, req.History)
 		switch {
 		case errors.Is(err, ports.ErrPaneNotFound):
 			res.PanesGone++
@@ -99,18 +99,24 @@ func (s *Service) SearchPanes(ctx context.Context, req SearchPanesRequest) (Sear
 	return res, nil
 }
 
-// rowsOf reads the pane's visible screen, and its history too with
-// history, at most the newest MaxSearchRows rows. It returns them with
-// the number of the first, and whether history was left out to keep
-// within MaxSearchRows.
-func (s *Service) rowsOf(ctx context.Context, id ports.PaneID, history bool) (rows []string, first int, clamped bool, err error) {
-	info, err := s.panes.Pane(ctx, id)
-	if err != nil {
-		return nil, 0, false, err
-	}
-	last := info.Height - 1
-	if history {
-		first = -info.HistorySize
+// rowsOf reads the pane's visible screen, height rows as listed (0: not
+// known), and its history too with history, at most the newest
+// MaxSearchRows rows. It returns them with the number of the first, and
+// whether rows were left out to keep within MaxSearchRows.
+func (s *Service) rowsOf(ctx context.Context, id ports.PaneID, height int, history bool) (rows []string, first int, clamped bool, err error) {
+	last := height - 1
+	if history || height <= 0 {
+		// How far back the history reaches (and how high a screen the
+		// listing did not tell is) takes describing the pane; a screen of
+		// known height is read with one capture.
+		info, err := s.panes.Pane(ctx, id)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		last = info.Height - 1
+		if history {
+			first = -info.HistorySize
+		}
 	}
 	if last-first+1 > MaxSearchRows {
 		first, clamped = last-MaxSearchRows+1, true

@@ -368,3 +368,57 @@ func TestSearchPanesOfASessionThatCannotBeListedNamesIt(t *testing.T) {
 		t.Errorf("err = %v; want the listing's error, naming no session", err)
 	}
 }
+
+// A search of the screens reads each with one capture of the height the
+// listing gave, describing no pane; one that reaches into history still
+// describes each pane first, to know how far back it goes, as it does a
+// pane whose height the listing did not give.
+func TestSearchPanesReadsEachScreenWithOneCapture(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	mgr, term := mocks.NewMockManager(ctrl), mocks.NewMockTerminal(ctrl)
+	life := lifecycle.New(lifecycle.FromManager(mgr), term, writers.NewPool(nil), nil)
+	mgr.EXPECT().ListPanes(gomock.Any(), ports.PaneFilter{}).Return([]ports.PaneSummary{{ID: "%1", Height: 2}, {ID: "%2", Height: 2}}, nil).Times(2)
+	term.EXPECT().Capture(gomock.Any(), ports.PaneID("%1"), ports.CaptureRange{Start: 0, End: 1}).Return([]string{"$ make", "a hit"}, nil)
+	term.EXPECT().Capture(gomock.Any(), ports.PaneID("%2"), ports.CaptureRange{Start: 0, End: 1}).
+		Return(nil, fmt.Errorf("capture pane %%2: %w", ports.ErrPaneNotFound))
+
+	res, err := life.SearchPanes(t.Context(), lifecycle.SearchPanesRequest{Patterns: []string{"hit"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hits(res); !equalStrings(got, []string{"%1 1 a hit"}) || res.PanesSearched != 1 || res.PanesGone != 1 {
+		t.Errorf("hits = %q, result %+v; want row 1 of %%1, and %%2 counted gone", got, res)
+	}
+
+	term.EXPECT().Pane(gomock.Any(), gomock.Any()).Return(ports.PaneInfo{Height: 2, HistorySize: 1}, nil).Times(2)
+	term.EXPECT().Capture(gomock.Any(), gomock.Any(), ports.CaptureRange{Start: -1, End: 1}).
+		Return([]string{"old hit", "$ make", "a hit"}, nil).Times(2)
+	if res, err = life.SearchPanes(t.Context(), lifecycle.SearchPanesRequest{Patterns: []string{"hit"}, History: true}); err != nil {
+		t.Fatal(err)
+	}
+	if res.Matches != 4 {
+		t.Errorf("history search: %d matches, want 4 (two rows in each pane)", res.Matches)
+	}
+}
+
+// A screen taller than MaxSearchRows has its newest rows searched,
+// numbered as on the screen.
+func TestSearchPanesHoldsAScreenToMaxSearchRows(t *testing.T) {
+	ctrl := gomock.NewController(t)
+	mgr, term := mocks.NewMockManager(ctrl), mocks.NewMockTerminal(ctrl)
+	life := lifecycle.New(lifecycle.FromManager(mgr), term, writers.NewPool(nil), nil)
+	height := lifecycle.MaxSearchRows + 1
+	mgr.EXPECT().ListPanes(gomock.Any(), ports.PaneFilter{}).Return([]ports.PaneSummary{{ID: "%1", Height: height}}, nil)
+	rows := make([]string, lifecycle.MaxSearchRows)
+	rows[0], rows[len(rows)-1] = "oldest searched hit", "newest hit"
+	term.EXPECT().Capture(gomock.Any(), ports.PaneID("%1"), ports.CaptureRange{Start: 1, End: height - 1}).Return(rows, nil)
+
+	res, err := life.SearchPanes(t.Context(), lifecycle.SearchPanesRequest{Patterns: []string{"hit"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"%1 1 oldest searched hit", fmt.Sprintf("%%1 %d newest hit", lifecycle.MaxSearchRows)}
+	if got := hits(res); !equalStrings(got, want) || !res.RangeClamped {
+		t.Errorf("hits = %q, rangeClamped %v; want %q and rangeClamped", got, res.RangeClamped, want)
+	}
+}
