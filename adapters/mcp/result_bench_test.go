@@ -34,8 +34,8 @@ func lines(n, width int) string {
 	var b strings.Builder
 	for i := range n {
 		line := fmt.Sprintf("ok   github.com/example/pkg%04d  0.%03ds  coverage: %d.%d%% of statements ", i, i%1000, i%100, i%10)
-		for len(line) < width {
-			line += "."
+		if len(line) < width {
+			line += strings.Repeat(".", width-len(line))
 		}
 		b.WriteString(line[:width])
 		if i < n-1 {
