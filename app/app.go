@@ -146,6 +146,11 @@ func Main(args []string, env func(string) string, std Stdio) int {
 		fmt.Fprintf(std.Err, "tmux-mcp: %v\n", err)
 		return ExitFailure
 	}
+	// Starting makes a few megabytes of garbage (the MCP SDK encodes and
+	// decodes every tool's schemas again as it adds the tool) that a
+	// collection frees but leaves mapped; a server that then idles, as
+	// most do most of the time, would keep them. Give them back once.
+	debug.FreeOSMemory()
 	sig := <-app.Wait()
 
 	stopCtx, cancelStop := context.WithTimeout(context.Background(), app.StopTimeout())
