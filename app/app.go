@@ -129,11 +129,17 @@ func Main(args []string, env func(string) string, std Stdio) int {
 		return ExitOK
 	}
 
+	early := catchEarlySignals()
 	app := New(cfg, std)
 	if err := app.Err(); err != nil {
+		early.stop()
 		fmt.Fprintf(std.Err, "tmux-mcp: %v\n", err)
 		return ExitFailure
 	}
+	// fx listens for signals from Wait on; a signal during the start
+	// stops the server as soon as it has started.
+	done := app.Wait()
+	caught := early.stop()
 	log := NewLogger(std.Err)
 	log.Info("starting tmux-mcp", zap.String("version", Version()), zap.String("backend", cfg.Backend),
 		zap.Bool("audit", cfg.AuditPath != ""),
@@ -146,12 +152,19 @@ func Main(args []string, env func(string) string, std Stdio) int {
 		fmt.Fprintf(std.Err, "tmux-mcp: %v\n", err)
 		return ExitFailure
 	}
-	// Starting makes a few megabytes of garbage (the MCP SDK encodes and
-	// decodes every tool's schemas again as it adds the tool) that a
-	// collection frees but leaves mapped; a server that then idles, as
-	// most do most of the time, would keep them. Give them back once.
-	debug.FreeOSMemory()
-	sig := <-app.Wait()
+	var sig fx.ShutdownSignal
+	if caught != nil {
+		log.Info("stopping: a signal came while the server was starting", zap.String("signal", caught.String()))
+		sig = fx.ShutdownSignal{Signal: caught}
+	} else {
+		// Starting makes a few megabytes of garbage (the MCP SDK encodes
+		// and decodes every tool's schemas again as it adds the tool)
+		// that a collection frees but leaves mapped; a server that then
+		// idles, as most do most of the time, would keep them. Give them
+		// back once.
+		debug.FreeOSMemory()
+		sig = <-done
+	}
 
 	stopCtx, cancelStop := context.WithTimeout(context.Background(), app.StopTimeout())
 	defer cancelStop()

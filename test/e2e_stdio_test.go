@@ -3,10 +3,12 @@ package test
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -260,4 +262,49 @@ func TestBinaryCancelsTheCallInFlightOnASecondSIGTERM(t *testing.T) {
 		t.Errorf("the cancelled call was answered %v after the second SIGTERM; want at once", took)
 	}
 	s.wait(15 * time.Second)
+}
+
+// A stop signal that comes while the binary is still starting, before a
+// client has said a word, stops it in order all the same: it exits with
+// status 0, not killed by the signal, and takes its private tmux server
+// and the server's socket file with it.
+func TestBinaryStoppedWhileStartingRemovesItsPrivateServer(t *testing.T) {
+	t.Parallel()
+	bin := needTmux(t)
+	s := startLineServer(t)
+	named := regexp.MustCompile(`"socket": "([^"]+)"`)
+	var socket string
+	// As soon as the private server is named, which the binary logs while
+	// it is being built, before it serves.
+	deadline := time.Now().Add(10 * time.Second)
+	for socket == "" && time.Now().Before(deadline) {
+		if m := named.FindStringSubmatch(s.stderr.String()); m != nil {
+			socket = m[1]
+			break
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	if socket == "" {
+		t.Fatalf("no log line names the private server\nstderr:\n%s", s.stderr)
+	}
+	tmuxOn := func(args ...string) (string, error) {
+		cmd := exec.Command(bin, append([]string{"-L", socket}, args...)...)
+		cmd.Env = cleanEnv(os.Environ())
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	t.Cleanup(func() {
+		tmuxOn("kill-server")
+		os.Remove(socketFile(socket))
+	})
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	s.wait(15 * time.Second)
+	if out, err := tmuxOn("list-sessions"); err == nil {
+		t.Errorf("the private server %s still runs after the binary exited: %s", socket, out)
+	}
+	if _, err := os.Stat(socketFile(socket)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket file %s left behind (stat: %v)", socketFile(socket), err)
+	}
 }
