@@ -91,10 +91,9 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer, opts 
 	}
 	out := &stdioOut{w: w, inflight: map[jsonrpc.ID]string{}, changed: make(chan struct{})}
 	defer out.close()
-	toSDK, fromUs := io.Pipe()
-	defer fromUs.Close()
-	// The lines reaching the SDK have been measured already.
-	ss, err := s.sdk.Connect(context.Background(), &sdk.IOTransport{Reader: toSDK, Writer: out, MaxLineLength: -1}, nil)
+	conn := newStdioConn(out)
+	defer conn.endInput()
+	ss, err := s.sdk.Connect(context.Background(), conn.transport(), nil)
 	if err != nil {
 		return fmt.Errorf("stdio: %w", err)
 	}
@@ -108,7 +107,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer, opts 
 	if opts.Serving != nil {
 		opts.Serving()
 	}
-	in := &stdioIn{out: out, sdk: fromUs, log: s.logger, ended: make(chan struct{})}
+	in := &stdioIn{out: out, sdk: conn, log: s.logger, ended: make(chan struct{})}
 	go in.read(r)
 
 	var hurry <-chan struct{} // the second signal to stop
@@ -138,7 +137,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer, opts 
 			}
 		}
 		// With its input at an end, the SDK's session ends once it is idle.
-		fromUs.Close()
+		conn.endInput()
 		select {
 		case <-sessionOver:
 		case <-time.After(CancelGrace):
@@ -164,7 +163,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer, opts 
 // stdioIn reads the input and passes well-formed messages to the SDK.
 type stdioIn struct {
 	out *stdioOut
-	sdk *io.PipeWriter
+	sdk *stdioConn
 	log *slog.Logger
 
 	ended   chan struct{} // closed when the input has ended
@@ -210,23 +209,29 @@ func (in *stdioIn) handle(line []byte) {
 	if len(line) == 0 {
 		return
 	}
+	// The reader's buffer holds the line only until the next read, and
+	// the messages decoded from it go on to the SDK.
+	line = bytes.Clone(line)
+	var msgs []jsonrpc.Message
 	var calls []*jsonrpc.Request
-	if line[0] == '[' {
-		var batch []json.RawMessage
-		if err := json.Unmarshal(line, &batch); err != nil {
+	batch := line[0] == '['
+	if batch {
+		var raws []json.RawMessage
+		if err := json.Unmarshal(line, &raws); err != nil {
 			in.parseError(line)
 			return
 		}
-		if reason := in.out.batchRefusal(len(batch)); reason != "" {
+		if reason := in.out.batchRefusal(len(raws)); reason != "" {
 			in.out.replyError(jsonrpc.ID{}, codeInvalidRequest, "Invalid Request: "+reason)
 			return
 		}
-		for _, raw := range batch {
+		for _, raw := range raws {
 			msg, err := jsonrpc.DecodeMessage(raw)
 			if err != nil {
 				in.out.replyError(jsonrpc.ID{}, codeInvalidRequest, "Invalid Request: a message of the batch is not a JSON-RPC message: "+err.Error())
 				return
 			}
+			msgs = append(msgs, msg)
 			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 				calls = append(calls, req)
 			}
@@ -242,6 +247,7 @@ func (in *stdioIn) handle(line []byte) {
 			in.out.replyError(idOf(line), codeInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message: "+err.Error())
 			return
 		}
+		msgs = append(msgs, msg)
 		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 			calls = append(calls, req)
 		}
@@ -257,7 +263,7 @@ func (in *stdioIn) handle(line []byte) {
 			fmt.Sprintf("Invalid Request: request id %v is already in use by a call in progress", dup.Raw()))
 		return
 	}
-	if _, err := in.sdk.Write(append(line, '\n')); err != nil {
+	if !in.sdk.deliver(msgs, batch, calls) {
 		// The session has ended; the calls will not be answered.
 		in.out.end(calls)
 	}
@@ -320,9 +326,8 @@ func clip(b []byte) string {
 type stdioOut struct {
 	writeMu sync.Mutex
 	w       io.Writer
-	partial []byte // of a message the SDK wrote in pieces
-	err     error  // the first write error
-	closed  bool   // ServeStdio has returned: nothing more is written
+	err     error // the first write error
+	closed  bool  // ServeStdio has returned: nothing more is written
 
 	mu         sync.Mutex
 	inflight   map[jsonrpc.ID]string // method by id
@@ -331,39 +336,24 @@ type stdioOut struct {
 	negotiated string                // the protocol version initialize agreed
 }
 
-// Write writes messages of the SDK and notes the replies among them.
-func (o *stdioOut) Write(p []byte) (int, error) {
+// write writes one message of the SDK, data, as a line, and ends the calls
+// that replies, the replies it holds, answer.
+func (o *stdioOut) write(data []byte, replies ...*jsonrpc.Response) error {
 	o.writeMu.Lock()
 	if o.closed {
 		o.writeMu.Unlock()
-		return 0, io.ErrClosedPipe
+		return io.ErrClosedPipe
 	}
-	n, err := o.w.Write(p)
+	_, err := o.w.Write(append(data, '\n'))
 	if err != nil && o.err == nil {
 		o.err = err
 	}
-	o.partial = append(o.partial, p[:n]...)
-	var lines [][]byte
-	for {
-		i := bytes.IndexByte(o.partial, '\n')
-		if i < 0 {
-			break
-		}
-		lines = append(lines, o.partial[:i])
-		o.partial = o.partial[i+1:]
-	}
-	if len(o.partial) == 0 {
-		o.partial = nil // do not keep a large message's array
-	}
 	o.writeMu.Unlock()
-	for _, line := range lines {
-		o.noteReplies(line)
+	for _, r := range replies {
+		o.noteReply(r)
 	}
-	return n, err
+	return err
 }
-
-// Close does not close the output, which belongs to the process.
-func (o *stdioOut) Close() error { return nil }
 
 // close makes every later write fail without touching the output.
 func (o *stdioOut) close() {
@@ -378,93 +368,27 @@ func (o *stdioOut) broken() error {
 	return o.err
 }
 
-// noteReplies ends the calls whose replies line carries.
-func (o *stdioOut) noteReplies(line []byte) {
-	o.mu.Lock()
-	waiting := len(o.inflight)
-	o.mu.Unlock()
-	if waiting == 0 {
-		return // a notification, or a reply of the transport's own
-	}
-	if len(line) > 0 && line[0] == '[' {
-		var raws []json.RawMessage
-		if json.Unmarshal(line, &raws) == nil {
-			for _, raw := range raws {
-				o.noteReply(raw)
-			}
-		}
-		return
-	}
-	o.noteReply(line)
-}
-
-// noteReply ends the call whose reply msg is, if it is one.
-func (o *stdioOut) noteReply(msg []byte) {
-	id, ok := replyID(msg)
-	if !ok {
+// noteReply ends the call that reply answers, if it is in flight.
+func (o *stdioOut) noteReply(reply *jsonrpc.Response) {
+	if !reply.ID.IsValid() {
 		return
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	method, ok := o.inflight[id]
+	method, ok := o.inflight[reply.ID]
 	if !ok {
 		return
 	}
-	if method == "initialize" {
-		var reply struct {
-			Result struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			} `json:"result"`
+	if method == "initialize" && reply.Error == nil {
+		var result struct {
+			ProtocolVersion string `json:"protocolVersion"`
 		}
-		if json.Unmarshal(msg, &reply) == nil {
-			o.negotiated = reply.Result.ProtocolVersion
+		if json.Unmarshal(reply.Result, &result) == nil {
+			o.negotiated = result.ProtocolVersion
 		}
 	}
-	delete(o.inflight, id)
+	delete(o.inflight, reply.ID)
 	o.signalLocked()
-}
-
-// replyID returns the id of a JSON-RPC reply: a message with an id and a
-// result or an error, and no method. It reads the members only until it
-// knows, and the SDK writes the id first and the result last, so a large
-// result is not parsed again.
-func replyID(msg []byte) (jsonrpc.ID, bool) {
-	dec := json.NewDecoder(bytes.NewReader(msg))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return jsonrpc.ID{}, false
-	}
-	var id jsonrpc.ID
-	answered := false // a result or an error was seen
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return jsonrpc.ID{}, false
-		}
-		switch t {
-		case "method":
-			return jsonrpc.ID{}, false
-		case "result", "error":
-			if id.IsValid() {
-				return id, true
-			}
-			answered = true
-		case "id":
-			var v any
-			if dec.Decode(&v) != nil {
-				return jsonrpc.ID{}, false
-			}
-			if id, err = jsonrpc.MakeID(v); err != nil || !id.IsValid() {
-				return jsonrpc.ID{}, false
-			}
-			continue
-		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return jsonrpc.ID{}, false
-		}
-	}
-	// Members in another order: a reply if it had both, and no method.
-	return id, answered && id.IsValid()
 }
 
 // replyError writes a JSON-RPC error reply of the transport's own.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -315,6 +316,76 @@ func TestStdioAnswersABatchWhereTheProtocolVersionHasThem(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("no reply to the batch")
+	}
+	if err := r.end(); err != nil {
+		t.Errorf("ServeStdio = %v", err)
+	}
+}
+
+// A batch's replies come as one array, in the order of its calls, once
+// every call is answered; its notifications get none, and a batch of
+// notifications alone gets no line at all.
+func TestStdioAnswersTheCallsOfABatchInOneArrayInTheirOrder(t *testing.T) {
+	b := newBlockingRun()
+	r := serveStdio(t, b.tools(t), mcp.StdioOptions{})
+	r.send(initializeLine(1, "2025-03-26"))
+	r.nextResult("1")
+	r.send(initializedLine, "["+runLine(2, "slow")+`,{"jsonrpc":"2.0","method":"notifications/roots/list_changed"},`+pingLine(3)+"]")
+	b.waitEntered(t)
+	select {
+	case line := <-r.lines:
+		t.Fatalf("wrote %q before the batch's slow call was answered", line)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(b.release)
+	var batch []reply
+	select {
+	case line := <-r.lines:
+		if err := json.Unmarshal([]byte(line), &batch); err != nil {
+			t.Fatalf("reply to the batch = %q, want an array", line)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reply to the batch")
+	}
+	if len(batch) != 2 || string(batch[0].ID) != "2" || string(batch[1].ID) != "3" || batch[0].Result == nil || batch[1].Result == nil {
+		t.Errorf("reply to the batch = %+v, want the results of calls 2 and 3, in that order", batch)
+	}
+	r.send(`[{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]`, pingLine(4))
+	r.nextResult("4") // and nothing before it for the batch of one notification
+	if err := r.end(); err != nil {
+		t.Errorf("ServeStdio = %v", err)
+	}
+	r.noMore()
+}
+
+// Lines that come in one write are each handed on whole: the reader's
+// buffer, which the next line overwrites, is not what the calls read.
+func TestStdioHandsOnEachOfLinesReadTogetherWhole(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	tools := &stubTools{t: t, paste: func(_ context.Context, req domain.PasteRequest) (domain.PasteResult, error) {
+		mu.Lock()
+		got = append(got, req.Text)
+		mu.Unlock()
+		return domain.PasteResult{PaneID: req.PaneID, Bytes: int64(len(req.Text))}, nil
+	}}
+	r := serveStdio(t, tools, mcp.StdioOptions{})
+	r.send(initializeLine(1, "2025-11-25"), initializedLine)
+	r.nextResult("1")
+	texts := []string{strings.Repeat("a", 100_000), strings.Repeat("b", 3), strings.Repeat("c", 70_000)}
+	var lines []string
+	for i, text := range texts {
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"paste_text","arguments":{"paneId":"%%1","text":%q}}}`, i+2, text))
+	}
+	r.send(strings.Join(lines, "\n"))
+	for range texts {
+		r.next()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(got)
+	if !slices.Equal(got, texts) {
+		t.Errorf("the pastes got texts of %d bytes, want each of %d, %d and %d bytes as sent", len(got), len(texts[0]), len(texts[1]), len(texts[2]))
 	}
 	if err := r.end(); err != nil {
 		t.Errorf("ServeStdio = %v", err)
