@@ -8,7 +8,11 @@
 // The server puts a short script in a file the pane's shell can read (see
 // ports.ScriptStore) and types one short line that sources it:
 //
-//	: 'make test'; . /run/tmux-mcp-1234/7 || printf '\033]7717;tmcp;X;<unread>\007'
+//	: 'make test'; [ -r /run/tmux-mcp-1234/7 ] || builtin printf '\033]7717;tmcp;X;<unread>\007'; . /run/tmux-mcp-1234/7
+//
+// (The test comes first, and not "… || marker" after sourcing, because
+// bash and zsh ignore set -e in everything the left side of || runs, the
+// command's own set -e included.)
 //
 // The line says what runs (the command's first line, quoted, as the
 // argument of the no-op ":") and nothing else: no command text in encoded
@@ -26,6 +30,14 @@
 //     single-quoted; for fish a child fish under sh, which runs a second
 //     file holding the command text;
 //  5. prints the end marker with the command's exit status.
+//
+// The script holds to this whatever the user set up in the shell: it
+// writes its file with >|, which set -C (noclobber) allows; it prints
+// with the shell's built-in printf (print in ksh) through "builtin" or
+// "command", which no alias or function of that name intercepts; and it
+// turns xtrace (set -x) off before the start marker and back on after the
+// end marker, so that no trace of its own is taken for output (the
+// command runs without it: a command that wants its trace sets -x).
 //
 // Nothing in it starts a program but the command itself (and, for fish,
 // the child shell): the markers come from printf (print in ksh), the

@@ -120,25 +120,41 @@ func (c Command) line(f Files, preview, unread string) string {
 	sh := c.family()
 	q := quoter(sh)
 	path := q(f.Script)
-	mark := `printf '\033]7717;tmcp;X;` + unread + `\007'`
-	switch sh {
-	case ShellFish:
+	if sh == ShellFish {
 		// Without the first script the command does not run; without the
 		// second, the marker says so.
+		mark := `builtin printf '\033]7717;tmcp;X;` + unread + `\007'`
 		return Kill + " true " + q(preview) + "; source " + path + " && " + fishChild + q(f.Text) +
 			"; source " + q(f.End) + " || " + mark + "\n"
-	case ShellKsh:
-		mark = `print -n '\033]7717;tmcp;X;` + unread + `\007'`
-		fallthrough
-	case ShellSh:
+	}
+	// The unread marker comes of a test of the script, not of sourcing it
+	// ("… || mark"): bash and zsh ignore set -e in all that the left side
+	// of || runs, so a command's own set -e would do nothing.
+	mark := printer(sh) + ` '\033]7717;tmcp;X;` + unread + `\007'`
+	source := ". "
+	if sh == ShellSh || sh == ShellKsh {
 		// "command" keeps a "." that cannot open its file from aborting
 		// the line, as the special built-in's error does in dash and
-		// mksh, so that the unread marker is printed.
-		return Kill + " : " + q(preview) + "; command . " + path + " || " + mark + "\n"
+		// mksh. (zsh's "command" runs external commands only; its ".",
+		// like bash's, fails as a plain command does.)
+		source = "command . "
 	}
-	// zsh's "command" runs external commands only; its ".", like bash's,
-	// fails as a plain command does.
-	return Kill + " : " + q(preview) + "; . " + path + " || " + mark + "\n"
+	return Kill + " : " + q(preview) + "; [ -r " + path + " ] || " + mark + "; " + source + path + "\n"
+}
+
+// printer is how the family's frame prints a marker without a line feed:
+// the shell's own built-in, whatever alias or function the user gave its
+// name ("builtin" in bash, zsh and fish; "command" in POSIX sh, where
+// it finds built-ins first, and in ksh, whose print is the built-in that
+// reads escapes).
+func printer(sh Shell) string {
+	switch sh {
+	case ShellSh:
+		return "command printf"
+	case ShellKsh:
+		return "command print -n"
+	}
+	return "builtin printf"
 }
 
 // fishChild runs fish's child shell on the text file under sh, whose trap
@@ -166,45 +182,56 @@ func scriptLead(sh Shell) string {
 	if sh == ShellFish {
 		return "true >"
 	}
-	return ": >"
+	return ": >|"
 }
 
+// The script follows the user's shell as little as it can: it writes its
+// file with >|, which set -C (noclobber) does not refuse; it prints its
+// markers with the shell's built-in whatever alias or function has the
+// name (printer); and it turns xtrace (set -x) off before the start marker
+// and on again only after the end marker, so that no trace of its own
+// commands is taken for the command's output. The command runs without
+// xtrace too: its output is what it prints, and a command that wants its
+// trace sets -x itself.
 func (c Command) script(f Files) []byte {
 	sh := c.family()
 	q := quoter(sh)
 	path := q(f.Script)
-	start := `printf '\033]7717;tmcp;S;` + c.ID + `;%d\007' "$$"`
+	p := printer(sh)
+	start := p + ` '\033]7717;tmcp;S;` + c.ID + `;%d\007' "$$"`
 	// The end writes the status into the emptied script file as well as
 	// into the end marker, so that an end marker lost in a gap of the
 	// stream can be made up for (see ParseStatusFile).
-	end := `__tmcp_s=$?; printf '%d\n' "$__tmcp_s" >` + path +
-		`; printf '\033]7717;tmcp;E;` + c.ID + `;` + c.Secret + `;%d\007' "$__tmcp_s"; unset __tmcp_s`
+	end := `__tmcp_s=$?; ` + p + ` '%d\n' "$__tmcp_s" >|` + path +
+		`; ` + p + ` '\033]7717;tmcp;E;` + c.ID + `;` + c.Secret + `;%d\007' "$__tmcp_s"; unset __tmcp_s`
 	var b strings.Builder
 	b.WriteString(scriptLead(sh) + path + "; ")
 	switch sh {
 	case ShellFish:
 		// The command runs from the typed line (see NeedsTextFile).
-		b.WriteString(`set -g __tmcp_k ` + c.Secret + `; printf '\033]7717;tmcp;S;` + c.ID + `;%d\007' $fish_pid` + "\n")
+		b.WriteString(`set -g __tmcp_k ` + c.Secret + `; builtin printf '\033]7717;tmcp;S;` + c.ID + `;%d\007' $fish_pid` + "\n")
 		return []byte(b.String())
 	case ShellKsh:
 		// mksh has no printf builtin, and an external printf would be the
 		// pane's foreground program when the end marker arrives; print is
 		// a builtin of every ksh and reads \0nnn escapes too.
-		start = `print -n "\033]7717;tmcp;S;` + c.ID + `;$$\007"`
-		end = `__tmcp_s=$?; print "$__tmcp_s" >` + path +
-			`; print -n "\033]7717;tmcp;E;` + c.ID + `;` + c.Secret + `;$__tmcp_s\007"; unset __tmcp_s`
+		start = p + ` "\033]7717;tmcp;S;` + c.ID + `;$$\007"`
+		end = `__tmcp_s=$?; command print "$__tmcp_s" >|` + path +
+			`; ` + p + ` "\033]7717;tmcp;E;` + c.ID + `;` + c.Secret + `;$__tmcp_s\007"; unset __tmcp_s`
 	case ShellBash:
 		// bash has recorded the typed line unless told not to. Its newest
 		// entry is read with builtins, through the emptied script file,
 		// and deleted only when it names this script: so never an entry
 		// of the user's.
-		b.WriteString("history 1 >" + path + " 2>/dev/null; read -r __tmcp_h <" + path + "; : >" + path + "; ")
+		b.WriteString("history 1 >|" + path + " 2>/dev/null; read -r __tmcp_h <" + path + "; : >|" + path + "; ")
 		b.WriteString("case $__tmcp_h in *" + path + "*) history -d -1 2>/dev/null;; esac; unset __tmcp_h; ")
 	}
+	b.WriteString("__tmcp_o=$-; set +x; ")
 	// The subshell traps SIGINT to exit 130: an interactive bash or dash
 	// whose job died of a C-c abandons the rest of the line, and the end
 	// marker would never be printed.
-	b.WriteString(start + "; (trap 'exit 130' INT; eval " + q(c.Text+"\n") + "); " + end + "\n")
+	b.WriteString(start + "; (trap 'exit 130' INT; eval " + q(c.Text+"\n") + "); " + end + "; ")
+	b.WriteString("case $__tmcp_o in *x*) unset __tmcp_o; set -x;; *) unset __tmcp_o;; esac\n")
 	return []byte(b.String())
 }
 
@@ -215,8 +242,8 @@ func (c Command) EndScript(f Files) []byte {
 	if !validID(c.ID) {
 		panic(fmt.Sprintf("frame: id %q is not 1-64 ASCII letters, digits, '_' or '-'", c.ID))
 	}
-	return []byte(`set __tmcp_s $status; printf '%d\n' $__tmcp_s >` + quoter(ShellFish)(f.Script) +
-		`; printf '\033]7717;tmcp;E;` + c.ID + `;%s;%d\007' $__tmcp_k $__tmcp_s; set -e __tmcp_k __tmcp_s` + "\n")
+	return []byte(`set __tmcp_s $status; builtin printf '%d\n' $__tmcp_s >` + quoter(ShellFish)(f.Script) +
+		`; builtin printf '\033]7717;tmcp;E;` + c.ID + `;%s;%d\007' $__tmcp_k $__tmcp_s; set -e __tmcp_k __tmcp_s` + "\n")
 }
 
 // ParseStatusFile reads what a script's file holds once its command has
@@ -289,9 +316,11 @@ func ParseLine(sh Shell, typed string) (preview string, f Files, unread string, 
 	typed = strings.TrimPrefix(typed, Kill)
 	s := strings.TrimSuffix(strings.TrimSuffix(typed, "\n"), "\r")
 	// Line's output for placeholders tells the fixed parts: each quoted
-	// placeholder stands for a quoted word, U for the unread id.
+	// placeholder stands for a quoted word, the same each time it comes,
+	// and U for the unread id.
 	probe := strings.TrimSuffix(strings.TrimPrefix(Command{Shell: sh}.line(Files{Script: "P", Text: "T", End: "N"}, "V", "U"), Kill), "\n")
 	words := map[string]*string{"'V'": &preview, "'P'": &f.Script, "'T'": &f.Text, "'N'": &f.End}
+	seen := map[string]bool{}
 	const unreadAt = "U\\007"
 	for {
 		// The next placeholder.
@@ -308,18 +337,26 @@ func ParseLine(sh Shell, typed string) (preview string, f Files, unread string, 
 		probe = probe[at:]
 		switch next {
 		case "":
-			return "", Files{}, "", false // no unread id
-		case unreadAt:
-			end := strings.TrimPrefix(probe, "U")
-			if unread, found = strings.CutSuffix(s, end); !found || !validID(unread) {
+			if s != "" || unread == "" {
 				return "", Files{}, "", false
 			}
 			return preview, f, unread, true
+		case unreadAt:
+			n := 0
+			for n < len(s) && isIDByte(s[n]) {
+				n++
+			}
+			if unread = s[:n]; !validID(unread) {
+				return "", Files{}, "", false
+			}
+			s, probe = s[n:], probe[len("U"):]
+			continue
 		}
-		var ok bool
-		if *words[next], s, ok = cutWord(sh, s); !ok {
+		word, rest, ok := cutWord(sh, s)
+		if !ok || seen[next] && word != *words[next] {
 			return "", Files{}, "", false
 		}
+		*words[next], s, seen[next] = word, rest, true
 		probe = probe[len(next):]
 	}
 }

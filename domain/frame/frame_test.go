@@ -127,9 +127,9 @@ func TestBashScriptDeletesItsTypedLineFromTheHistoryBeforeTheCommandRuns(t *test
 	script := string(testCommand(ShellBash, "echo hi").Script(Files{Script: testScript}))
 	path := "'" + testScript + "'"
 	steps := []string{
-		"history 1 >" + path,                // the newest entry, into the emptied script file
+		"history 1 >|" + path,               // the newest entry, into the emptied script file
 		"read -r __tmcp_h <" + path,         // read back with a builtin
-		": >" + path,                        // and the file emptied again
+		": >|" + path,                       // and the file emptied again
 		"case $__tmcp_h in *" + path + "*)", // only an entry naming this script
 		"history -d -1",                     // is deleted
 		"esac; unset __tmcp_h",              // leaving no variable to the command
@@ -315,6 +315,7 @@ func TestParseLineRejectsWhatLineDidNotWrite(t *testing.T) {
 		"bad unread id":     strings.Replace(line, testIDs.Unread, "u'1", 1),
 		"more after":        line + "; rm -rf /",
 		"unquoted path":     strings.Replace(line, "'"+testScript+"'", testScript, 1),
+		"two paths":         strings.Replace(line, "'"+testScript+"'", "'/elsewhere'", 1),
 	} {
 		if preview, f, u, ok := ParseLine(ShellBash, typed); ok {
 			t.Errorf("%s: ParseLine(%q) = %q, %+v, %q, true; want ok=false", name, typed, preview, f, u)
@@ -365,7 +366,7 @@ func TestParseScriptRejectsWhatScriptDidNotWrite(t *testing.T) {
 		"empty":          "",
 		"another family": string(testCommand(ShellZsh, "echo hi").Script(Files{Script: testScript})),
 		"no trap":        strings.Replace(script, "(trap 'exit 130' INT; ", "(", 1),
-		"another path":   strings.Replace(script, "history 1 >'"+testScript, "history 1 >'/elsewhere", 1),
+		"another path":   strings.Replace(script, "history 1 >|'"+testScript, "history 1 >|'/elsewhere", 1),
 		"no end":         script[:strings.Index(script, "tmcp;E;")],
 		"a second line":  script + "echo more\n",
 	} {

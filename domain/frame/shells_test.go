@@ -75,6 +75,12 @@ func stage(t *testing.T, c Command, dir string) Files {
 // read.
 func runFrame(t *testing.T, sh shellUnderTest, dir, command, after string) framedRun {
 	t.Helper()
+	return runFrameAfter(t, sh, dir, "", command, after)
+}
+
+// runFrameAfter is runFrame in a shell that ran setup first.
+func runFrameAfter(t *testing.T, sh shellUnderTest, dir, setup, command, after string) framedRun {
+	t.Helper()
 	path := lookShell(t, sh)
 	stageDir := t.TempDir()
 	command = strings.ReplaceAll(command, "@SCRIPT@", filepath.Join(stageDir, "script"))
@@ -82,6 +88,9 @@ func runFrame(t *testing.T, sh shellUnderTest, dir, command, after string) frame
 	files := stage(t, c, stageDir)
 	driver := filepath.Join(t.TempDir(), "driver")
 	line := strings.TrimPrefix(c.Line(files), Kill)
+	if setup != "" {
+		line = setup + "\n" + line
+	}
 	if err := os.WriteFile(driver, []byte(line+after+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -201,6 +210,62 @@ func TestFrameRunsCommandsInRealShells(t *testing.T) {
 					}
 					if st, ok := ParseStatusFile(run.leftover); !ok || st != c.status {
 						t.Errorf("the script holds %.80q after it ran, want the status %d and a line feed", run.leftover, c.status)
+					}
+				})
+			}
+		})
+	}
+}
+
+// The user's shell may be set up in ways that change what a line does;
+// the frame holds to its guarantees through all of these.
+func TestFrameHoldsInAShellSetUpByItsUser(t *testing.T) {
+	posix := []Shell{ShellBash, ShellZsh, ShellSh, ShellKsh}
+	cases := []struct {
+		name    string
+		setup   map[Shell]string // by family; a family without one is not tried
+		command string
+		output  string
+		status  int
+	}{
+		{name: "noclobber", setup: map[Shell]string{ShellBash: "set -C", ShellZsh: "set -C", ShellSh: "set -C", ShellKsh: "set -C"},
+			command: "echo hi", output: "hi\n"},
+		{name: "xtrace", setup: map[Shell]string{ShellBash: "set -x", ShellZsh: "set -x", ShellSh: "set -x", ShellKsh: "set -x"},
+			command: "echo hi", output: "hi\n"},
+		{name: "printf aliased", setup: map[Shell]string{
+			ShellBash: "shopt -s expand_aliases; alias printf='printf >/dev/null'", ShellZsh: "alias printf='printf >/dev/null'",
+			ShellSh: "alias printf='printf >/dev/null'", ShellKsh: "alias print='print >/dev/null'"},
+			command: "echo hi", output: "hi\n"},
+		{name: "printf a function", setup: map[Shell]string{
+			ShellBash: "printf() { :; }", ShellZsh: "printf() { :; }", ShellSh: "printf() { :; }", ShellKsh: "print() { :; }",
+			ShellFish: "function printf; end"},
+			command: "echo hi", output: "hi\n"},
+		// The command's own set -e stops it at its first failure, as in
+		// any subshell.
+		{name: "set -e in the command", setup: map[Shell]string{ShellBash: ":", ShellZsh: ":", ShellSh: ":", ShellKsh: ":"},
+			command: "set -e; false; echo not reached", status: 1},
+	}
+	for _, sh := range shellsUnderTest {
+		t.Run(sh.program, func(t *testing.T) {
+			lookShell(t, sh)
+			for _, c := range cases {
+				setup, ok := c.setup[sh.family]
+				if !ok {
+					continue
+				}
+				t.Run(c.name, func(t *testing.T) {
+					run := runFrameAfter(t, sh, t.TempDir(), setup, c.command, "\necho after")
+					if !run.ended || !run.started {
+						t.Fatalf("started %v, ended %v; stream: %.400q", run.started, run.ended, run.raw)
+					}
+					if run.status != c.status || run.output != c.output {
+						t.Errorf("status %d, output %.300q; want %d, %q", run.status, run.output, c.status, c.output)
+					}
+					if st, ok := ParseStatusFile(run.leftover); !ok || st != c.status {
+						t.Errorf("the script holds %.80q after it ran, want the status %d and a line feed", run.leftover, c.status)
+					}
+					if c.name == "xtrace" && slices.Contains(posix, sh.family) && !strings.Contains(string(run.afterEnd), "echo after") {
+						t.Errorf("xtrace is not on again after the frame: after the end marker %q", run.afterEnd)
 					}
 				})
 			}
