@@ -22,23 +22,32 @@ const MaxCaptureRows = 100_000
 // Errors: *fault.ArgumentError for a bad request; wrapped ports errors from the
 // terminal. Reading is never refused for a busy or watched pane.
 func (s *Service) CapturePane(ctx context.Context, req CaptureRequest) (CaptureResult, error) {
+	res, _, err := s.capturePane(ctx, req)
+	return res, err
+}
+
+// capturePane is CapturePane that also returns the pane's description,
+// taken as the rows were read.
+func (s *Service) capturePane(ctx context.Context, req CaptureRequest) (CaptureResult, ports.PaneInfo, error) {
 	if req.MaxLines < 0 {
-		return CaptureResult{}, &fault.ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
+		return CaptureResult{}, ports.PaneInfo{}, &fault.ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
 	}
 	if sc, ok := s.term.(ports.ScreenCapturer); ok && req.Start == nil && req.End == nil {
 		// The default range is the screen, which such a terminal reads
 		// together with the description the range is judged by.
 		info, rows, err := sc.CaptureScreen(ctx, req.PaneID, req.JoinWrapped)
 		if err != nil {
-			return CaptureResult{}, err
+			return CaptureResult{}, ports.PaneInfo{}, err
 		}
-		return s.capture(ctx, info, req, func(ports.CaptureRange) ([]string, error) { return rows, nil })
+		res, err := s.capture(ctx, info, req, func(ports.CaptureRange) ([]string, error) { return rows, nil })
+		return res, info, err
 	}
 	info, err := s.term.Pane(ctx, req.PaneID)
 	if err != nil {
-		return CaptureResult{}, err
+		return CaptureResult{}, ports.PaneInfo{}, err
 	}
-	return s.capture(ctx, info, req, nil)
+	res, err := s.capture(ctx, info, req, nil)
+	return res, info, err
 }
 
 // capture is CapturePane for a pane already described, so that a call that

@@ -59,6 +59,14 @@ func (s *Service) CaptureSince(ctx context.Context, req CaptureSinceRequest) (Ca
 		res.EffectiveTimeoutMs = wait.Milliseconds()
 		if stream.End() == c.Offset {
 			s.waitForOutput(ctx, stream, c.Offset, wait, req.Progress)
+			// The stream may go on when another program replaces the
+			// cursor's (tmux's respawn-pane): what came then is not the
+			// cursor's to read.
+			if now, err := s.term.Pane(ctx, req.PaneID); err == nil {
+				if _, err := s.checkCursor(req.Cursor, now); err != nil {
+					return CaptureSinceResult{}, err
+				}
+			}
 		}
 	}
 	chunk := stream.ReadFrom(c.Offset)

@@ -306,6 +306,52 @@ func TestWaitForTextFromACursorSeesOutputWrittenBeforeTheCall(t *testing.T) {
 	}
 }
 
+// A pane's stream may go on when another program replaces the one the
+// wait began with; the new one's output is not a match, and the wait ends
+// as pane_died, whether the new program prints the text or nothing.
+func TestWaitForTextEndsWhenThePanesProcessIsReplaced(t *testing.T) {
+	t.Run("the new program prints the text", func(t *testing.T) {
+		r := newRig(t, domain.DefaultConfig())
+		reply := waitText(r, context.Background(), domain.WaitForTextRequest{Patterns: []string{"READY"}})
+		r.waitTimers(2)
+		r.term.Replace(r.pane)
+		r.term.Inject(r.pane, []byte("READY\r\n"))
+		if res := <-reply; res.Outcome != domain.WaitPaneDied || res.Matched != nil {
+			t.Fatalf("got %+v; want pane_died and no match", res)
+		}
+	})
+	t.Run("the new program prints nothing", func(t *testing.T) {
+		r := newRig(t, domain.DefaultConfig())
+		reply := waitText(r, context.Background(), domain.WaitForTextRequest{Patterns: []string{"READY"}, TimeoutMs: 60_000})
+		r.waitTimers(2)
+		r.term.Replace(r.pane)
+		r.clock.Advance(domain.DefaultConfig().LivenessInterval)
+		if res := <-reply; res.Outcome != domain.WaitPaneDied {
+			t.Fatalf("got %+v; want pane_died within a liveness interval", res)
+		}
+	})
+}
+
+// A capture_since that waits while another program replaces the cursor's
+// does not hand the new program's output to the old cursor: the cursor is
+// refused, as it is at once after the replacement.
+func TestCaptureSinceWaitingAcrossAReplacedProcessRefusesTheCursor(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	c := *since(t, r, "", 0).Cursor
+	done := make(chan error, 1)
+	r.calls.start("capture_since", func() (any, error) {
+		res, err := r.svc.CaptureSince(context.Background(), domain.CaptureSinceRequest{PaneID: r.pane, Cursor: c, WaitMs: 60_000})
+		done <- err
+		return res, err
+	})
+	r.waitTimers(1)
+	r.term.Replace(r.pane)
+	r.term.Inject(r.pane, []byte("NEWPROGRAM\r\n"))
+	if err := <-done; !errors.Is(err, fault.ErrInvalidArgument) || !strings.Contains(err.Error(), "earlier process") {
+		t.Fatalf("capture_since across the replacement: %v; want the cursor refused as an earlier process's", err)
+	}
+}
+
 func TestWaitForTextOutcomes(t *testing.T) {
 	t.Run("pane died", func(t *testing.T) {
 		r := newRig(t, domain.DefaultConfig())

@@ -3,12 +3,14 @@ package domain
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/termtext"
+	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
 // regexSpan is how far back in the text a regular expression's match may
@@ -120,6 +122,11 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 	w := s.newWaiter(timeout, req.Progress)
 	defer w.stop()
 	in := streamReader{stream: stream, offset: c.Offset}
+	// A pane's stream may go on when another program replaces the one the
+	// wait began with (tmux's respawn-pane); what the new one prints is
+	// not the output waited for, so the wait asks now and then.
+	live := s.clock.NewTimer(s.cfg.LivenessInterval)
+	defer func() { live.Stop() }()
 	for res.Outcome == "" {
 		got := in.read()
 		c.Offset = in.offset
@@ -151,6 +158,11 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 		case <-in.changed():
 		case <-w.ticks():
 			w.report()
+		case <-live.C():
+			if s.replacedSince(info) {
+				res.Outcome = WaitPaneDied
+			}
+			live = s.clock.NewTimer(s.cfg.LivenessInterval)
 		case <-w.done():
 			res.Outcome = WaitTimedOut
 		case <-ctx.Done():
@@ -161,11 +173,36 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 	t := tail.Result()
 	res.Output, res.DroppedLines, res.OmittedBytes, res.ReturnedBytes = t.Text, t.DroppedLines, t.OmittedBytes, t.ReturnedBytes
 	res.Cursor = c.String()
-	if screen, err := s.CapturePane(context.WithoutCancel(ctx), CaptureRequest{PaneID: info.ID, MaxLines: req.MaxLines}); err == nil {
+	screen, now, err := s.capturePane(context.WithoutCancel(ctx), CaptureRequest{PaneID: info.ID, MaxLines: req.MaxLines})
+	if err == nil {
 		res.Screen = screen.Text
 		res.ScreenClamped = screen.DroppedLines > 0 || screen.OmittedBytes > 0
+		if res.Outcome == WaitMatched && replaced(info, now) {
+			// The match may be the new program's output.
+			res.Outcome, res.Matched = WaitPaneDied, nil
+		}
 	}
 	return res, nil
+}
+
+// replaced reports whether the pane described as then runs another
+// process as described now. (A process that has exited since is not
+// replaced: what it printed before is still its own.)
+func replaced(then, now ports.PaneInfo) bool {
+	return then.Generation != "" && now.Generation != then.Generation
+}
+
+// replacedSince asks whether the pane described as then runs another
+// process now, or is gone; a terminal that cannot say now is taken to say
+// no.
+func (s *Service) replacedSince(then ports.PaneInfo) bool {
+	ctx, cancel := s.bounded(reopenTimeout)
+	defer cancel()
+	now, err := s.term.Pane(ctx, then.ID)
+	if errors.Is(err, ports.ErrPaneNotFound) {
+		return true
+	}
+	return err == nil && replaced(then, now)
 }
 
 // compilePatterns returns a matcher that reports the first pattern, as
