@@ -3,7 +3,9 @@ package domain
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 )
@@ -15,9 +17,20 @@ const startingPasteWait = 10 * time.Second
 // PasteText delivers req.Text to the pane through a paste buffer, exactly
 // as given, and presses Enter afterwards if req.Enter.
 //
-// Errors: *fault.BusyError when another writer holds the pane; *fault.RefusalError when
-// the policy forbids writing to it; wrapped ports errors from the terminal.
+// A text holding the end of a bracketed paste (see pasteEnd) is refused
+// before anything is sent: it would end the paste early, and the program
+// would read the rest of the text as typed keys.
+//
+// Errors: *fault.ArgumentError for such a text; *fault.BusyError when
+// another writer holds the pane; *fault.RefusalError when the policy
+// forbids writing to it; wrapped ports errors from the terminal.
 func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult, error) {
+	if at, form := pasteEnd(req.Text); at >= 0 {
+		return PasteResult{}, &fault.ArgumentError{Field: "text", Reason: fmt.Sprintf(
+			"holds %s at byte %d, the end of a bracketed paste: the paste would end there, and the "+
+				"program would read the rest of the text as typed keys (a shell runs each line of it); "+
+				"nothing was pasted", form, at)}
+	}
 	hold, err := s.hold(ctx, req.PaneID, "paste_text")
 	if err != nil {
 		return PasteResult{}, err
@@ -50,4 +63,51 @@ func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult,
 		}
 	}
 	return PasteResult{PaneID: req.PaneID, Bytes: int64(len(req.Text))}, nil
+}
+
+// pasteEnd finds the first end of a bracketed paste in text, the control
+// sequence CSI 2 0 1 ~ that the multiplexer sends after a pasted text when
+// the program asked for bracketed paste, and returns its byte offset and
+// how it is written, or -1 when there is none. Within a paste it would end
+// the paste early, and the program would read what follows as typed keys,
+// line ends as Enter; terminal emulators strip it from what they paste for
+// that reason. It is a matter of the terminal protocol, the same whatever
+// the multiplexer.
+//
+// CSI has two forms, ESC [ and the C1 control 0x9b, and both count: the
+// second as the character U+009B or as a byte outside any UTF-8
+// character. A 0x9b that ends another character's encoding (Û is C3 9B)
+// does not, for a program that reads UTF-8 reads the character.
+//
+// The start of a bracketed paste, CSI 2 0 0 ~, passes: within a paste the
+// programs that ask for bracketing (readline, zsh's line editor, vim) look
+// for the end alone and take a start as pasted text, and a program that
+// did not ask reads every paste as typed anyway.
+func pasteEnd(text string) (at int, form string) {
+	at = strings.Index(text, "\x1b[201~")
+	if at >= 0 {
+		form = `ESC [ 2 0 1 ~ ("\u001b[201~")`
+	}
+	if i, f := c1PasteEnd(text); i >= 0 && (at < 0 || i < at) {
+		at, form = i, f
+	}
+	return at, form
+}
+
+// c1PasteEnd is pasteEnd for the 8-bit form alone.
+func c1PasteEnd(text string) (at int, form string) {
+	for from := 0; ; {
+		i := strings.Index(text[from:], "\x9b201~")
+		if i < 0 {
+			return -1, ""
+		}
+		i += from
+		switch r, n := utf8.DecodeLastRuneInString(text[:i+1]); {
+		case r == '\u009b':
+			return i - 1, `CSI 2 0 1 ~ in its 8-bit form, U+009B then "201~" ("\u009b201~")`
+		case r == utf8.RuneError && n == 1:
+			return i, `CSI 2 0 1 ~ in its 8-bit form, the byte 0x9b then "201~"`
+		}
+		from = i + 1
+	}
 }
