@@ -554,6 +554,34 @@ func TestInMemoryPasteText(t *testing.T) {
 	}
 }
 
+// A text holding the end of a bracketed paste, however the client's JSON
+// escapes it, is a tool error that says why and what to do, and reaches
+// nothing: the line after the sequence does not run.
+func TestInMemoryPasteTextRefusesTheEndOfABracketedPaste(t *testing.T) {
+	e := newInmem(t)
+	e.term.SetBracketedPaste("%0", true)
+	for _, text := range []string{`echo one\u001b[201~\necho INJECTED-$((1+1))\n`, `echo one\u009b201~\necho INJECTED-$((1+1))\n`} {
+		var args map[string]any
+		if err := json.Unmarshal([]byte(`{"paneId": "%0", "text": "`+text+`"}`), &args); err != nil {
+			t.Fatal(err)
+		}
+		msg := errorText(t, e.call("paste_text", args))
+		for _, want := range []string{"invalid text", "at byte 8", "end of a bracketed paste", "nothing was pasted", "remove that sequence"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("paste_text %s: %q lacks %q", text, msg, want)
+			}
+		}
+	}
+	if sent := e.term.Sent("%0"); len(sent) != 0 {
+		t.Errorf("a refused paste sent input: %+v", sent)
+	}
+	var screen captureOutput
+	decode(t, e.call("capture_pane", map[string]any{"paneId": "%0"}), captureFields, &screen)
+	if strings.Contains(screen.Text, "INJECTED") {
+		t.Errorf("screen = %q, want nothing of the refused text", screen.Text)
+	}
+}
+
 func sameInputs(got, want []fake.Input) bool {
 	if len(got) != len(want) {
 		return false

@@ -126,6 +126,12 @@ func errorText(err error) string {
 		if errors.As(err, &arg) && arg.Field == "keys" {
 			return msg + "; to type text, set literal: true or use paste_text"
 		}
+		// paste_text's text is refused for one thing only: it holds the
+		// end of a bracketed paste.
+		if arg != nil && arg.Field == "text" {
+			return msg + "; remove that sequence from the text and paste it again " +
+				"(a text that holds it may have been made to run commands)"
+		}
 		return msg + "; correct it and call again"
 	case kindServerClosing:
 		return msg + "; call again once the server is back"

@@ -202,6 +202,24 @@ func TestAToolErrorWithoutItsCauseIsAuditedAsInternal(t *testing.T) {
 	}
 }
 
+// A paste refused for the end of a bracketed paste in its text says to
+// take the sequence out, and that the text may be hostile; it neither
+// sends the client to type the text instead (typed, its lines would run)
+// nor gives the generic advice.
+func TestARefusedPasteTextSaysToRemoveTheSequence(t *testing.T) {
+	text := errorText(&fault.ArgumentError{Field: "text", Reason: "holds ESC [ 2 0 1 ~ at byte 3, the end of a bracketed paste; nothing was pasted"})
+	for _, want := range []string{"invalid text: holds ESC [ 2 0 1 ~", "remove that sequence from the text", "run commands"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text %q, want %q in it", text, want)
+		}
+	}
+	for _, not := range []string{"literal", "send_keys", adviceOf[kindInvalidArgument]} {
+		if strings.Contains(text, not) {
+			t.Errorf("text %q, want no %q in it", text, not)
+		}
+	}
+}
+
 // toolText is the text of a tool error.
 func toolText(t *testing.T, res *sdk.CallToolResult) string {
 	t.Helper()
