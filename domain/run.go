@@ -169,6 +169,8 @@ type commandRun struct {
 	taken     bool  // the backend saw the shell take the script
 	gap       bool  // the stream lost bytes, which may have held the end marker
 	fileEnd   *int  // the status the script wrote into its file, read after a gap
+	abandon   int   // liveness checks in a row that found the frame abandoned (see checkAbandoned)
+	abandoned bool  // the shell gave up the frame after the command ended: no status will come
 	withdrawn bool  // the command never started, and never will
 	raced     bool  // it started while being withdrawn
 
@@ -312,6 +314,7 @@ func (r *commandRun) wait(ctx context.Context, w *waiter) Outcome {
 			w.report()
 		case <-live.C():
 			r.checkAlive()
+			r.checkAbandoned()
 			live = nil
 		case <-r.retryC():
 			r.retry = nil
@@ -366,7 +369,7 @@ func (r *commandRun) pump() (Outcome, bool) {
 			r.held.commit()
 			return OutcomeCompleted, true
 		}
-		if r.fileEnd != nil {
+		if r.fileEnd != nil || r.abandoned {
 			return OutcomeCompleted, true
 		}
 		if r.held.size() > heldMax {
@@ -630,6 +633,66 @@ func (r *commandRun) checkAlive() {
 	}
 }
 
+// abandonChecks is how many liveness checks in a row must find a frame
+// abandoned (see checkAbandoned) before the run ends: two, so that a shell
+// caught between its command's end and its end marker, a matter of
+// microseconds, is never taken for one that gave up.
+const abandonChecks = 2
+
+// checkAbandoned looks for a frame the shell gave up after the command
+// started: the frame's shell is known to be back in front of its terminal
+// with no child it did not have as the line was typed, yet the script
+// never wrote the status it writes just before its end marker, and no end
+// marker came. An interactive shell does that when its job dies of a
+// signal the frame's trap did not catch, and drops the rest of the line,
+// end marker and all: a command that exec'd another program and then got
+// a C-c, a C-\ in zsh, a command that signalled its own shell. Nothing
+// more will come of such a frame, so the run ends (completed, its status
+// unknown) rather than hold the pane for good. It needs a backend that
+// tells the foreground and the shell's children; without one a lost end
+// is never concluded.
+func (r *commandRun) checkAbandoned() {
+	if r.gone != nil || r.fileEnd != nil || r.abandoned || !r.scanner.Started() {
+		return
+	}
+	if _, ended := r.scanner.Ended(); ended {
+		r.abandon = 0
+		return
+	}
+	ctx, cancel := r.s.bounded(reopenTimeout)
+	defer cancel()
+	st, readable := r.statusInFile(ctx)
+	if !readable || st != nil || !r.shellBack(ctx) {
+		r.abandon = 0
+		return
+	}
+	if r.abandon++; r.abandon >= abandonChecks {
+		r.abandoned = true
+	}
+}
+
+// shellBack reports whether the frame's shell is known to sit between
+// commands: the backend tells the foreground group and the shell's
+// children, the shell led the group as the line was typed and leads it
+// now, and its children are among those it had then. Unlike shellIdle it
+// is false whenever that cannot be told.
+func (r *commandRun) shellBack(ctx context.Context) bool {
+	pid := r.scanner.ShellPID()
+	if pid == 0 || r.noJobs || pid != r.before.Group || r.before.Children == nil {
+		return false
+	}
+	fg, err := r.s.term.Foreground(ctx, r.pane)
+	if err != nil || fg.Group != pid || fg.Children == nil {
+		return false
+	}
+	for _, c := range fg.Children {
+		if !slices.Contains(r.before.Children, c) {
+			return false
+		}
+	}
+	return true
+}
+
 // readStatusFile looks for the end of a command whose end marker may have
 // been lost in a gap of the stream: the script writes the command's
 // status into its file just before it prints the end marker. A status
@@ -688,8 +751,11 @@ func (r *commandRun) result(o Outcome) RunResult {
 		NotStarted:             r.withdrawn,
 		Raced:                  r.raced,
 		UnattributedBytes:      r.held.dropped,
+		Abandoned:              r.abandoned && o == OutcomeCompleted,
 	}
-	res.OutputComplete = res.DroppedLines == 0 && res.OmittedBytes == 0 && res.MissedBytes == 0 && res.UnattributedBytes == 0
+	// An abandoned frame's output runs on past the command's end, which no
+	// marker tells: it may hold the shell's own echo and prompt.
+	res.OutputComplete = res.DroppedLines == 0 && res.OmittedBytes == 0 && res.MissedBytes == 0 && res.UnattributedBytes == 0 && !res.Abandoned
 	if status, ok := r.scanner.Ended(); ok && o == OutcomeCompleted {
 		res.ExitStatus = &status
 	} else if o == OutcomeCompleted && r.fileEnd != nil {
@@ -747,6 +813,7 @@ func (r *commandRun) finish() {
 		case <-r.in.changed():
 		case <-live.C():
 			r.checkAlive()
+			r.checkAbandoned()
 			live = nil
 		case <-r.retryC():
 			r.retry = nil

@@ -34,7 +34,7 @@ type RunRequest struct {
 type RunResult struct {
 	PaneID                 ports.PaneID
 	Outcome                Outcome
-	ExitStatus             *int // nil unless Outcome is completed
+	ExitStatus             *int // nil unless Outcome is completed, and for an abandoned frame
 	Output                 string
 	DroppedLines           int64
 	OmittedBytes           int64
@@ -56,6 +56,11 @@ type RunResult struct {
 	// UnattributedBytes counts output dropped because the pane's process
 	// was replaced before it could be told whose it was.
 	UnattributedBytes int64
+	// Abandoned: the command ended (Outcome completed), but the shell gave
+	// up the rest of the frame, so its exit status is not known
+	// (ExitStatus nil) and the output may end with the shell's own echo
+	// and prompt (OutputComplete false).
+	Abandoned bool
 }
 
 // PasteRequest is a paste_text call.

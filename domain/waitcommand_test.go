@@ -178,3 +178,52 @@ func TestACancelledWaitForCommandLeavesTheCommandRunning(t *testing.T) {
 	}
 	r.released()
 }
+
+// A frame the shell gave up (the command's job died of a signal the frame
+// does not trap, as after exec and C-c, and the shell dropped the rest of
+// its line, end marker and all) does not hold the pane for good: once two
+// liveness checks in a row find the shell back at its prompt and no status
+// in the script's file, the command has ended, its status unknown.
+func TestAFrameTheShellGaveUpEndsTheCommand(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.timedOut(fake.Run{Output: "waiting\n", Hang: true, Untrapped: true}, "exec sleep 100")
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c"}); err != nil {
+		t.Fatalf("send_keys C-c: %v", err)
+	}
+	reply := r.waitAsync(domain.WaitCommandRequest{TimeoutMs: 60_000})
+	live := domain.DefaultConfig().LivenessInterval
+	for range 2 {
+		r.waitTimer(live)
+		r.clock.Advance(live)
+	}
+	got := r.await(reply)
+	res := got.res
+	if got.err != nil || res.Outcome != domain.OutcomeCompleted || res.StillRunning || res.ExitStatus != nil || !res.Abandoned {
+		t.Fatalf("wait = %+v, %v; want completed, exit status unknown, abandoned", res, got.err)
+	}
+	if !strings.HasPrefix(res.Output, "waiting") || res.OutputComplete {
+		t.Errorf("output %q, complete %v; want the command's output first, and not said to be complete", res.Output, res.OutputComplete)
+	}
+	r.released()
+	if res := r.run(domain.RunRequest{Command: "echo again"}); res.Output != "again" || res.Abandoned {
+		t.Errorf("the next run: %+v", res)
+	}
+}
+
+// A shell caught between its command's end and its end marker is not
+// taken for one that gave up the frame: one liveness check that finds no
+// status yet is not enough.
+func TestOneCheckDoesNotTakeAFrameForAbandoned(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.timedOut(fake.Run{Output: "waiting\n", Hang: true, Untrapped: true}, "exec sleep 100")
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "C-c"}); err != nil {
+		t.Fatalf("send_keys C-c: %v", err)
+	}
+	live := domain.DefaultConfig().LivenessInterval
+	reply := r.waitAsync(domain.WaitCommandRequest{TimeoutMs: live.Milliseconds() + 1})
+	r.waitTimers(2) // the wait's deadline, the follower's liveness check
+	r.clock.Advance(live + time.Millisecond)
+	if got := r.await(reply); got.err != nil || got.res.Outcome != domain.OutcomeTimedOut || !got.res.StillRunning {
+		t.Fatalf("wait after one check = %+v, %v; want timed_out, still running", got.res, got.err)
+	}
+}

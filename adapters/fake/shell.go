@@ -50,6 +50,13 @@ type Run struct {
 	// command runs, as zsh's subshell does until it starts a program: only
 	// the shell's children tell that something runs.
 	KeepsTerminal bool
+
+	// Untrapped makes an interrupt end the command as a signal that the
+	// frame's trap does not catch does (the command replaced itself with
+	// exec, or zsh got a C-\): the shell drops the rest of the typed line,
+	// so the script writes no status and prints no end marker, and the
+	// shell is back at its prompt.
+	Untrapped bool
 }
 
 // Step is output printed a while after a command started.
@@ -127,6 +134,7 @@ type job struct {
 	pc        int
 	status    int
 	ignoreInt bool
+	untrapped bool   // Run.Untrapped
 	fg        string // the foreground program while blocked, if not the shell
 	timer     *timer
 	reading   bool // an opRead is reading the terminal
@@ -367,10 +375,10 @@ func (p *pane) runFrame(fam frame.Shell, files frame.Files, unread string) {
 		case len(p.expect) > 0:
 			r := p.expect[0]
 			p.expect = p.expect[1:]
-			j.ops, j.ignoreInt, j.keepsTerm = r.ops(), r.IgnoreInterrupt, r.KeepsTerminal
+			j.ops, j.ignoreInt, j.keepsTerm, j.untrapped = r.ops(), r.IgnoreInterrupt, r.KeepsTerminal, r.Untrapped
 		case p.script != nil:
 			r := p.script(command)
-			j.ops, j.ignoreInt, j.keepsTerm = r.ops(), r.IgnoreInterrupt, r.KeepsTerminal
+			j.ops, j.ignoreInt, j.keepsTerm, j.untrapped = r.ops(), r.IgnoreInterrupt, r.KeepsTerminal, r.Untrapped
 		default:
 			j.ops = compile(p.shellName, p.pid, command)
 		}
@@ -461,7 +469,7 @@ func (p *pane) finish(status int) {
 func (p *pane) interrupt() {
 	j := p.job
 	p.stopJob()
-	if j.framed {
+	if j.framed && !j.untrapped {
 		// The frame traps SIGINT to exit 130 and print its end marker.
 		p.frameEnded(j, 130)
 	} else {

@@ -113,6 +113,9 @@ func runNotice(o runOutput, r domain.RunResult) string {
 	case r.Raced:
 		notice = append(notice, "Notice: the command started only as it was being withdrawn at the deadline, and C-c was sent to the pane at that moment; it may have been interrupted or may still run.")
 	}
+	if r.Abandoned {
+		notice = append(notice, "Notice: the command ended, but the pane's shell gave up the rest of its frame, as a shell does when its job dies of a signal the frame does not catch (a command that replaced itself with exec and then got C-c, a C-\\ in zsh, a signal to the shell itself): its exit status is not known (exitStatus null), and the output may end with the shell's own echo and prompt. The pane is free again.")
+	}
 	if r.UnattributedBytes > 0 {
 		notice = append(notice, fmt.Sprintf("Notice: the pane's process was replaced while the command ran; %s read since it was last seen to be the same process were dropped, as they may be the new process's.",
 			plural(r.UnattributedBytes, "byte")))
