@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 )
 
 // startingPasteWait bounds how long paste_text waits for a starting shell
@@ -46,8 +47,20 @@ func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult,
 		w.stop()
 		switch o {
 		case OutcomeTimedOut:
-			return PasteResult{}, &fault.RefusalError{Pane: req.PaneID, Why: fault.RefusedShellStarting,
-				Reason: "its shell is still starting and does not read input yet"}
+			reason := "its shell is still starting and does not read input yet"
+			if now, err := s.term.Pane(ctx, req.PaneID); err == nil {
+				if _, shell := frame.ShellFor(now.Command); !shell && now.Command != "" {
+					// Some other program has been in front all this time:
+					// a shell's rc files still running, or the program the
+					// pane runs instead of a shell. The pane is waited for
+					// no longer, so the next paste goes to that program.
+					s.starting.done(req.PaneID)
+					reason = fmt.Sprintf("%q, not a shell, has been in front of its terminal for %v since the pane was made, "+
+						"so its shell may still be starting; if %q is the program to paste into, paste again and the text goes to it",
+						now.Command, startingPasteWait, now.Command)
+				}
+			}
+			return PasteResult{}, &fault.RefusalError{Pane: req.PaneID, Why: fault.RefusedShellStarting, Reason: reason}
 		case OutcomeCancelled:
 			return PasteResult{}, ctx.Err()
 		}

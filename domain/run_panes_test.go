@@ -600,3 +600,49 @@ func TestRunIgnoresAnEndMarkerPrintedBeforeTheTerminalChangesHands(t *testing.T)
 		t.Fatalf("got %+v; want the real end, 130, flagged", got.res)
 	}
 }
+
+// A new pane whose program stays another than a shell (create_session
+// with a command that is none, or a shell the rc files of which never end)
+// is waited for within a paste's bound once, and refused with what is in
+// front; the next paste goes to that program at once, rather than every
+// paste waiting and being refused for good.
+func TestAStartingPaneWithAnotherProgramInFrontIsWaitedForOnce(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.SetCommand(r.pane, "python3")
+	r.svc.ExpectStartingShell(r.pane)
+	done := make(chan error, 1)
+	r.calls.start("paste_text", func() (any, error) {
+		res, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "print(6*7)"})
+		done <- err
+		return res, err
+	})
+	for range 10 * time.Second / domain.StartingPoll {
+		r.waitTimer(domain.StartingPoll)
+		r.clock.Advance(domain.StartingPoll)
+	}
+	err := <-done
+	if !errors.Is(err, fault.ErrRefused) || !strings.Contains(err.Error(), `"python3"`) || !strings.Contains(err.Error(), "paste again") {
+		t.Fatalf("the first paste: %v; want it refused, naming python3 and saying to paste again", err)
+	}
+	if _, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "print(6*7)"}); err != nil {
+		t.Fatalf("the second paste: %v; want it pasted at once", err)
+	}
+	if sent := r.term.Sent(r.pane); !slices.ContainsFunc(sent, func(in fake.Input) bool { return in.Text == "print(6*7)" }) {
+		t.Errorf("sent %+v; want the text pasted", sent)
+	}
+}
+
+// Keys pressed in a new pane make whoever pressed them its driver (they
+// may start a program that is no shell): a paste after them is not held
+// back for the shell.
+func TestKeysPressedInAStartingPaneEndItsWait(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.svc.ExpectStartingShell(r.pane)
+	if _, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "python3 -q", Literal: true, Enter: true}); err != nil {
+		t.Fatal(err)
+	}
+	r.term.SetCommand(r.pane, "python3")
+	if _, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "print(6*7)"}); err != nil {
+		t.Fatalf("paste after send_keys started a program: %v; want it pasted at once", err)
+	}
+}

@@ -80,6 +80,10 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 		}
 		res.Sent = append(res.Sent, "Enter")
 	}
+	// Whoever presses keys in a new pane drives it from now on (it may
+	// have started a program that is no shell): later writes do not wait
+	// for its shell to start.
+	s.starting.done(req.PaneID)
 	return res, nil
 }
 

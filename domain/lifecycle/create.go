@@ -3,7 +3,9 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -40,8 +42,22 @@ func (s *Service) CreateSession(ctx context.Context, req CreateSessionRequest) (
 		}
 		return ports.Created{}, fmt.Errorf("create session: %w", err)
 	}
-	s.created(created.Pane)
+	if runsShell(req.Command) {
+		s.created(created.Pane)
+	}
 	return created, nil
+}
+
+// runsShell reports whether a pane made to run command (empty: the
+// default shell) runs a shell, whose start the pane tools wait for; a
+// pane made for another program is that program's from the start.
+func runsShell(command string) bool {
+	words := strings.Fields(command)
+	if len(words) == 0 {
+		return true
+	}
+	_, ok := frame.ShellFor(words[0])
+	return ok
 }
 
 // CreateWindow adds a window to a session, without making it the

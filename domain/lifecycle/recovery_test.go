@@ -332,3 +332,25 @@ func TestDisplayOfAnUnknownPane(t *testing.T) {
 		t.Errorf("Display without a Lister: err = %v, want ErrUnsupported", err)
 	}
 }
+
+// A session made to run a program that is no shell is that program's
+// from the start: the pane tools are not told to wait for a shell in it,
+// as they are for the default shell or a command that starts one.
+func TestCreateSessionTellsOfAStartingShellOnlyWhenItRunsOne(t *testing.T) {
+	l := newLayout(t)
+	var told []ports.PaneID
+	life := lifecycle.New(lifecycle.FromManager(l.mgr), l.term, l.pool, func(id ports.PaneID) { told = append(told, id) })
+	for _, c := range []struct {
+		command string
+		shell   bool
+	}{{"", true}, {"bash -l", true}, {"/usr/bin/zsh", true}, {"cat", false}, {"python3 -q", false}} {
+		told = nil
+		created, err := life.CreateSession(l.ctx, lifecycle.CreateSessionRequest{Command: c.command})
+		if err != nil {
+			t.Fatalf("create_session %q: %v", c.command, err)
+		}
+		if got := slices.Contains(told, created.Pane); got != c.shell {
+			t.Errorf("create_session %q: told of a starting shell %v, want %v", c.command, got, c.shell)
+		}
+	}
+}
