@@ -3,6 +3,8 @@ package domain_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -446,6 +448,43 @@ func TestSendKeysUnknownNameSendsNothing(t *testing.T) {
 	}
 	if sent := r.term.Sent(r.pane); len(sent) != 0 {
 		t.Fatalf("sent %+v", sent)
+	}
+}
+
+// A modifier that no terminal sends with its key is refused as an unknown
+// name is, before anything is sent: tmux would type the name as text (and
+// Enter would run it) or drop the modifier. The tester's names.
+func TestSendKeysRefusesModifiersTheKeyHasNoCodeFor(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	for name, instead := range map[string]string{
+		"S-Tab": "send BTab", "S-a": "send A", "S-Enter": "", "S-Space": "", "S-BSpace": "", "S-Escape": "",
+		"S-1": "", "C-S-a": "send C-A", "C-S-Tab": "", "M-S-Tab": "send M-BTab", "C-é": "", "C-Enter": "",
+	} {
+		_, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: "x " + name, Enter: true})
+		var arg *fault.ArgumentError
+		if !errors.As(err, &arg) || arg.Field != "keys" || !strings.Contains(err.Error(), strconv.Quote(name)) ||
+			!strings.Contains(err.Error(), instead) {
+			t.Errorf("send_keys %q: %v, want an ArgumentError naming it and saying %q", name, err, instead)
+		}
+	}
+	if sent := r.term.Sent(r.pane); len(sent) != 0 {
+		t.Fatalf("sent %+v", sent)
+	}
+}
+
+// The modifiers that go with their keys are pressed, under their
+// canonical names.
+func TestSendKeysPressesTheModifiersTheKeysTake(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	keys := "S-Up C-M-S-F5 M-x C-A C-M-a M-tab M-BTab BTab C-Space M-Space M-é C-? C-@ S-pgdn"
+	res, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: keys})
+	want := []string{"S-Up", "C-M-S-F5", "M-x", "C-A", "C-M-a", "M-Tab", "M-BTab", "BTab", "C-Space", "M-Space", "M-é", "C-?", "C-@", "S-PgDn"}
+	if err != nil || !slices.Equal(res.Sent, want) {
+		t.Fatalf("send_keys %q: %+v, %v; want sent %q", keys, res, err, want)
+	}
+	sent := r.term.Sent(r.pane)
+	if len(sent) != 1 || sent[0].Kind != fake.InputKeys || !slices.Equal(sent[0].Keys, want) {
+		t.Fatalf("sent %+v, want the keys %q", sent, want)
 	}
 }
 
