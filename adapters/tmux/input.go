@@ -47,9 +47,10 @@ func (t *Terminal) SendText(ctx context.Context, id ports.PaneID, text string) e
 	return nil
 }
 
-// SendKeys presses the named keys in order. Every name is checked first: an
-// unknown one yields an error wrapping ports.ErrUnknownKey and nothing is
-// sent (tmux would type it as text).
+// SendKeys presses the named keys in order. Every name is checked first
+// (validKey): one that tmux does not know, or that it would send without
+// one of its modifiers, yields an error wrapping ports.ErrUnknownKey and
+// nothing is sent (tmux would type it as text, or press another key).
 //
 // Errors wrap ports.ErrUnknownKey, ports.ErrPaneNotFound,
 // ports.ErrPaneDead or ports.ErrUnavailable.

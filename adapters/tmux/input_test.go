@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -143,6 +144,238 @@ func TestSendKeysRefusesUnknownNamesBeforeSendingAnything(t *testing.T) {
 	got, _, _ := readUntil(t, stream, from, "the y key", contains("y"))
 	if string(got) != "y" {
 		t.Errorf("pane read %q after the refused keys, want just %q", got, "y")
+	}
+}
+
+// tmuxKeyNames are the key names validKey knows, as tmux's documentation
+// spells them.
+var tmuxKeyNames = []string{
+	"F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9", "F10", "F11", "F12",
+	"IC", "Insert", "DC", "Delete", "Home", "End", "NPage", "PageDown", "PgDn", "PPage", "PageUp", "PgUp",
+	"Up", "Down", "Left", "Right", "Tab", "BTab", "BSpace", "Enter", "Escape", "Space",
+	"KP/", "KP*", "KP-", "KP7", "KP8", "KP9", "KP+", "KP4", "KP5", "KP6", "KP1", "KP2", "KP3", "KPEnter", "KP0", "KP.",
+}
+
+// A modified is a key name under a combination of modifiers: the prefix
+// spelling them (or another spelling of the same combination) and the key.
+type modified struct {
+	prefix            string
+	ctrl, meta, shift bool
+}
+
+// modifierCombinations are every combination of the three modifiers, in
+// the order their prefixes are written.
+var modifierCombinations = []modified{
+	{"", false, false, false}, {"S-", false, false, true}, {"C-", true, false, false}, {"M-", false, true, false},
+	{"C-S-", true, false, true}, {"M-S-", false, true, true}, {"C-M-", true, true, false}, {"C-M-S-", true, true, true},
+}
+
+// otherSpellings are tmux's other ways of writing some of them: "^" for
+// Ctrl, lower case, another order.
+var otherSpellings = []modified{
+	{"^", true, false, false}, {"^M-", true, true, false}, {"c-m-s-", true, true, true}, {"S-M-C-", true, true, true},
+}
+
+// combination is the prefix of modifierCombinations for the modifiers.
+func combination(ctrl, meta, shift bool) string {
+	for _, m := range modifierCombinations {
+		if m.ctrl == ctrl && m.meta == meta && m.shift == shift {
+			return m.prefix
+		}
+	}
+	panic("no such combination")
+}
+
+// xtermKey is what a terminal sends for key with the modifiers, as tmux
+// 3.3a sends it: xterm's sequences, with the modifier parameter (1 plus 1
+// for Shift, 2 for Meta, 4 for Ctrl) for the cursor, editing and function
+// keys, ESC before the rest for Meta, and Ctrl as the control character
+// ASCII (or, for - / 2 6 without Meta, xterm) has for the key. ok is false
+// for the combinations that have no such code.
+func xtermKey(key string, ctrl, meta, shift bool) (code string, ok bool) {
+	param := 1
+	if shift {
+		param++
+	}
+	if meta {
+		param += 2
+	}
+	if ctrl {
+		param += 4
+	}
+	lower := strings.ToLower(key)
+	if c, found := map[string]byte{"up": 'A', "down": 'B', "right": 'C', "left": 'D', "home": 'H', "end": 'F',
+		"f1": 'P', "f2": 'Q', "f3": 'R', "f4": 'S'}[lower]; found {
+		switch {
+		case param > 1:
+			return fmt.Sprintf("\x1b[1;%d%c", param, c), true
+		case c == 'H':
+			return "\x1b[1~", true
+		case c == 'F':
+			return "\x1b[4~", true
+		case c >= 'P':
+			return "\x1bO" + string(c), true
+		}
+		return "\x1b[" + string(c), true
+	}
+	if n, found := map[string]int{"ic": 2, "insert": 2, "dc": 3, "delete": 3, "ppage": 5, "pageup": 5, "pgup": 5,
+		"npage": 6, "pagedown": 6, "pgdn": 6, "f5": 15, "f6": 17, "f7": 18, "f8": 19, "f9": 20, "f10": 21, "f11": 23, "f12": 24}[lower]; found {
+		if param > 1 {
+			return fmt.Sprintf("\x1b[%d;%d~", n, param), true
+		}
+		return fmt.Sprintf("\x1b[%d~", n), true
+	}
+	if shift {
+		return "", false
+	}
+	esc := ""
+	if meta {
+		esc = "\x1b"
+	}
+	if c, found := map[string]string{"enter": "\r", "escape": "\x1b", "tab": "\t", "btab": "\x1b[Z", "bspace": "\x7f", "kpenter": "\n"}[lower]; found {
+		return esc + c, !ctrl
+	}
+	if strings.HasPrefix(lower, "kp") && len(lower) == 3 {
+		return esc + lower[2:], !ctrl
+	}
+	if lower == "space" {
+		key = " "
+	}
+	r, size := utf8.DecodeRuneInString(key)
+	switch {
+	case size != len(key):
+		return "", false
+	case !ctrl:
+		return esc + key, true
+	case r >= 'a' && r <= 'z':
+		r -= 0x60
+	case r >= '@' && r <= '_':
+		r -= 0x40
+	case r == '?':
+		r = 0x7f
+	case r == ' ', r == '2' && !meta:
+		r = 0
+	case (r == '-' || r == '/') && !meta:
+		r = 0x1f
+	case r == '6' && !meta:
+		r = 0x1e
+	default:
+		return "", false
+	}
+	return esc + string(r), true
+}
+
+// pressEach presses each name in the pane with tmux send-keys itself, past
+// validKey, and returns what the pane's cat -v printed for each.
+func pressEach(t *testing.T, s *testServer, p ports.PaneID, stream ports.OutputStream, names []string) []string {
+	t.Helper()
+	// No key is printed as this, and no name holds it.
+	const marker = "<<>>"
+	var arrived []string
+	for batch := range slices.Chunk(names, 100) {
+		var args []string
+		for _, name := range batch {
+			args = append(args, "send-keys", "-t", string(p), "--", escapeArg(name), ";", "send-keys", "-t", string(p), "-l", marker, ";")
+		}
+		from := stream.End()
+		s.tmux(args...)
+		data, missed, ended := readUntil(t, stream, from, fmt.Sprintf("%d keys from %q", len(batch), batch[0]), func(d []byte) bool {
+			return bytes.Count(d, []byte(marker)) >= len(batch)
+		})
+		if missed != 0 || ended != nil {
+			t.Fatalf("reading the keys from %q: missed %d, ended %v", batch[0], missed, ended)
+		}
+		arrived = append(arrived, strings.SplitN(string(data), marker, len(batch)+1)[:len(batch)]...)
+	}
+	return arrived
+}
+
+// validKey's table against tmux itself: every key name it knows and every
+// printable character (and some that are not ASCII), under every
+// combination of modifiers and under tmux's other spellings of some, are
+// pressed in a cat -v pane. A name validKey accepts must arrive as the
+// key with all its modifiers, as a terminal sends it; one it refuses must
+// arrive as its letters, as nothing, or as the key without one of its
+// modifiers, or it is refused for nothing. Then the accepted names are
+// pressed through SendKeys, all in one call.
+func TestSendKeysModifiersArriveAsTheirKeys(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	term := s.terminal(Options{})
+	p, stream := rawPane(t, s, term, rawCat)
+
+	for _, k := range tmuxKeyNames {
+		if keyNames[strings.ToLower(k)] == notAName {
+			t.Errorf("validKey does not know %s", k)
+		}
+	}
+	if len(tmuxKeyNames) != len(keyNames) {
+		t.Errorf("validKey knows %d key names, the test %d", len(keyNames), len(tmuxKeyNames))
+	}
+	keys := slices.Clone(tmuxKeyNames)
+	for c := ' '; c < 0x7f; c++ {
+		keys = append(keys, string(c))
+	}
+	keys = append(keys, "é", "日", "😀")
+
+	type press struct {
+		key  string
+		mods modified
+	}
+	var presses []press
+	var names []string
+	for _, key := range keys {
+		for _, m := range append(slices.Clone(modifierCombinations), otherSpellings...) {
+			presses = append(presses, press{key, m})
+			names = append(names, m.prefix+key)
+		}
+	}
+	arrived := map[string]string{}
+	for i, got := range pressEach(t, s, p, stream, names) {
+		arrived[names[i]] = got
+	}
+
+	var accepted []string
+	var want strings.Builder
+	for _, pr := range presses {
+		name, m := pr.mods.prefix+pr.key, pr.mods
+		got := arrived[name]
+		if canonical := combination(m.ctrl, m.meta, m.shift) + pr.key; validKey(name) != validKey(canonical) {
+			t.Errorf("validKey(%q) = %v, validKey(%q) = %v: the same key", name, validKey(name), canonical, validKey(canonical))
+		}
+		if validKey(name) {
+			switch code, ok := xtermKey(pr.key, m.ctrl, m.meta, m.shift); {
+			case !ok:
+				t.Errorf("validKey accepts %q, which arrived as %q: a terminal has no code for it", name, got)
+			case got != catV(code):
+				t.Errorf("validKey accepts %q, which arrived as %q, want %q", name, got, catV(code))
+			default:
+				accepted = append(accepted, name)
+				want.WriteString(code)
+			}
+			continue
+		}
+		warranted := got == catV(name) || got == ""
+		for _, fewer := range modifierCombinations {
+			fewerOf := (!fewer.ctrl || m.ctrl) && (!fewer.meta || m.meta) && (!fewer.shift || m.shift) &&
+				(fewer.ctrl != m.ctrl || fewer.meta != m.meta || fewer.shift != m.shift)
+			if fewerOf && got == arrived[fewer.prefix+pr.key] {
+				warranted = true
+			}
+		}
+		if !warranted {
+			t.Errorf("validKey refuses %q, which arrived as %q: a key press of its own, all modifiers kept", name, got)
+		}
+	}
+
+	from := stream.End()
+	if err := term.SendKeys(testContext(t), p, accepted); err != nil {
+		t.Fatalf("SendKeys(the %d names validKey accepts): %v", len(accepted), err)
+	}
+	wantCatV := catV(want.String())
+	got, _, _ := readUntil(t, stream, from, "the accepted keys", func(d []byte) bool { return len(d) >= len(wantCatV) })
+	if string(got) != wantCatV {
+		t.Errorf("SendKeys(the %d names validKey accepts): the pane read %q, want %q", len(accepted), got, wantCatV)
 	}
 }
 

@@ -17,13 +17,17 @@ import (
 // These tests need no tmux: they pin down the parts of the adapter that are
 // pure functions of tmux's text.
 
+// validKey's table, as tmux 3.3a sends the keys
+// (TestSendKeysModifiersArriveAsTheirKeys checks it against tmux).
 func TestValidKey(t *testing.T) {
 	valid := []string{
 		"Enter", "enter", "ENTER", "Escape", "Tab", "BTab", "Space", "BSpace",
 		"Up", "Down", "Left", "Right", "Home", "End", "PageUp", "PgDn", "PPage", "NPage",
 		"IC", "DC", "Insert", "Delete", "F1", "F12", "KP0", "KPEnter", "KP*",
-		"C-c", "c-c", "M-x", "S-Up", "C-M-Left", "M-C-S-F5", "C-\\", "C-;", "C--",
-		"a", "Z", ";", "-", "^", "é", "日", "^c", "^[", "^Up",
+		"C-c", "c-c", "M-x", "S-Up", "C-M-Left", "M-C-S-F5", "c-m-s-pgup", "S-C-Home", "C-\\", "C--", "C-/", "C-2", "C-6",
+		"C-?", "C-@", "C-[", "C-_", "C-A", "C-M-a", "M-C-?", "C-Space", "C-M-Space", "M-Space", "C- ", "M- ",
+		"M-Tab", "M-BTab", "M-Enter", "M-Escape", "M-BSpace", "M-KP1", "M-é", "M-1", "M-;", "M-~",
+		"a", "Z", ";", "-", "^", "é", "日", "😀", "^c", "^[", "^Up", "^M-a", "^?", "^2", "^ ",
 	}
 	for _, k := range valid {
 		if !validKey(k) {
@@ -33,7 +37,16 @@ func TestValidKey(t *testing.T) {
 	invalid := []string{
 		"", "Bogus", "Entr", "F13", "F0", "C-", "X-c", "a-b", "--", "C-Bogus",
 		"ab", "None", "Any", "MouseDown1Pane", "WheelUpPane", "FocusIn", "0x41",
-		"\x00", "\xff", "C-\xff", "Enter ", " Enter",
+		"\x00", "\x01", "\x7f", "M-\x01", "\xff", "C-\xff", "Enter ", " Enter",
+		// Typed as text by tmux: Shift outside the cursor, editing and
+		// function keys, Ctrl with most punctuation, and C-M- with the
+		// characters Ctrl alone makes a control character of.
+		"S-Tab", "S-a", "S-A", "S-Enter", "S-Space", "S-BSpace", "S-Escape", "S-BTab", "S-KP1", "S-1", "S-;", "s-tab",
+		"C-S-a", "C-S-Tab", "M-S-Tab", "M-S-a", "C-M-S-a", "S- ", "C-{", "C-~", `C-"`, "C-M-2", "C-M--", "C-M-/", "C-M-6",
+		"C-M-Tab", "C-M-Enter", "M-^a",
+		// Sent without their Ctrl or Shift, or not at all.
+		"C-é", "^é", "S-é", "C-S-é", "C-M-é", "M-S-é", "C-日", "C-Tab", "C-Enter", "C-Escape", "C-BSpace", "C-BTab",
+		"C-KP1", "C-KPEnter", "^Tab", "C-1", "C-;", "C-!", "C-`", "C-0", "C-9", "^1",
 	}
 	for _, k := range invalid {
 		if validKey(k) {
