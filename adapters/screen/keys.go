@@ -3,7 +3,6 @@ package screen
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -29,7 +28,7 @@ var letterKeys = map[string]byte{
 }
 
 // plainKeys are the keys that are one byte (or a fixed sequence) and take
-// no modifier but Meta (an ESC before them).
+// no modifier but Meta (an ESC before them), and Control for Space (NUL).
 var plainKeys = map[string]string{
 	"enter": "\r", "escape": "\x1b", "tab": "\t", "bspace": "\x7f", "space": " ", "btab": "\x1b[Z",
 }
@@ -57,9 +56,13 @@ func (m modifiers) none() bool { return !m.ctrl && !m.meta && !m.shift }
 
 // keyBytes returns the bytes a terminal sends for the named key: a name of
 // the contract's send_keys vocabulary, "C-", "M-" and "S-" prefixes
-// (each at most once) followed by a key name or one character. appCursor
-// selects the cursor keys' application mode (DECCKM). It returns an error
-// wrapping ports.ErrUnknownKey for a name that stands for no bytes.
+// (each at most once) followed by a key name or one character, where the
+// key has a code with those modifiers, as the domain's vocabulary has it
+// (domain/policy) and tmux sends them. appCursor selects the cursor keys'
+// application mode (DECCKM). It returns an error wrapping
+// ports.ErrUnknownKey for a name that stands for no bytes, Shift before a
+// character or Tab among them: a shifted character is named by itself,
+// and Shift with Tab is BTab, as the domain tells the caller.
 func keyBytes(name string, appCursor bool) ([]byte, error) {
 	unknown := func() ([]byte, error) {
 		return nil, fmt.Errorf("key %q: %w", name, ports.ErrUnknownKey)
@@ -116,13 +119,11 @@ func keyBytes(name string, appCursor bool) ([]byte, error) {
 	}
 	if seq, ok := plainKeys[lower]; ok {
 		switch {
+		case m.shift:
+			return unknown()
 		case m.ctrl && lower == "space":
 			return meta("\x00"), nil
-		case m.ctrl && lower == "bspace":
-			return meta("\x08"), nil
-		case m.shift && lower == "tab":
-			return meta("\x1b[Z"), nil
-		case m.ctrl || m.shift:
+		case m.ctrl:
 			return unknown()
 		}
 		return meta(seq), nil
@@ -133,12 +134,8 @@ func keyBytes(name string, appCursor bool) ([]byte, error) {
 		return unknown()
 	}
 	if m.shift {
-		// Shift only means something for a letter; a shifted symbol is
-		// named by the symbol itself.
-		if !unicode.IsLetter(r) {
-			return unknown()
-		}
-		r = unicode.ToUpper(r)
+		// A shifted character is named by itself: A, not S-a.
+		return unknown()
 	}
 	if m.ctrl {
 		c, ok := control(r)
