@@ -7,9 +7,12 @@ import (
 
 // The fake's key vocabulary is the contract's: optional modifiers "C-",
 // "M-" and "S-" (each at most once, in any order) before a named key
-// (matched without regard to case) or a single printable character. What
-// the fake delivers for each is what an xterm-like terminal would send, so
-// that its scripted shell sees C-c as byte 3 and Enter as "\r".
+// (matched without regard to case) or a single printable character, where
+// the key has a code with them (domain/policy): Enter, Escape, Tab, BTab
+// and BSpace take M- alone, Space C- and M-, a character M- and, where it
+// has a control character, C-. What the fake delivers for each is what an
+// xterm-like terminal would send, so that its scripted shell sees C-c as
+// byte 3 and Enter as "\r".
 
 // namedKeyBytes maps lower-cased key names to the bytes the key sends.
 var namedKeyBytes = map[string]string{
@@ -24,6 +27,10 @@ var namedKeyBytes = map[string]string{
 	"f5": "\x1b[15~", "f6": "\x1b[17~", "f7": "\x1b[18~", "f8": "\x1b[19~",
 	"f9": "\x1b[20~", "f10": "\x1b[21~", "f11": "\x1b[23~", "f12": "\x1b[24~",
 }
+
+// oneCodeKeys are the named keys of one code, which take no Shift, and
+// no Ctrl but Space's (NUL).
+var oneCodeKeys = map[string]bool{"enter": true, "escape": true, "tab": true, "btab": true, "bspace": true, "space": true}
 
 // keyBytes returns the bytes that pressing the named key sends, and false
 // when the name is not a key.
@@ -49,29 +56,32 @@ func keyBytes(name string) ([]byte, bool) {
 		rest = rest[2:]
 	}
 	var out []byte
-	if b, ok := namedKeyBytes[strings.ToLower(rest)]; ok {
+	lower := strings.ToLower(rest)
+	if b, ok := namedKeyBytes[lower]; ok {
 		// Modified special keys have their own sequences in xterm; the
 		// fake's programs do not tell them apart, so only the plain
 		// sequence, after ESC for Meta, is sent.
 		out = []byte(b)
-		switch {
-		case shift && strings.EqualFold(rest, "tab"):
-			out = []byte(namedKeyBytes["btab"])
-		case ctrl && strings.EqualFold(rest, "space"):
-			out = []byte{0}
+		if oneCodeKeys[lower] {
+			switch {
+			case shift || ctrl && lower != "space":
+				return nil, false
+			case ctrl:
+				out = []byte{0}
+			}
 		}
 	} else {
 		r, n := utf8.DecodeRuneInString(rest)
-		if n != len(rest) || r == utf8.RuneError || r < 0x20 || r == 0x7f {
+		if n != len(rest) || r == utf8.RuneError || r < 0x20 || r == 0x7f || shift {
+			// A shifted character is named by itself.
 			return nil, false
 		}
-		if shift && r < utf8.RuneSelf {
-			r = []rune(strings.ToUpper(string(r)))[0]
-		}
 		out = []byte(string(r))
-		if c, ok := controlByte(r); ctrl && ok {
-			// Ctrl with a character it has no code for sends the
-			// character unchanged, as terminals do.
+		if ctrl {
+			c, ok := controlByte(r)
+			if !ok {
+				return nil, false
+			}
 			out = []byte{c}
 		}
 	}
@@ -88,7 +98,7 @@ func controlByte(r rune) (byte, bool) {
 		return byte(r-'a') + 1, true
 	case r >= '@' && r <= '_': // '@', 'A'..'Z', '[', '\\', ']', '^', '_'
 		return byte(r - '@'), true
-	case r == ' ' || r == '2':
+	case r == ' ':
 		return 0, true
 	case r == '?':
 		return 0x7f, true

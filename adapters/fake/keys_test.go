@@ -8,7 +8,6 @@ func TestKeyBytes(t *testing.T) {
 		"enter":    "\r", // names match without regard to case, as in tmux
 		"Escape":   "\x1b",
 		"Tab":      "\t",
-		"S-Tab":    "\x1b[Z",
 		"BTab":     "\x1b[Z",
 		"BSpace":   "\x7f",
 		"Space":    " ",
@@ -25,16 +24,18 @@ func TestKeyBytes(t *testing.T) {
 		"C-[":      "\x1b",
 		"C-?":      "\x7f",
 		"C-Space":  "\x00",
-		"C-é":      "é", // Ctrl has no code for it: the character itself
 		"M-x":      "\x1bx",
 		"M-Enter":  "\x1b\r",
 		"C-M-a":    "\x1b\x01",
 		"M-C-a":    "\x1b\x01",
-		"S-a":      "A",
+		"M-Tab":    "\x1b\t",
+		"M-Space":  "\x1b ",
+		"S-Up":     "\x1b[A",
+		"C-M-S-F5": "\x1b\x1b[15~",
+		"M-é":      "\x1bé",
 		"a":        "a",
 		";":        ";",
 		"-":        "-",
-		"C--":      "-",
 		"é":        "é",
 	} {
 		got, ok := keyBytes(name)
@@ -47,6 +48,9 @@ func TestKeyBytes(t *testing.T) {
 func TestKeyBytesRejectsWhatIsNotAKey(t *testing.T) {
 	for _, name := range []string{
 		"", "NotAKeyName", "hello", "Enter ", "C-", "C-C-c", "X-a", "F13", "\x01", "\x7f", "ab", "C-M-C-a", "\xff",
+		// Modifiers the key has no code with, as the contract has it.
+		"S-Tab", "S-a", "S-Enter", "S-Space", "S-BSpace", "S-Escape", "S-1", "C-S-a", "C-S-Tab", "M-S-Tab", "C-é",
+		"C-Enter", "C-Tab", "C-BSpace", "C-BTab", "C-Escape", "C--", "C-2", "C-1", "C-M-{",
 	} {
 		if got, ok := keyBytes(name); ok {
 			t.Errorf("keyBytes(%q) = %q, true; want it rejected", name, got)

@@ -291,9 +291,10 @@ func (t *Terminal) SendText(ctx context.Context, id ports.PaneID, text string) e
 // synchronized with it. Names are the contract's: "Enter", "Escape",
 // "Tab", "BTab", "BSpace", "Space", arrows, "Home", "End", "PageUp" and
 // "PageDown" (also "PPage", "NPage", "PgUp", "PgDn"), "Insert"/"IC",
-// "Delete"/"DC", "F1" to "F12", or a single character, each with optional
-// "C-", "M-" and "S-" modifiers; named keys match without regard to case. An unknown name fails the
-// whole call with ErrUnknownKey before any key is pressed.
+// "Delete"/"DC", "F1" to "F12", or a single character, each with the
+// "C-", "M-" and "S-" modifiers it has a code with (see keyBytes); named
+// keys match without regard to case. An unknown name fails the whole call
+// with ErrUnknownKey before any key is pressed.
 func (t *Terminal) SendKeys(ctx context.Context, id ports.PaneID, keys []string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
