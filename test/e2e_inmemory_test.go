@@ -514,6 +514,11 @@ func TestInMemoryArgumentAndPaneErrors(t *testing.T) {
 		{"run_shell_command", map[string]any{"paneId": "%42", "command": "true"}, "not found"},
 		{"paste_text", map[string]any{"paneId": "%42", "text": "x"}, "not found"},
 		{"capture_pane", map[string]any{"paneId": "%42"}, "not found"},
+		// Modifiers that no terminal sends with the key: refused, with
+		// the key to send instead, and nothing (not even the Enter) sent.
+		{"send_keys", map[string]any{"paneId": "%0", "keys": "S-Tab"}, `"S-Tab" cannot be pressed: Shift with Tab is BTab, so send BTab`},
+		{"send_keys", map[string]any{"paneId": "%0", "keys": "x S-a"}, "so send A"},
+		{"send_keys", map[string]any{"paneId": "%0", "keys": "C-é"}, `"C-é" cannot be pressed: Ctrl goes with a character only`},
 	}
 	for _, tt := range tests {
 		if msg := errorText(t, e.call(tt.tool, tt.args)); !strings.Contains(msg, tt.says) {

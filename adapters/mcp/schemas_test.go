@@ -550,6 +550,7 @@ func TestDescriptionsOfTheWaitingAndInputToolsSayHowToUseThem(t *testing.T) {
 		"wait_for_text": {"RE2", "escape sequences removed", "already on the screen is not a match", "alreadyOnScreen",
 			"cursor", "exactly as you gave it", "timed_out", "pane_died", "cancelled", "output_lost"},
 		"send_keys": {"C-c", `C-\`, "unknown key name is a tool error", "never typed as text", "literal", "paste_text",
+			"as is any other modifier", "A, not S-a", "BTab, not S-Tab",
 			"timed_out or cancelled", "Enter is not pressed", "watching", "force"},
 	}
 	for name, words := range want {

@@ -63,9 +63,12 @@ func (s *Server) sendKeys() declaration {
 const sendKeysDescription = "Send input to a pane's program; a shell that receives it runs it with your user's permissions. " +
 	"Press keys in a pane: keys holds key names separated by spaces, pressed in order, then Enter unless enter " +
 	"is false. Names: Enter, Escape, Tab, BTab, BSpace, Space, Up, Down, Left, Right, Home, End, PageUp, " +
-	"PageDown, Insert, Delete, F1 to F12, or a single character, each optionally after C- (Ctrl), M- (Alt) or " +
-	"S- (Shift): \"C-c\", \"Escape : w q\", \"M-x\". An unknown key name is a tool error and nothing is sent; " +
-	"it is never typed as text. With literal: true, keys is typed exactly as given instead, reading no names. " +
+	"PageDown, Insert, Delete, F1 to F12, or a single character: \"C-c\", \"Escape : w q\", \"M-x\". Modifiers " +
+	"C- (Ctrl), M- (Alt) and S- (Shift) go only where a terminal can send them with the key: all three before " +
+	"Up, Down, Left, Right, Home, End, PageUp, PageDown, Insert, Delete and F1-F12; M- before any key; C- before " +
+	"Space, a letter or one of @ [ \\ ] ^ _ ?. Elsewhere Shift is named by the shifted key itself: A, not S-a; " +
+	"BTab, not S-Tab. An unknown key name is a tool error, as is any other modifier, and nothing is sent; it " +
+	"is never typed as text. With literal: true, keys is typed exactly as given instead, reading no names. " +
 	"Prefer paste_text to enter text and run_shell_command to run commands. Writes are refused, before anything " +
 	"is sent, to a pane busy with run_shell_command, a pane a person is watching, a pane in a mode such as copy " +
 	"mode, a pane whose input also reaches other panes, and this server's own pane unless force is set. One " +
