@@ -153,12 +153,28 @@ func storable(name string) error {
 			return refuse(fmt.Sprintf("it holds %U, which tmux stores escaped", r))
 		}
 	}
+	if i := shellVariable(name); i >= 0 {
+		return refuse(fmt.Sprintf(`it holds %q, "$" before a letter, "_" or "{", which tmux stores as "\$" in a session's name and a renamed window's`, name[i:i+2]))
+	}
 	for _, f := range []string{"#(", "#{", "#["} {
 		if strings.Contains(name, f) {
 			return refuse(fmt.Sprintf(`it holds %q, which tmux would expand as a format ("#(" even runs a command)`, f))
 		}
 	}
 	return nil
+}
+
+// shellVariable returns where name holds "$" followed by a letter, "_" or
+// "{" (what looks like a shell variable), which tmux escapes with a
+// backslash when it stores a session's name or a window's new name; -1
+// when it holds none.
+func shellVariable(name string) int {
+	for i := 0; i+1 < len(name); i++ {
+		if c := name[i+1]; name[i] == '$' && ('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == '{') {
+			return i
+		}
+	}
+	return -1
 }
 
 // storableSession is storable for a session's name, which is also a

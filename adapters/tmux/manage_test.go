@@ -592,7 +592,7 @@ func TestManagerRefusesNamesTmuxWouldStoreChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	refusedEverywhere(t, term, windows[0].ID, `a\b`, `trailing\`, "not \xff UTF-8", "nbsp\u00a0here")
+	refusedEverywhere(t, term, windows[0].ID, `a\b`, `trailing\`, "not \xff UTF-8", "nbsp\u00a0here", "$HOME", "cost $USD", "${x}")
 	sessions, _ := term.ListSessions(ctx)
 	after, _ := term.ListWindows(ctx, "keep")
 	if len(sessions) != 1 || sessions[0].Name != "keep" || len(after) != 1 || after[0].Name != windows[0].Name {
@@ -610,12 +610,13 @@ func TestManagerRefusesNamesTmuxWouldStoreChanged(t *testing.T) {
 func TestStorableNames(t *testing.T) {
 	for name, ok := range map[string]bool{"plain": true, "é ✓ 日本語": true, "a b": true, `a\b`: false, "\xff": false, "\u00a0": false, "\u2028": false,
 		"a\nb": false, "a\x1b[31mb": false, "a\x7fb": false, "#(x)": false, "a#{b}": false, "#[bold]": false, "-t": false, "a-b": true,
-		"a#b": true, "(#)": true, "a:b": true, "x.y": true, "$3": true} {
+		"a#b": true, "(#)": true, "a:b": true, "x.y": true, "$3": true, "$HOME": false, "cost $USD": false, "my_${x}": false,
+		"a$_b": false, "$$": true, "a$(x)": true, "$": true, "5$": true, `a"b`: true} {
 		if err := storable(name); (err == nil) != ok {
 			t.Errorf("storable(%q) = %v, want ok %v", name, err, ok)
 		}
 	}
-	for name, ok := range map[string]bool{"work": true, "a:b": false, "x.y": false, "$3": false, "$": true, "$x": true, "#(x)": false} {
+	for name, ok := range map[string]bool{"work": true, "a:b": false, "x.y": false, "$3": false, "$": true, "$x": false, "#(x)": false} {
 		if err := storableSession(name); (err == nil) != ok {
 			t.Errorf("storableSession(%q) = %v, want ok %v", name, err, ok)
 		}
