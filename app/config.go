@@ -213,7 +213,10 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	} else if cfg.SSHConfig != "" {
 		return Config{}, fmt.Errorf("%w: -ssh-config is for -ssh; name the destination too", ErrInvalidSetting)
 	}
-	if cfg.Shell != "" && (cfg.SocketName != "" || cfg.SocketPath != "" || cfg.SSH != "" || cfg.Backend != BackendTmux) {
+	switch {
+	case cfg.Shell != "" && cfg.Backend != BackendTmux:
+		return Config{}, fmt.Errorf("%w: -shell chooses the shell of the server's private tmux server; it is for -backend tmux, not %s", ErrInvalidSetting, cfg.Backend)
+	case cfg.Shell != "" && (cfg.SocketName != "" || cfg.SocketPath != "" || cfg.SSH != ""):
 		return Config{}, fmt.Errorf("%w: -shell chooses the shell of the server's private tmux server; a server you name runs what its own default-shell and default-command options say", ErrInvalidSetting)
 	}
 	if set["screen-no-copy-mode"] && !set["screen-session"] {

@@ -195,6 +195,11 @@ func TestListPanesFiltersBySessionOrWindow(t *testing.T) {
 			t.Errorf("ListPanes(%+v) = %v, want %v", c.req, got, c.want)
 		}
 	}
+	// Both at once is refused, naming the argument as the tool calls it.
+	var arg *fault.ArgumentError
+	if _, err := l.life.ListPanes(l.ctx, lifecycle.ListPanesRequest{Session: "work", Window: "@1"}); !errors.As(err, &arg) || arg.Field != "windowId" {
+		t.Errorf("ListPanes with a session and a window: %v; want an argument error on windowId", err)
+	}
 	for _, req := range []lifecycle.ListPanesRequest{{Session: "nope"}, {Window: "@99"}} {
 		if _, err := l.life.ListPanes(l.ctx, req); !errors.Is(err, ports.ErrNotFound) {
 			t.Errorf("ListPanes(%+v): err = %v, want ErrNotFound", req, err)

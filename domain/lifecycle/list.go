@@ -53,7 +53,7 @@ func (s *Service) ListPanes(ctx context.Context, req ListPanesRequest) (PaneList
 		return PaneList{}, err
 	}
 	if req.Session != "" && req.Window != "" {
-		return PaneList{}, &fault.ArgumentError{Field: "window", Reason: "cannot be given together with session; give one of them or neither"}
+		return PaneList{}, &fault.ArgumentError{Field: "windowId", Reason: "cannot be given together with session; give one of them or neither"}
 	}
 	panes, err := l.ListPanes(ctx, ports.PaneFilter{Session: req.Session, Window: req.Window})
 	if err != nil {

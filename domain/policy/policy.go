@@ -53,7 +53,7 @@ var rules = []rule{
 	{fault.RefusedSelf, ports.FactSelf, []Use{Type, Press, End},
 		func(info ports.PaneInfo, force bool) bool { return info.Self && !force },
 		func(ports.PaneInfo) string {
-			return "it is the pane this server itself runs in, so the input would reach the server's own session"
+			return "it is the pane this server itself runs in: a write or an end there would act on the server's own session"
 		}},
 	{fault.RefusedSynchronized, ports.FactAlsoReaches, []Use{Type, Press},
 		func(info ports.PaneInfo, _ bool) bool { return len(info.AlsoReaches) > 0 },

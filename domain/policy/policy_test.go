@@ -192,3 +192,14 @@ func TestARefusalToEndAPaneSaysWhatTheCallWouldDo(t *testing.T) {
 		}
 	}
 }
+
+// The server's own pane is refused for ending as for writing, and the
+// reason fits both: an end sends no input.
+func TestTheServersOwnPaneIsRefusedInWordsThatFitAnEnd(t *testing.T) {
+	own := ports.PaneInfo{ID: "%1", Command: "bash", Self: true}
+	var r *fault.RefusalError
+	if err := Check(own, End, false, "kill_pane %1 would end it"); !errors.As(err, &r) || strings.Contains(r.Reason, "input") ||
+		!strings.Contains(r.Reason, "server's own session") {
+		t.Errorf("ending the server's own pane: %v; want it refused as the server's own session's, without input", err)
+	}
+}
