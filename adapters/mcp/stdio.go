@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -231,6 +232,12 @@ func (in *stdioIn) handle(line []byte) {
 				in.out.replyError(jsonrpc.ID{}, codeInvalidRequest, "Invalid Request: a message of the batch is not a JSON-RPC message: "+err.Error())
 				return
 			}
+			if _, ok := msg.(*jsonrpc.Request); ok {
+				if problem := idProblem(raw); problem != "" {
+					in.out.replyError(jsonrpc.ID{}, codeInvalidRequest, "Invalid Request: a message of the batch: "+problem)
+					return
+				}
+			}
 			msgs = append(msgs, msg)
 			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 				calls = append(calls, req)
@@ -246,6 +253,12 @@ func (in *stdioIn) handle(line []byte) {
 			}
 			in.out.replyError(idOf(line), codeInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message: "+err.Error())
 			return
+		}
+		if _, ok := msg.(*jsonrpc.Request); ok {
+			if problem := idProblem(line); problem != "" {
+				in.out.replyError(jsonrpc.ID{}, codeInvalidRequest, "Invalid Request: "+problem)
+				return
+			}
 		}
 		msgs = append(msgs, msg)
 		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
@@ -273,6 +286,55 @@ func (in *stdioIn) handle(line []byte) {
 func (in *stdioIn) parseError(line []byte) {
 	in.log.Warn("stdin line is not JSON; answered with a parse error", "line", clip(line))
 	in.out.replyError(jsonrpc.ID{}, codeParseError, "Parse error: the line is not JSON; send one JSON-RPC message per line")
+}
+
+// maxIntID bounds the integer ids answered under themselves: the SDK reads
+// a number as a float64, whose integers are exact up to 2^53.
+const maxIntID = 1 << 53
+
+// idProblem says what is wrong with the id of the JSON-RPC request msg, as
+// it is written, or "" when nothing is (or it has none: a notification).
+// MCP ids are strings or integers, never null; a null id would make a call
+// a notification, never answered, and a number with a fraction or beyond
+// 2^53 would be answered under another id. It reads msg's members only up
+// to the id, which clients write before the params.
+func idProblem(msg []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if key != "id" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return ""
+			}
+			continue
+		}
+		var v any
+		if dec.Decode(&v) != nil {
+			return ""
+		}
+		switch v := v.(type) {
+		case nil:
+			return "the request id is null, which MCP does not allow; use a string or an integer"
+		case string:
+			return ""
+		case json.Number:
+			if n, err := strconv.ParseInt(v.String(), 10, 64); err != nil || n > maxIntID || n < -maxIntID {
+				return fmt.Sprintf("the request id %s is not an integer of at most 2^53; use a string or such an integer", v)
+			}
+			return ""
+		default:
+			return "the request id is neither a string nor an integer"
+		}
+	}
+	return ""
 }
 
 // idOf returns the id of a JSON object that is not a valid JSON-RPC

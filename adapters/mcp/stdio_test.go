@@ -392,6 +392,29 @@ func TestStdioHandsOnEachOfLinesReadTogetherWhole(t *testing.T) {
 	}
 }
 
+// MCP ids are strings or integers: a call with a null id would go
+// unanswered as a notification, and one with a fraction or an integer
+// beyond 2^53 would be answered under another id. Each is refused with
+// id null, and the session goes on.
+func TestStdioRefusesARequestIDItCouldNotAnswerUnder(t *testing.T) {
+	r := serveStdio(t, &stubTools{t: t}, mcp.StdioOptions{})
+	r.send(initializeLine(1, "2025-11-25"), initializedLine)
+	r.nextResult("1")
+	for _, id := range []string{"null", "1.5", "-0.5", "9007199254740993", "1e300", "true", "[1]"} {
+		r.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		if m := r.nextError(-32600, "null"); !strings.Contains(m.Error.Message, "id") {
+			t.Errorf("id %s: %q, want the id said to be wrong", id, m.Error.Message)
+		}
+	}
+	for _, id := range []string{`"a-1"`, "9007199254740992", "-7", "0"} {
+		r.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		r.nextResult(id)
+	}
+	if err := r.end(); err != nil {
+		t.Errorf("ServeStdio = %v", err)
+	}
+}
+
 func TestStdioAnswersALineLongerThanTheLimitAndGoesOn(t *testing.T) {
 	r := serveStdio(t, &stubTools{t: t}, mcp.StdioOptions{})
 	go r.send(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", mcp.MaxMessageBytes) + `"}}`)
