@@ -157,12 +157,6 @@ func Main(args []string, env func(string) string, std Stdio) int {
 		log.Info("stopping: a signal came while the server was starting", zap.String("signal", caught.String()))
 		sig = fx.ShutdownSignal{Signal: caught}
 	} else {
-		// Starting makes a few megabytes of garbage (the MCP SDK encodes
-		// and decodes every tool's schemas again as it adds the tool)
-		// that a collection frees but leaves mapped; a server that then
-		// idles, as most do most of the time, would keep them. Give them
-		// back once.
-		debug.FreeOSMemory()
 		sig = <-done
 	}
 

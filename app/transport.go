@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -42,6 +43,14 @@ func TransportModule(cfg Config, std Stdio) fx.Option {
 	}))
 }
 
+// releaseStartGarbage gives the garbage of the start back to the system,
+// just before the transport serves (its hook is the last to start). The
+// start makes a few megabytes of it (the MCP SDK encodes and decodes every
+// tool's schemas again as it adds the tool), which a collection frees but
+// leaves mapped, and a server that then idles, as most do most of the
+// time, would keep them: 1.1 MB, or nothing, as the collections fell.
+func releaseStartGarbage() { debug.FreeOSMemory() }
+
 // StdioSettings are the settings of the stdio transport.
 type StdioSettings struct {
 	// Drain bounds how long the calls in flight may go on once stdin ends
@@ -71,6 +80,7 @@ func ServeStdio(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Log
 	done := make(chan struct{})
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
+			releaseStartGarbage()
 			log.Info("serving MCP on stdio")
 			opts := mcp.StdioOptions{Drain: set.Drain}
 			if set.Note != "" {
@@ -180,6 +190,7 @@ func ServeHTTP(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logg
 	hs := &http.Server{ReadHeaderTimeout: 10 * time.Second}
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
+			releaseStartGarbage()
 			token, err := LoadToken(set.TokenFile, set.Token, log)
 			if err != nil {
 				return err
