@@ -401,5 +401,11 @@ func checkPromptArgs(p prompt, args map[string]string) error {
 	if p.name == "survey_panes" && args["session"] != "" && args["windowId"] != "" {
 		return fmt.Errorf("prompt %s: give session or windowId, not both", p.name)
 	}
+	if p.name == "watch_pane" && args["regex"] == "true" {
+		// As wait_for_text would refuse the pattern the prompt leads to.
+		if _, err := regexp.Compile(args["pattern"]); err != nil {
+			return fmt.Errorf("prompt %s: argument pattern %q is not an RE2 regular expression: %v", p.name, args["pattern"], err)
+		}
+	}
 	return nil
 }
