@@ -150,6 +150,11 @@ func Main(args []string, env func(string) string, std Stdio) int {
 	defer cancel()
 	if err := app.Start(startCtx); err != nil {
 		fmt.Fprintf(std.Err, "tmux-mcp: %v\n", err)
+		if errors.Is(err, ErrInvalidSetting) {
+			// A setting found wrong only as the server started (an
+			// unusable bearer token): a wrong setting all the same.
+			return ExitUsage
+		}
 		return ExitFailure
 	}
 	var sig fx.ShutdownSignal
