@@ -137,3 +137,59 @@ func (s *Service) awaitStarted(ctx context.Context, w *waiter, info ports.PaneIn
 	}
 	return ""
 }
+
+// PromptGrace bounds how long after one of this server's commands ended
+// in a pane a run waits for the pane's shell to be back in front of its
+// terminal, rather than refuse the program there: a prompt that runs
+// programs (a git prompt, starship, PROMPT_COMMAND) has one of them in
+// front while it draws, for a moment after every command.
+const PromptGrace = 2 * time.Second
+
+// drawnPrompts are the panes whose shells went back to their prompt after
+// a command of this server's, and when.
+type drawnPrompts struct {
+	mu    sync.Mutex
+	since map[ports.PaneID]time.Time
+}
+
+func (d *drawnPrompts) ended(id ports.PaneID, at time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.since == nil {
+		d.since = make(map[ports.PaneID]time.Time)
+	}
+	d.since[id] = at
+}
+
+// at returns when a command of this server's last ended in the pane.
+func (d *drawnPrompts) at(id ports.PaneID) (time.Time, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t, ok := d.since[id]
+	return t, ok
+}
+
+// awaitPrompt waits, while the pane's shell may still be drawing its
+// prompt after a command of this server's (PromptGrace), until a shell is
+// in front of its terminal again, and returns the pane's description then
+// (or as it still is when the grace or the call's wait ran out, for the
+// policy to judge); or the outcome that ended the wait first.
+func (s *Service) awaitPrompt(ctx context.Context, w *waiter, info ports.PaneInfo) (ports.PaneInfo, Outcome, error) {
+	end, ok := s.prompts.at(info.ID)
+	if !ok {
+		return info, "", nil
+	}
+	for !info.Dead && s.clock.Now().Sub(end) < PromptGrace {
+		if _, ok := frame.ShellFor(info.Command); ok {
+			break
+		}
+		if o := s.startingPoll(ctx, w); o != "" {
+			return info, o, nil
+		}
+		var err error
+		if info, err = s.term.Pane(ctx, info.ID); err != nil {
+			return info, "", err
+		}
+	}
+	return info, "", nil
+}

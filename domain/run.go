@@ -212,6 +212,10 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 	if err != nil || early != "" {
 		return nil, early, err
 	}
+	info, early, err = s.awaitPrompt(ctx, w, info)
+	if err != nil || early != "" {
+		return nil, early, err
+	}
 	sh, err := policy.CheckRun(info, req.Force)
 	if err != nil {
 		return nil, "", err
@@ -853,6 +857,10 @@ func (r *commandRun) poke() {
 }
 
 func (r *commandRun) close() {
+	if _, ended := r.scanner.Ended(); ended || r.abandoned || r.fileEnd != nil {
+		// The shell is back, and may be drawing its prompt.
+		r.s.prompts.ended(r.pane, r.s.clock.Now())
+	}
 	r.unstage()
 	r.hold.Release()
 	r.in.stream.Close()

@@ -415,6 +415,7 @@ func TestAPaneWhoseShellWasSeenReadingIsNoLongerStarting(t *testing.T) {
 		t.Fatalf("first run: %+v", res)
 	}
 	r.term.SetCommand(r.pane, "vim")
+	r.clock.Advance(domain.PromptGrace) // long past the prompt that followed the run
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	reply := r.runAsync(ctx, domain.RunRequest{Command: "true"})
@@ -644,5 +645,39 @@ func TestKeysPressedInAStartingPaneEndItsWait(t *testing.T) {
 	r.term.SetCommand(r.pane, "python3")
 	if _, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "print(6*7)"}); err != nil {
 		t.Fatalf("paste after send_keys started a program: %v; want it pasted at once", err)
+	}
+}
+
+// A prompt that runs programs (a git prompt, starship, PROMPT_COMMAND) has
+// one in front of the terminal for a moment after every command: the next
+// run waits for the shell then, within PromptGrace of the command's end,
+// rather than refuse the prompt's program as if the user ran it.
+func TestARunRightAfterAnotherWaitsForAPromptThatRunsAProgram(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	if res := r.run(domain.RunRequest{Command: "echo one"}); res.Output != "one" {
+		t.Fatalf("first run: %+v", res)
+	}
+	r.term.SetCommand(r.pane, "git") // the prompt asks git for the branch
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "echo two"})
+	r.waitTimer(domain.StartingPoll)
+	if sent := r.term.Sent(r.pane); len(sent) != 1 {
+		t.Fatalf("typed %+v while the prompt's program was in front", sent)
+	}
+	r.term.SetCommand(r.pane, "") // the prompt is drawn: the shell is back
+	r.clock.Advance(domain.StartingPoll)
+	if got := r.await(reply); got.err != nil || got.res.Output != "two" {
+		t.Fatalf("second run: %+v, %v; want it run once the shell was back", got.res, got.err)
+	}
+
+	// A program still in front when the grace has passed is judged as it is.
+	r.term.SetCommand(r.pane, "git")
+	reply = r.runAsync(context.Background(), domain.RunRequest{Command: "echo three"})
+	for range domain.PromptGrace / domain.StartingPoll {
+		r.waitTimer(domain.StartingPoll)
+		r.clock.Advance(domain.StartingPoll)
+	}
+	var refusal *fault.RefusalError
+	if got := r.await(reply); !errors.As(got.err, &refusal) || refusal.Why != fault.RefusedNotAShell {
+		t.Fatalf("third run: %+v, %v; want refused as not a shell once the grace passed", got.res, got.err)
 	}
 }

@@ -34,6 +34,7 @@ type Service struct {
 	// starting holds the panes whose shells may still be starting (see
 	// ready.go).
 	starting startingShells
+	prompts  drawnPrompts
 
 	// runs are the commands followed after their calls returned, for
 	// wait_for_command (waitcommand.go).
