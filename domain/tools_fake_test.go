@@ -478,7 +478,7 @@ func TestSendKeysPressesTheModifiersTheKeysTake(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	keys := "S-Up C-M-S-F5 M-x C-A C-M-a M-tab M-BTab BTab C-Space M-Space M-é C-? C-@ S-pgdn"
 	res, err := r.svc.SendKeys(context.Background(), domain.SendKeysRequest{PaneID: r.pane, Keys: keys})
-	want := []string{"S-Up", "C-M-S-F5", "M-x", "C-A", "C-M-a", "M-Tab", "M-BTab", "BTab", "C-Space", "M-Space", "M-é", "C-?", "C-@", "S-PgDn"}
+	want := []string{"S-Up", "C-M-S-F5", "M-x", "C-A", "C-M-a", "M-Tab", "M-BTab", "BTab", "C-Space", "M-Space", "M-é", "C-?", "C-@", "S-PageDown"}
 	if err != nil || !slices.Equal(res.Sent, want) {
 		t.Fatalf("send_keys %q: %+v, %v; want sent %q", keys, res, err, want)
 	}

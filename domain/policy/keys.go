@@ -61,9 +61,13 @@ var namedKeys = func() map[string]namedKey {
 			m[strings.ToLower(k)] = namedKey{k, class}
 		}
 	}
-	add(anyModifier, "Up", "Down", "Left", "Right", "Home", "End",
-		"PageUp", "PageDown", "PPage", "NPage", "PgUp", "PgDn",
-		"IC", "DC", "Insert", "Delete")
+	add(anyModifier, "Up", "Down", "Left", "Right", "Home", "End", "PageUp", "PageDown", "Insert", "Delete")
+	// tmux's other spellings are read as the names they stand for, so
+	// that what was pressed is told in the canonical name.
+	for alias, name := range map[string]string{"PPage": "PageUp", "PgUp": "PageUp", "NPage": "PageDown", "PgDn": "PageDown",
+		"IC": "Insert", "DC": "Delete"} {
+		m[strings.ToLower(alias)] = m[strings.ToLower(name)]
+	}
 	for i := 1; i <= 12; i++ {
 		add(anyModifier, fmt.Sprintf("F%d", i))
 	}

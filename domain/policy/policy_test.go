@@ -88,12 +88,21 @@ func TestParseKeyTakesModifiersOnlyWhereTheKeyHasACodeForThem(t *testing.T) {
 				if accepted != want {
 					t.Errorf("ParseKey(%q) accepted %v, want %v", name, accepted, want)
 				}
-				if accepted && got != name {
-					t.Errorf("ParseKey(%q) = %q, want it unchanged", name, got)
+				if want := m.prefix + canonical(base); accepted && got != want {
+					t.Errorf("ParseKey(%q) = %q, want %q", name, got, want)
 				}
 			}
 		}
 	}
+}
+
+// canonical is the name the contract gives a key that tmux also spells
+// otherwise.
+func canonical(name string) string {
+	if c, ok := map[string]string{"PPage": "PageUp", "PgUp": "PageUp", "NPage": "PageDown", "PgDn": "PageDown", "IC": "Insert", "DC": "Delete"}[name]; ok {
+		return c
+	}
+	return name
 }
 
 // A refused name is named in the error with why, and with the key that
@@ -201,5 +210,15 @@ func TestTheServersOwnPaneIsRefusedInWordsThatFitAnEnd(t *testing.T) {
 	if err := Check(own, End, false, "kill_pane %1 would end it"); !errors.As(err, &r) || strings.Contains(r.Reason, "input") ||
 		!strings.Contains(r.Reason, "server's own session") {
 		t.Errorf("ending the server's own pane: %v; want it refused as the server's own session's, without input", err)
+	}
+}
+
+// tmux's other spellings of the page, insert and delete keys are taken,
+// and told in the names the contract gives them.
+func TestParseKeysTellsAliasesInTheirCanonicalNames(t *testing.T) {
+	got, err := ParseKeys("NPage PgUp C-PPage pgdn DC M-IC")
+	want := []string{"PageDown", "PageUp", "C-PageUp", "PageDown", "Delete", "M-Insert"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("ParseKeys = %v, %v; want %v", got, err, want)
 	}
 }
