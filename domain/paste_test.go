@@ -43,18 +43,27 @@ func pastedAsGiven(sent []fake.Input, text string) bool {
 // is sent, wherever the sequence is, in its 7-bit form (ESC [) and its
 // 8-bit one (the C1 control CSI).
 func TestPasteRefusesTheEndOfABracketedPaste(t *testing.T) {
+	const (
+		seven = "ESC [ 2 0 1 ~"
+		char  = "U+009B then"
+		byte_ = "the byte 0x9b"
+	)
 	for _, c := range []struct {
 		name, text string
 		at         string // the byte offset the error names
+		form       string // and how the end is written there
 	}{
-		{"the tester's text", "echo one-$((0+1))\x1b[201~\necho INJECTED-$((1+1))\n", "byte 17"},
-		{"first", "\x1b[201~\necho INJECTED-$((1+1))\n", "byte 0"},
-		{"last", "echo one-$((0+1))\n\x1b[201~", "byte 18"},
-		{"twice", "a\x1b[201~b\x1b[201~", "byte 1"},
-		{"after a start", "\x1b[200~\x1b[201~\necho INJECTED-$((1+1))\n", "byte 6"},
-		{"8-bit, as the character U+009B", "x\u009b201~\necho INJECTED-$((1+1))\n", "byte 1"},
-		{"8-bit, as a byte of its own", "x\x9b201~\necho INJECTED-$((1+1))\n", "byte 1"},
-		{"8-bit before 7-bit", "\u009b201~\x1b[201~", "byte 0"},
+		{"the tester's text", "echo one-$((0+1))\x1b[201~\necho INJECTED-$((1+1))\n", "byte 17", seven},
+		{"first", "\x1b[201~\necho INJECTED-$((1+1))\n", "byte 0", seven},
+		{"last", "echo one-$((0+1))\n\x1b[201~", "byte 18", seven},
+		{"twice", "a\x1b[201~b\x1b[201~", "byte 1", seven},
+		{"after a start", "\x1b[200~\x1b[201~\necho INJECTED-$((1+1))\n", "byte 6", seven},
+		{"8-bit, as the character U+009B", "x\u009b201~\necho INJECTED-$((1+1))\n", "byte 1", char},
+		{"8-bit, as a byte of its own", "x\x9b201~\necho INJECTED-$((1+1))\n", "byte 1", byte_},
+		{"8-bit, a byte of its own, first", "\x9b201~", "byte 0", byte_},
+		{"8-bit before 7-bit", "\u009b201~\x1b[201~", "byte 0", char},
+		{"7-bit before 8-bit", "\x1b[201~\u009b201~", "byte 0", seven},
+		{"8-bit after a character ending in 0x9b", "\u00db201~\u009b201~", "byte 6", char},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := pasteTo(t, c.text)
@@ -62,7 +71,7 @@ func TestPasteRefusesTheEndOfABracketedPaste(t *testing.T) {
 			if !errors.As(err, &arg) || arg.Field != "text" {
 				t.Fatalf("err = %v, want an ArgumentError on text", err)
 			}
-			for _, want := range []string{"bracketed paste", c.at, "nothing was pasted"} {
+			for _, want := range []string{"bracketed paste", c.at + ", ", c.form, "nothing was pasted"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("err = %q, want it to say %q", err, want)
 				}
