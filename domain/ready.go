@@ -91,7 +91,15 @@ func (s *Service) awaitShell(ctx context.Context, w *waiter, id ports.PaneID, sh
 // the outcome that ended the wait first. info is the pane as last
 // described.
 func (s *Service) awaitFront(ctx context.Context, w *waiter, info ports.PaneInfo) (ports.PaneInfo, Outcome, error) {
-	for s.starting.has(info.ID) && !info.Dead {
+	return s.awaitFrontWhile(ctx, w, info, func() bool { return s.starting.has(info.ID) })
+}
+
+// awaitFrontWhile waits, while keep holds and the pane lives, until a
+// shell is in front of the pane's terminal, looking every StartingPoll,
+// and returns the pane's description then (or as it was when keep stopped
+// holding); or the outcome that ended the wait first.
+func (s *Service) awaitFrontWhile(ctx context.Context, w *waiter, info ports.PaneInfo, keep func() bool) (ports.PaneInfo, Outcome, error) {
+	for keep() && !info.Dead {
 		if _, ok := frame.ShellFor(info.Command); ok {
 			break
 		}
@@ -179,17 +187,5 @@ func (s *Service) awaitPrompt(ctx context.Context, w *waiter, info ports.PaneInf
 	if !ok {
 		return info, "", nil
 	}
-	for !info.Dead && s.clock.Now().Sub(end) < PromptGrace {
-		if _, ok := frame.ShellFor(info.Command); ok {
-			break
-		}
-		if o := s.startingPoll(ctx, w); o != "" {
-			return info, o, nil
-		}
-		var err error
-		if info, err = s.term.Pane(ctx, info.ID); err != nil {
-			return info, "", err
-		}
-	}
-	return info, "", nil
+	return s.awaitFrontWhile(ctx, w, info, func() bool { return s.clock.Now().Sub(end) < PromptGrace })
 }

@@ -567,7 +567,15 @@ func privateServerOf(t *testing.T, b *binServer, bin string) (socket string, tmu
 		}
 		return socket != ""
 	})
-	tmuxOn = func(args ...string) (string, error) {
+	return socket, privateTmux(t, bin, socket)
+}
+
+// privateTmux returns a way to run tmux (bin) against the private server
+// on socket, which the test kills, and whose socket file it removes, at
+// its end, in case the binary failed to.
+func privateTmux(t *testing.T, bin, socket string) func(args ...string) (string, error) {
+	t.Helper()
+	tmuxOn := func(args ...string) (string, error) {
 		cmd := exec.Command(bin, append([]string{"-L", socket}, args...)...)
 		cmd.Env = cleanEnv(os.Environ())
 		out, err := cmd.CombinedOutput()
@@ -577,7 +585,7 @@ func privateServerOf(t *testing.T, b *binServer, bin string) (socket string, tmu
 		tmuxOn("kill-server")
 		os.Remove(socketFile(socket))
 	})
-	return socket, tmuxOn
+	return tmuxOn
 }
 
 // pasteAndSeeItRun pastes command, which prints pasted-42, into the shell

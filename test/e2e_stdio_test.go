@@ -287,16 +287,7 @@ func TestBinaryStoppedWhileStartingRemovesItsPrivateServer(t *testing.T) {
 	if socket == "" {
 		t.Fatalf("no log line names the private server\nstderr:\n%s", s.stderr)
 	}
-	tmuxOn := func(args ...string) (string, error) {
-		cmd := exec.Command(bin, append([]string{"-L", socket}, args...)...)
-		cmd.Env = cleanEnv(os.Environ())
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	t.Cleanup(func() {
-		tmuxOn("kill-server")
-		os.Remove(socketFile(socket))
-	})
+	tmuxOn := privateTmux(t, bin, socket)
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
