@@ -152,6 +152,7 @@ func newResources(t Tools, m ManageTools, c ports.Clock, logger *slog.Logger, ba
 // register adds the resources to srv, and makes srv the one their updates
 // are sent through.
 func (r *resources) register(srv *sdk.Server) {
+	r.listenForRecordedSubscriptions(srv)
 	r.notify = func(ctx context.Context, uri string) {
 		if err := srv.ResourceUpdated(ctx, &sdk.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
 			r.logger.Warn("resource update not sent", "uri", uri, "error", err)
@@ -290,6 +291,11 @@ type watch struct {
 	subscribers map[*sdk.ServerSession]bool
 	stop        context.CancelFunc
 	done        chan struct{} // closed when the watch's goroutines have returned
+	// heard is closed once the SDK has recorded a subscription to the URI:
+	// it does so only after the subscribe handler has returned, and an
+	// update sent before then reaches nobody (see holdUntilHeard).
+	heard     chan struct{}
+	heardOnce sync.Once
 }
 
 func (r *resources) subscribe(ctx context.Context, req *sdk.SubscribeRequest) error {
@@ -318,7 +324,7 @@ func (r *resources) subscribe(ctx context.Context, req *sdk.SubscribeRequest) er
 		return nil
 	}
 	wctx, stop := context.WithCancel(r.base)
-	w := &watch{subscribers: map[*sdk.ServerSession]bool{}, stop: stop, done: make(chan struct{})}
+	w := &watch{subscribers: map[*sdk.ServerSession]bool{}, stop: stop, done: make(chan struct{}), heard: make(chan struct{})}
 	r.watches[uri] = w
 	r.addSubscriberLocked(w, req.Session)
 	r.mu.Unlock()
@@ -332,7 +338,7 @@ func (r *resources) subscribe(ctx context.Context, req *sdk.SubscribeRequest) er
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { run(wctx, changed) })
-	wg.Go(func() { r.coalesce(wctx, uri, signals) })
+	wg.Go(func() { r.coalesce(wctx, uri, holdUntilHeard(wctx, w.heard, signals)) })
 	go func() {
 		wg.Wait()
 		close(w.done)
@@ -450,6 +456,79 @@ func (r *resources) coalesce(ctx context.Context, uri string, signals <-chan str
 			send()
 		}
 	}
+}
+
+// holdUntilHeard passes the signals on, holding any that come before heard
+// is closed until it is: the SDK records a subscription after the
+// subscribe handler returns (and, for subscriptions/listen, before it
+// acknowledges it), so a change seen at once would otherwise be told to no
+// one. One held signal stands for all.
+func holdUntilHeard(ctx context.Context, heard <-chan struct{}, signals <-chan struct{}) <-chan struct{} {
+	out := make(chan struct{}, 1)
+	go func() {
+		owed := false
+		for heard != nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-signals:
+				owed = true
+			case <-heard:
+				heard = nil
+			}
+		}
+		if owed {
+			out <- struct{}{}
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-signals:
+				select {
+				case out <- struct{}{}:
+				default: // one pending signal stands for any number of changes
+				}
+			}
+		}
+	}()
+	return out
+}
+
+// heard marks the watch of uri as told to the SDK's subscribers: the SDK
+// has recorded a subscription to it.
+func (r *resources) heard(uri string) {
+	r.mu.Lock()
+	w := r.watches[uri]
+	r.mu.Unlock()
+	if w != nil {
+		w.heardOnce.Do(func() { close(w.heard) })
+	}
+}
+
+// listenForRecordedSubscriptions makes srv tell r when it has recorded a
+// subscription: after the resources/subscribe handler returns (legacy
+// subscriptions), or as it acknowledges a subscriptions/listen.
+func (r *resources) listenForRecordedSubscriptions(srv *sdk.Server) {
+	srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			res, err := next(ctx, method, req)
+			if p, ok := req.GetParams().(*sdk.SubscribeParams); ok && method == "resources/subscribe" && err == nil && p != nil {
+				r.heard(p.URI)
+			}
+			return res, err
+		}
+	})
+	srv.AddSendingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if p, ok := req.GetParams().(*sdk.SubscriptionsAcknowledgedParams); ok && p != nil {
+				for _, uri := range p.Notifications.ResourceSubscriptions {
+					r.heard(uri)
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
 }
 
 // source reads the first state of a resource and returns what follows it
