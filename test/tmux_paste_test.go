@@ -1,6 +1,7 @@
 package test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -34,6 +35,33 @@ func (s *tmuxServer) waitRow(t testing.TB, p ports.PaneID, row string) {
 // after the sequence does not run: before the guard, bash and zsh ran both
 // lines of the tester's text, with enter false.
 func TestTmuxPasteCannotEndItsBracketingInAShell(t *testing.T) {
+	inBracketingShells(t, func(t *testing.T, r *rig, ctx context.Context) {
+		for _, text := range []string{
+			"echo one-$((0+1))\x1b[201~\necho INJECTED-$((1+1))\n",
+			"echo one-$((0+1))\u009b201~\necho INJECTED-$((1+1))\n",
+		} {
+			_, err := r.svc.PasteText(ctx, domain.PasteRequest{PaneID: r.pane, Text: text})
+			var arg *fault.ArgumentError
+			if !errors.As(err, &arg) || arg.Field != "text" {
+				t.Errorf("paste_text %q: %v, want an ArgumentError on text", text, err)
+			}
+		}
+		// The shell reads its input in order: once this line has run,
+		// whatever of the refused texts had reached it would have run.
+		if _, err := r.svc.PasteText(ctx, domain.PasteRequest{PaneID: r.pane, Text: "echo after-$((2+3))", Enter: true}); err != nil {
+			t.Fatal(err)
+		}
+		r.srv.waitRow(t, r.pane, "after-5")
+		if rows := strings.Split(r.srv.screen(t, r.pane), "\n"); slices.Contains(rows, "INJECTED-2") || slices.Contains(rows, "one-1") {
+			t.Errorf("a line of a refused paste ran:\n%s", strings.Join(rows, "\n"))
+		}
+	})
+}
+
+// inBracketingShells runs test in a rig of each shell that asks for
+// bracketed paste, in parallel.
+func inBracketingShells(t *testing.T, test func(t *testing.T, r *rig, ctx context.Context)) {
+	t.Helper()
 	needTmux(t)
 	for _, sh := range shells {
 		if !slices.Contains(bracketingShells, sh.name) {
@@ -41,27 +69,7 @@ func TestTmuxPasteCannotEndItsBracketingInAShell(t *testing.T) {
 		}
 		t.Run(sh.name, func(t *testing.T) {
 			t.Parallel()
-			r := newRig(t, sh)
-			ctx := itContext(t)
-			for _, text := range []string{
-				"echo one-$((0+1))\x1b[201~\necho INJECTED-$((1+1))\n",
-				"echo one-$((0+1))\u009b201~\necho INJECTED-$((1+1))\n",
-			} {
-				_, err := r.svc.PasteText(ctx, domain.PasteRequest{PaneID: r.pane, Text: text})
-				var arg *fault.ArgumentError
-				if !errors.As(err, &arg) || arg.Field != "text" {
-					t.Errorf("paste_text %q: %v, want an ArgumentError on text", text, err)
-				}
-			}
-			// The shell reads its input in order: once this line has run,
-			// whatever of the refused texts had reached it would have run.
-			if _, err := r.svc.PasteText(ctx, domain.PasteRequest{PaneID: r.pane, Text: "echo after-$((2+3))", Enter: true}); err != nil {
-				t.Fatal(err)
-			}
-			r.srv.waitRow(t, r.pane, "after-5")
-			if rows := strings.Split(r.srv.screen(t, r.pane), "\n"); slices.Contains(rows, "INJECTED-2") || slices.Contains(rows, "one-1") {
-				t.Errorf("a line of a refused paste ran:\n%s", strings.Join(rows, "\n"))
-			}
+			test(t, newRig(t, sh), itContext(t))
 		})
 	}
 }
@@ -70,29 +78,20 @@ func TestTmuxPasteCannotEndItsBracketingInAShell(t *testing.T) {
 // make the rest typed: the shell's line editor takes it as pasted text
 // and runs nothing until Enter.
 func TestTmuxPasteOfAStartSequenceRunsNothing(t *testing.T) {
-	needTmux(t)
-	for _, sh := range shells {
-		if !slices.Contains(bracketingShells, sh.name) {
-			continue
+	inBracketingShells(t, func(t *testing.T, r *rig, ctx context.Context) {
+		if _, err := r.svc.PasteText(ctx, domain.PasteRequest{PaneID: r.pane, Text: "echo one-$((0+1))\x1b[200~\necho two-$((1+1))\n"}); err != nil {
+			t.Fatal(err)
 		}
-		t.Run(sh.name, func(t *testing.T) {
-			t.Parallel()
-			r := newRig(t, sh)
-			ctx := itContext(t)
-			if _, err := r.svc.PasteText(ctx, domain.PasteRequest{PaneID: r.pane, Text: "echo one-$((0+1))\x1b[200~\necho two-$((1+1))\n"}); err != nil {
-				t.Fatal(err)
-			}
-			// The line editor shows the paste's last line once it has read
-			// the whole paste; had it taken the first line's end for
-			// Enter, that line would have run before.
-			eventually(t, 10*time.Second, "the pasted lines in the line editor", func() bool {
-				return strings.Contains(r.srv.screen(t, r.pane), "echo two-$((1+1))")
-			})
-			if rows := strings.Split(r.srv.screen(t, r.pane), "\n"); slices.Contains(rows, "one-1") || slices.Contains(rows, "two-2") {
-				t.Errorf("a pasted line ran without Enter:\n%s", strings.Join(rows, "\n"))
-			}
+		// The line editor shows the paste's last line once it has read
+		// the whole paste; had it taken the first line's end for
+		// Enter, that line would have run before.
+		eventually(t, 10*time.Second, "the pasted lines in the line editor", func() bool {
+			return strings.Contains(r.srv.screen(t, r.pane), "echo two-$((1+1))")
 		})
-	}
+		if rows := strings.Split(r.srv.screen(t, r.pane), "\n"); slices.Contains(rows, "one-1") || slices.Contains(rows, "two-2") {
+			t.Errorf("a pasted line ran without Enter:\n%s", strings.Join(rows, "\n"))
+		}
+	})
 }
 
 // In vim, what followed the sequence was read as typed, in normal mode:
