@@ -338,7 +338,9 @@ func (r *resources) subscribe(ctx context.Context, req *sdk.SubscribeRequest) er
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { run(wctx, changed) })
-	wg.Go(func() { r.coalesce(wctx, uri, holdUntilHeard(wctx, w.heard, signals)) })
+	told := make(chan struct{}, 1)
+	wg.Go(func() { holdUntilHeard(wctx, w.heard, signals, told) })
+	wg.Go(func() { r.coalesce(wctx, uri, told) })
 	go func() {
 		wg.Wait()
 		close(w.done)
@@ -458,41 +460,37 @@ func (r *resources) coalesce(ctx context.Context, uri string, signals <-chan str
 	}
 }
 
-// holdUntilHeard passes the signals on, holding any that come before heard
-// is closed until it is: the SDK records a subscription after the
-// subscribe handler returns (and, for subscriptions/listen, before it
-// acknowledges it), so a change seen at once would otherwise be told to no
-// one. One held signal stands for all.
-func holdUntilHeard(ctx context.Context, heard <-chan struct{}, signals <-chan struct{}) <-chan struct{} {
-	out := make(chan struct{}, 1)
-	go func() {
-		owed := false
-		for heard != nil {
+// holdUntilHeard passes the signals on to out (buffered), holding any that
+// come before heard is closed until it is, until ctx is done: the SDK
+// records a subscription after the subscribe handler returns (and, for
+// subscriptions/listen, before it acknowledges it), so a change seen at
+// once would otherwise be told to no one. One held signal stands for all.
+func holdUntilHeard(ctx context.Context, heard, signals <-chan struct{}, out chan<- struct{}) {
+	owed := false
+	for heard != nil {
+		select {
+		case <-ctx.Done():
+			return
+		case <-signals:
+			owed = true
+		case <-heard:
+			heard = nil
+		}
+	}
+	if owed {
+		out <- struct{}{}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-signals:
 			select {
-			case <-ctx.Done():
-				return
-			case <-signals:
-				owed = true
-			case <-heard:
-				heard = nil
+			case out <- struct{}{}:
+			default: // one pending signal stands for any number of changes
 			}
 		}
-		if owed {
-			out <- struct{}{}
-		}
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-signals:
-				select {
-				case out <- struct{}{}:
-				default: // one pending signal stands for any number of changes
-				}
-			}
-		}
-	}()
-	return out
+	}
 }
 
 // heard marks the watch of uri as told to the SDK's subscribers: the SDK

@@ -14,7 +14,8 @@ func TestChangesBeforeTheSubscriptionIsHeardAreHeldForIt(t *testing.T) {
 	defer cancel()
 	heard := make(chan struct{})
 	signals := make(chan struct{}, 1)
-	out := holdUntilHeard(ctx, heard, signals)
+	out := make(chan struct{}, 1)
+	go holdUntilHeard(ctx, heard, signals, out)
 
 	signals <- struct{}{}
 	signals <- struct{}{}
