@@ -241,9 +241,15 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 	r.scanner = frame.NewScanner(ids, r.held)
 
 	// What runs in front of the pane's terminal now (the shell that will
-	// read the line, and its children), for telling its end (confirm).
+	// read the line, and its children), for telling its end (confirm),
+	// and for telling a shell at its prompt from one running a script.
 	if r.before, err = s.term.Foreground(ctx, req.PaneID); errors.Is(err, ports.ErrUnsupported) {
 		r.noJobs = true
+	} else if err == nil {
+		if err := policy.CheckFront(req.PaneID, r.before); err != nil {
+			r.close()
+			return nil, "", err
+		}
 	}
 	cmd := frame.Command{Shell: sh, IDs: ids, Text: req.Command}
 	if err := r.stage(ctx, cmd); err != nil {

@@ -418,6 +418,29 @@ func TestRunRefusalsLeaveThePaneFree(t *testing.T) {
 	}
 }
 
+func TestRunRefusesAShellRunningAScriptWithoutTypingIntoIt(t *testing.T) {
+	// A bash script waiting at its "Continue? [y/N]" is named bash, like
+	// the pane's shell at its prompt; the typed line would be its answer.
+	r := newRig(t, domain.DefaultConfig())
+	r.term.SetForegroundArgs(r.pane, "/bin/bash", "./deploy.sh")
+	_, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: r.pane, Command: "echo hi"})
+	var refusal *fault.RefusalError
+	if !errors.As(err, &refusal) || refusal.Why != fault.RefusedNotAShell || !strings.Contains(err.Error(), "/bin/bash ./deploy.sh") {
+		t.Fatalf("run into a script: %v, want a not-a-shell refusal naming the script", err)
+	}
+	if sent := r.term.Sent(r.pane); len(sent) != 0 {
+		t.Errorf("typed %+v into the script", sent)
+	}
+	if _, err := r.svc.PasteText(context.Background(), domain.PasteRequest{PaneID: r.pane, Text: "y", Enter: true}); err != nil {
+		t.Errorf("a paste after the refusal: %v; the refusal held the pane", err)
+	}
+	// The script done, the shell's own command line is back.
+	r.term.SetForegroundArgs(r.pane)
+	if res := r.run(domain.RunRequest{Command: "true"}); res.Outcome != domain.OutcomeCompleted {
+		t.Fatalf("at the prompt again: %+v", res)
+	}
+}
+
 func TestRunOnAnUnknownPane(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	_, err := r.svc.RunShellCommand(context.Background(), domain.RunRequest{PaneID: "%42", Command: "true"})

@@ -73,4 +73,10 @@ type Foreground struct {
 	// that still run, in no particular order; nil when the leader has
 	// exited and the group lives on without it.
 	Children []int
+
+	// Args is the leader's command line as it was started, its program
+	// first ("bash", "./build.sh"): what tells a shell that reads its
+	// commands from the terminal from one that runs a script or a -c
+	// command. Nil when the backend could not read it.
+	Args []string
 }

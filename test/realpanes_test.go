@@ -1,6 +1,7 @@
 package test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -43,6 +44,7 @@ func TestTmuxRealPanes(t *testing.T) {
 				{"the command cannot forge its end", testForgedEnd},
 				{"copy mode is left with send_keys", testCopyMode},
 				{"a NUL is refused before anything is typed", testNUL},
+				{"a script reading its input is not typed into", testScriptInFront},
 			} {
 				t.Run(c.name, func(t *testing.T) {
 					t.Parallel()
@@ -51,6 +53,58 @@ func TestTmuxRealPanes(t *testing.T) {
 			}
 		})
 	}
+}
+
+func testScriptInFront(t *testing.T, r *rig) {
+	// A script of the pane's own shell, started from the prompt, waits
+	// for an answer: in front is a process named like the shell.
+	dir := r.srv.home
+	script := filepath.Join(dir, "ask."+r.sh.name)
+	started, got := filepath.Join(dir, "started-"+r.sh.name), filepath.Join(dir, "got-"+r.sh.name)
+	body := "echo yes > '" + started + "'\nread x\necho \"got [$x]\" > '" + got + "'\n"
+	if err := os.WriteFile(script, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "-l", r.sh.argv[0]+" '"+script+"'")
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "Enter")
+	eventually(t, 10*time.Second, "the script to start", func() bool { _, err := os.Stat(started); return err == nil })
+	_, err := r.svc.RunShellCommand(itContext(t), domain.RunRequest{PaneID: r.pane, Command: "echo typed", TimeoutMs: 5000})
+	var refusal *fault.RefusalError
+	if !errors.As(err, &refusal) || refusal.Why != fault.RefusedNotAShell || !strings.Contains(err.Error(), script) {
+		t.Fatalf("run_shell_command with a script in front: %v; want a not-a-shell refusal naming %s", err, script)
+	}
+	if _, err := os.Stat(got); err == nil {
+		b, _ := os.ReadFile(got)
+		t.Fatalf("the script read a line that the refusal typed: %s", b)
+	}
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "-l", "answer")
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "Enter")
+	eventually(t, 10*time.Second, "the script to read its answer", func() bool {
+		b, _ := os.ReadFile(got)
+		return strings.TrimSpace(string(b)) == "got [answer]"
+	})
+	freeAfter(t, r, "a script that ran in front")
+
+	// A shell started at the prompt (as nix-shell, sudo -s, su start
+	// one) reads the terminal, and is typed into.
+	var nested []string
+	for i := 0; i < len(r.sh.argv); i++ {
+		if r.sh.argv[i] == "-C" {
+			i++ // fish's prompt setting, which would need quoting
+			continue
+		}
+		nested = append(nested, r.sh.argv[i])
+	}
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "-l", strings.Join(nested, " "))
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "Enter")
+	shell := r.srv.tmux(t, "display-message", "-p", "-t", string(r.pane), "#{pane_pid}")
+	eventually(t, 10*time.Second, "the nested shell in front", func() bool {
+		b, err := os.ReadFile("/proc/" + shell + "/stat")
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		return err == nil && len(f) > 5 && f[5] != shell
+	})
+	r.settle(t, r.pane)
+	wantCompleted(t, r.run(t, domain.RunRequest{Command: "echo nested"}), "nested", 0)
 }
 
 func testOutputConvention(t *testing.T, r *rig) {

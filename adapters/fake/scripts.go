@@ -3,6 +3,7 @@ package fake
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
@@ -85,11 +86,21 @@ func (t *Terminal) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreg
 	case t.noJobs:
 		return ports.Foreground{}, fmt.Errorf("read the foreground of pane %s: %w", id, ports.ErrUnsupported)
 	case p.job != nil && p.job.keepsTerm:
-		return ports.Foreground{Group: p.pid, Children: []int{p.job.pid}}, nil
+		return ports.Foreground{Group: p.pid, Children: []int{p.job.pid}, Args: p.shellArgs()}, nil
 	case p.job != nil:
+		// A command's own command line is not kept.
 		return ports.Foreground{Group: p.job.pid}, nil
 	}
-	return ports.Foreground{Group: p.pid, Children: []int{}}, nil
+	return ports.Foreground{Group: p.pid, Children: []int{}, Args: p.shellArgs()}, nil
+}
+
+// shellArgs is the command line of the pane's program: what
+// SetForegroundArgs set, else its name alone.
+func (p *pane) shellArgs() []string {
+	if p.args != nil {
+		return slices.Clone(p.args)
+	}
+	return []string{p.spec.Command}
 }
 
 // LineEditing reports whether the pane's shell sits at its prompt with a

@@ -108,7 +108,8 @@ type pane struct {
 	startAhead []byte // what was typed meanwhile
 
 	mode      string
-	override  string // the command SetCommand set, if any
+	override  string   // the command SetCommand set, if any
+	args      []string // the command line SetForegroundArgs set, if any
 	watchers  []string
 	attended  bool
 	group     int // synchronization group; 0 for none
@@ -495,7 +496,7 @@ func (t *Terminal) Replace(id ports.PaneID) {
 
 // restart gives the pane a fresh process of its original command, alive,
 // with a new Generation and pid, out of any mode and without SetCommand's
-// program; what the old process ran is abandoned, and the new terminal
+// program or SetForegroundArgs's command line; what the old process ran is abandoned, and the new terminal
 // has its line editing and echo as a new shell sets them. With blank, the
 // visible screen is cleared and the cursor put at its top left first, as
 // tmux does for a respawned pane (the history is kept). Open streams go
@@ -505,7 +506,7 @@ func (p *pane) restart(blank bool) {
 	p.ed = editor{}
 	p.dead, p.starting, p.startAhead, p.noEcho = false, false, nil, false
 	p.gen, p.pid = p.t.generation(), p.t.newPID()
-	p.mode, p.override = "", ""
+	p.mode, p.override, p.args = "", "", nil
 	p.scr.bracketed = false
 	if blank {
 		p.scr.blankScreen()
@@ -572,6 +573,17 @@ func (t *Terminal) SetCommand(id ports.PaneID, name string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.must(id).override = name
+}
+
+// SetForegroundArgs makes Foreground report args as the command line of
+// the pane's program while it runs no command of its own, as for a shell
+// that runs a script ("bash", "./build.sh"); nil restores the default,
+// the program's name alone. What is typed still reaches the scripted
+// shell: the domain is to refuse to type.
+func (t *Terminal) SetForegroundArgs(id ports.PaneID, args ...string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.must(id).args = slices.Clone(args)
 }
 
 // Attach makes a person watch the pane through the named client (for

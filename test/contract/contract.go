@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
+	"github.com/tmux-mcp/tmux-mcp/domain/policy"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -435,10 +436,22 @@ func testForeground(t *testing.T, h Harness) {
 	if err != nil || fg.Group != pid {
 		t.Fatalf("Foreground of a shell at its prompt = %+v, %v; want the shell's group, %d", fg, err, pid)
 	}
-	idle := fg.Children
+	// The command line, when told, is the shell's, one that reads its
+	// commands from the terminal: what run_shell_command types into.
+	if fg.Args != nil {
+		if sh, ok := frame.ShellFor(fg.Args[0]); !ok || !policy.ReadsTerminal(sh, fg.Args[1:]) {
+			t.Errorf("Foreground of a shell at its prompt has Args %q, want a shell that reads the terminal", fg.Args)
+		}
+	}
+	idle, shellArgs := fg.Children, fg.Args
 	sendText(t, h, id, "sleep 1; echo slept\n")
 	h.Eventually(t, func() bool {
 		fg, err := term.Foreground(ctx, id)
+		// sleep's, or, for a moment, those of the shell's fork that is
+		// about to run it.
+		if err == nil && fg.Group != pid && fg.Args != nil && !slices.Equal(fg.Args, []string{"sleep", "1"}) && !slices.Equal(fg.Args, shellArgs) {
+			t.Errorf("Foreground while sleep 1 runs has Args %q, want sleep's command line or nil", fg.Args)
+		}
 		return err == nil && fg.Group != pid
 	}, "a group other than the shell's in front while sleep runs")
 	out.waitFor(t, h, "slept\n")

@@ -66,7 +66,7 @@ func Foreground(pid int, dev uint64) (ports.Foreground, error) {
 	if st.TTYNr != dev || st.Tpgid <= 0 {
 		return ports.Foreground{}, fmt.Errorf("process %d is not on the pane's terminal: %w", pid, ports.ErrUnsupported)
 	}
-	fg := ports.Foreground{Group: st.Tpgid}
+	fg := ports.Foreground{Group: st.Tpgid, Args: ReadArgs(st.Tpgid)}
 	// A leader, being single-threaded as shells are, is its one task.
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(st.Tpgid) + "/task/" + strconv.Itoa(st.Tpgid) + "/children")
 	if err != nil {
@@ -79,6 +79,26 @@ func Foreground(pid int, dev uint64) (ports.Foreground, error) {
 		}
 	}
 	return fg, nil
+}
+
+// ReadArgs returns the command line of process pid from
+// /proc/PID/cmdline, or nil when there is none to read (the process is
+// gone, a zombie, or this is not Linux).
+func ReadArgs(pid int) []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return nil
+	}
+	return ParseArgs(b)
+}
+
+// ParseArgs splits the contents of /proc/PID/cmdline, one NUL after each
+// argument, into the arguments; nil when it holds none.
+func ParseArgs(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
 }
 
 // Exists reports whether /proc has an entry for the process.

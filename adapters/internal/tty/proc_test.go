@@ -3,6 +3,7 @@ package tty
 import (
 	"errors"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -47,5 +48,34 @@ func TestForegroundOfAProcessOnAnotherTerminalIsUnsupported(t *testing.T) {
 	}
 	if _, err := Foreground(os.Getpid(), st.TTYNr+1); !errors.Is(err, ports.ErrUnsupported) {
 		t.Errorf("Foreground with the wrong terminal = %v, want ErrUnsupported", err)
+	}
+}
+
+func TestParseArgsSplitsAtEachNUL(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"bash\x00", []string{"bash"}},
+		{"/bin/bash\x00./build.sh\x00a b\x00", []string{"/bin/bash", "./build.sh", "a b"}},
+		// An empty argument is one: bash -c ''.
+		{"bash\x00-c\x00\x00", []string{"bash", "-c", ""}},
+	} {
+		if got := ParseArgs([]byte(tt.in)); !slices.Equal(got, tt.want) || (got == nil) != (tt.want == nil) {
+			t.Errorf("ParseArgs(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestReadArgsOfThisProcessAndOfNone(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("no /proc")
+	}
+	if got := ReadArgs(os.Getpid()); !slices.Equal(got, os.Args) {
+		t.Errorf("ReadArgs of this process = %q, want %q", got, os.Args)
+	}
+	if got := ReadArgs(1 << 30); got != nil {
+		t.Errorf("ReadArgs of no process = %q, want nil", got)
 	}
 }
