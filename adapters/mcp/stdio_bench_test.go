@@ -71,6 +71,29 @@ func BenchmarkStdioSendKeys(b *testing.B) {
 	}
 }
 
+// BenchmarkStdioCaptureScreen is a call whose result is a full screen (50
+// rows of 150 characters, 7.5 KB): what the transport and the SDK add per
+// byte of a result, which is encoded twice (its structured content and its
+// text) and then passed over again by every layer that wraps it.
+func BenchmarkStdioCaptureScreen(b *testing.B) {
+	mcp.WithoutResultChecks(b)
+	row := ": 'make test'; [ -r '/dev/shm/tmux-mcp-20268-971611986/98' ] || builtin printf '\\033]7717;tmcp;X;0a968feeaecb721d\\007'; . 'x' <&>"
+	text := strings.Repeat(row+strings.Repeat(" ", 150-len(row))+"\n", 50)
+	tools := &stubTools{capture: func(_ context.Context, req domain.CaptureRequest) (domain.CaptureResult, error) {
+		first, last := int64(0), int64(49)
+		return domain.CaptureResult{PaneID: req.PaneID, Text: text, TotalLines: 50, ReturnedBytes: int64(len(text)),
+			EffectiveStart: &first, EffectiveEnd: &last}, nil
+	}}
+	call := benchStdio(b, tools)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	id := 2
+	for b.Loop() {
+		call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"capture_pane","arguments":{"paneId":"%%1"}}}`, id))
+		id++
+	}
+}
+
 // BenchmarkStdioPaste1MiB is a call whose argument is a 1 MiB text: how
 // often the transport and the SDK read it.
 func BenchmarkStdioPaste1MiB(b *testing.B) {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -118,7 +119,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			}
 			raws := make([]json.RawMessage, len(replies))
 			for i, r := range replies {
-				data, err := jsonrpc.EncodeMessage(r)
+				data, err := encodeReply(r)
 				if err != nil {
 					return fmt.Errorf("encode a reply of a batch: %w", err)
 				}
@@ -130,7 +131,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			}
 			return c.out.write(data, replies...)
 		}
-		data, err := jsonrpc.EncodeMessage(reply)
+		data, err := encodeReply(reply)
 		if err != nil {
 			return fmt.Errorf("encode a reply: %w", err)
 		}
@@ -141,6 +142,27 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return fmt.Errorf("encode a message: %w", err)
 	}
 	return c.out.write(data)
+}
+
+// encodeReply is jsonrpc.EncodeMessage for a reply, without encoding its
+// result a second time: the SDK made the result with encoding/json, so it
+// is valid and compact already, while EncodeMessage would check and compact
+// it again, byte by byte (a pass over every reply, and a tool's result is
+// up to a megabyte). A reply that is not that plain result is left to
+// EncodeMessage, and so is a result with a line feed in it, which the
+// line-per-message framing could not carry.
+func encodeReply(r *jsonrpc.Response) ([]byte, error) {
+	if r.Error != nil || len(r.Result) == 0 || !r.ID.IsValid() || bytes.IndexByte(r.Result, '\n') >= 0 {
+		return jsonrpc.EncodeMessage(r)
+	}
+	id, err := encode(r.ID.Raw())
+	if err != nil {
+		return nil, err
+	}
+	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
+	data := make([]byte, 0, len(head)+len(id)+len(mid)+len(r.Result)+1)
+	data = append(append(append(append(data, head...), id...), mid...), r.Result...)
+	return append(data, '}'), nil
 }
 
 // batched files reply with its batch: inBatch says it answers a call of
