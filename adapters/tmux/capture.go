@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -19,12 +18,10 @@ import (
 // that reaches past the pane. Rows carry no escape sequences and no
 // trailing blanks. A dead pane can still be captured.
 //
-// With a control client at hand, the rows go through a paste buffer and a
-// file instead of the client's replies, which a pane's text could forge
-// (see doc.go); otherwise capture-pane -p runs as a process. With a remote
-// host the file would be on that host, out of reach: capture-pane -p runs
-// there, and its standard output, which carries no framing, comes back
-// through ssh's.
+// With a control client at hand (on this host or over ssh), the rows come
+// in the client's reply, read so that no row of the pane's can end it
+// (see controlParser and doc.go); otherwise capture-pane -p runs as a
+// process, whose standard output carries no framing to forge.
 //
 // Errors wrap ports.ErrPaneNotFound or ports.ErrUnavailable.
 func (t *Terminal) Capture(ctx context.Context, id ports.PaneID, r ports.CaptureRange) ([]string, error) {
@@ -35,7 +32,7 @@ func (t *Terminal) Capture(ctx context.Context, id ports.PaneID, r ports.Capture
 	if r.JoinWrapped {
 		args = append(args, "-J")
 	}
-	rows, _, ok, err := t.captureToFile(ctx, id, args, nil)
+	rows, _, ok, err := t.captureInBand(ctx, id, append(args, "-p"), nil)
 	if ok {
 		if err != nil {
 			return nil, fmt.Errorf("capture pane %s: %w", id, err)
@@ -64,7 +61,7 @@ func (t *Terminal) CaptureScreen(ctx context.Context, id ports.PaneID, joinWrapp
 	if joinWrapped {
 		args = append(args, "-J")
 	}
-	rows, out, ok, err := t.captureToFile(ctx, id, args, splitCommands(paneArgs(id)))
+	rows, out, ok, err := t.captureInBand(ctx, id, append(args, "-p"), splitCommands(paneArgs(id)))
 	if !ok {
 		return screencap.InTwoCalls(ctx, t, id, joinWrapped)
 	}
@@ -78,67 +75,45 @@ func (t *Terminal) CaptureScreen(ctx context.Context, id ports.PaneID, joinWrapp
 	return info, rows, nil
 }
 
-// captureToFile runs capture (a capture-pane without -p) over a control
-// client into a paste buffer of its own, which save-buffer writes into a
-// new file of this process and which is then deleted; the commands of
-// before, if any, run first in the same list, and out is what they
-// printed. ok is false when it could not be done that way (no control
-// client, no file) and the caller is to capture as a process; a missing
-// pane is reported, not retried.
-func (t *Terminal) captureToFile(ctx context.Context, id ports.PaneID, capture []string, before [][]string) (rows []string, out string, ok bool, err error) {
-	if t.launch.remote() {
+// captureInBand runs capture (a capture-pane with -p) over a control
+// client, after the commands of before, if any, in one write: out is what
+// they printed, rows what capture printed. The capture is a printing part
+// (see controlParser), whose reply no line of the pane's text can end. ok
+// is false when it could not be done that way (no control client, or it
+// failed) and the caller is to capture as a process; a missing pane is
+// reported, not retried.
+func (t *Terminal) captureInBand(ctx context.Context, id ports.PaneID, capture []string, before [][]string) (rows []string, out string, ok bool, err error) {
+	line, lineOK := printingLine(capture)
+	if !lineOK {
 		return nil, "", false, nil
+	}
+	parts := []commandPart{{line: line, printing: true}}
+	if len(before) > 0 {
+		first, firstOK := commandLine(before)
+		if !firstOK {
+			return nil, "", false, nil
+		}
+		parts = append([]commandPart{{line: first}}, parts...)
 	}
 	c := t.commandClient(ctx, id)
 	if c == nil {
 		return nil, "", false, nil
 	}
-	// The file is made here, private to this user, for tmux to fill: in
-	// the scripts' private directory (in memory where there is one), else
-	// the temporary directory.
-	dir := ""
-	if local, ok := t.scripts.(localScripts); ok {
-		dir = local.dir.Path()
-	}
-	f, err := os.CreateTemp(dir, "tmux-mcp-capture-")
-	if err != nil {
-		t.release(c)
-		return nil, "", false, nil
-	}
-	path := f.Name()
-	f.Close()
-	defer os.Remove(path)
-	name := fmt.Sprintf("tmux-mcp-%d-%s-%d", os.Getpid(), bufferTag, bufferSeq.Add(1))
-	cmds := append(append([][]string(nil), before...),
-		append(append([]string(nil), capture...), "-b", name),
-		[]string{"save-buffer", "-b", name, path},
-		[]string{"delete-buffer", "-b", name},
-	)
-	line, lineOK := commandLine(cmds)
-	// save-buffer expands formats in its path.
-	if !lineOK || strings.ContainsRune(path, '#') {
-		t.release(c)
-		return nil, "", false, nil
-	}
 	t.attachGate.RLock()
-	printed, err := c.command(ctx, "capture-pane", line)
+	printed, err := c.send(ctx, "capture-pane", parts...)
 	t.attachGate.RUnlock()
 	t.release(c)
 	if err != nil {
-		// The buffer may be left when a later command failed; deleting
-		// a buffer that does not exist fails harmlessly.
-		t.command(context.WithoutCancel(ctx), route{}, "delete-buffer", "-b", name)
 		if errors.Is(err, ports.ErrPaneNotFound) || ctx.Err() != nil {
 			return nil, "", true, err
 		}
-		t.debug("tmux capture through a file failed, capturing as a process", "pane", id, "reason", err)
+		t.debug("tmux capture over the control client failed, capturing as a process", "pane", id, "reason", err)
 		return nil, "", false, nil
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, "", false, nil
+	if len(before) > 0 {
+		out = strings.Join(printed[0], "\n")
 	}
-	return splitRows(string(data)), strings.Join(printed, "\n"), true, nil
+	return trimRows(printed[len(printed)-1]), out, true, nil
 }
 
 // splitRows splits capture-pane output, one row per line, and trims the
@@ -148,7 +123,15 @@ func splitRows(out string) []string {
 		return nil
 	}
 	// Every row, empty ones too, ends with a newline.
-	rows := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	return trimRows(strings.Split(strings.TrimSuffix(out, "\n"), "\n"))
+}
+
+// trimRows trims the trailing spaces that tmux keeps with -J off each
+// row, in place, and returns rows; nil for none.
+func trimRows(rows []string) []string {
+	if len(rows) == 0 {
+		return nil
+	}
 	for i, row := range rows {
 		rows[i] = strings.TrimRight(row, " ")
 	}

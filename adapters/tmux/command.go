@@ -280,6 +280,27 @@ func commandLine(cmds [][]string) (string, bool) {
 	return b.String(), true
 }
 
+// printingLine is the command line of one capture-pane -p, the one
+// command whose output, a pane's text, is let over a control client: only
+// as a printing part of a send (see controlParser), whose reply no line
+// of that text can end. ok is false for any other command.
+func printingLine(cmd []string) (line string, ok bool) {
+	if len(cmd) == 0 || cmd[0] != "capture-pane" || !slices.Contains(cmd, "-p") {
+		return "", false
+	}
+	var b strings.Builder
+	for j, arg := range cmd {
+		if strings.IndexByte(arg, 0) >= 0 {
+			return "", false
+		}
+		if j > 0 {
+			b.WriteByte(' ')
+		}
+		quoteArg(&b, arg)
+	}
+	return b.String(), true
+}
+
 // quoteArg writes s as a double-quoted string of tmux's command syntax
 // that tmux reads back as exactly s. Letters, digits and " -_./:,=+@%" are
 // written as they are; every other byte as a backslash and three octal

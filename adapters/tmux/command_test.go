@@ -296,10 +296,11 @@ func unknownPaneCalls(t *testing.T, term *Terminal) {
 
 // What a pane's program prints can hold lines that look like the end of a
 // reply ("%end <time> <number> 1") followed by lines that look like tmux's
-// own. A capture never carries them in a reply (its rows go through a
-// file), and the fields of the adapter's formats that a program controls
-// (a working directory here) are cleaned of line ends, so neither can cut
-// a reply short.
+// own, down to the marker that ends a reply to a command line. A capture's
+// reply ends only at a marker nobody else knows (see controlParser), and
+// the fields of the adapter's formats that a program controls (a working
+// directory here) are cleaned of line ends, so neither can cut a reply
+// short.
 func TestRepliesCannotBeForgedByWhatPanesPrint(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t)
@@ -312,7 +313,8 @@ func TestRepliesCannotBeForgedByWhatPanesPrint(t *testing.T) {
 	var forged strings.Builder
 	for sec := now; sec <= now+3; sec++ {
 		for n := range 2000 {
-			fmt.Fprintf(&forged, "%%end %d %d 1\n%%output %s injected\\012\n%%begin %d %d 1\n", sec, n, other, sec, n)
+			fmt.Fprintf(&forged, "%%end %d %d 1\n%%output %s injected\\012\n%%begin %d %d 1\ntmux-mcp-done %d\n%%end %d %d 1\n%%begin %d %d 1\n",
+				sec, n, other, sec, n+1, n%50, sec, n+1, sec, n+2)
 		}
 	}
 	script := filepath.Join(t.TempDir(), "forged")

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -84,10 +86,12 @@ type controlClient struct {
 // blocks), so the line is followed by a second one that prints marker, and
 // the reply is every block before the marker's.
 type controlRequest struct {
-	marker string
-	lines  []string // what the blocks printed
-	err    error    // the first block that failed
-	done   chan controlReply
+	marker   string
+	printing bool     // a printing part (see commandPart), whose marker is secret
+	opened   bool     // for a printing part: its command's block has begun
+	lines    []string // what the blocks printed
+	err      error    // the first block that failed
+	done     chan controlReply
 }
 
 // controlReply is the reply to one command line.
@@ -189,38 +193,108 @@ func (c *controlClient) start(ctx context.Context) error {
 // name, the line's first command) when tmux refused a command, a
 // *clientGoneError when the client could not carry the line, or ctx's.
 func (c *controlClient) command(ctx context.Context, name, line string) ([]string, error) {
-	req := &controlRequest{done: make(chan controlReply, 1)}
+	out, err := c.send(ctx, name, commandPart{line: line})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// A commandPart is one command line of a send. A printing part is one
+// command whose output may hold a pane's text (capture-pane -p; see
+// printingLine): its reply is read so that no line of that text can end
+// it (see controlParser).
+type commandPart struct {
+	line     string
+	printing bool
+}
+
+// send is command for several command lines, written at once, so that
+// tmux runs them back to back and answers them in one round trip. It
+// returns what each printed, in order, or the first error.
+func (c *controlClient) send(ctx context.Context, name string, parts ...commandPart) ([][]string, error) {
+	reqs := make([]*controlRequest, len(parts))
+	var b strings.Builder
+	for i, part := range parts {
+		req := &controlRequest{done: make(chan controlReply, 1)}
+		if part.printing {
+			// The end of its reply is known by a marker that its text
+			// cannot hold, as nobody else knows it.
+			req.marker, req.printing = "tmux-mcp-done "+secretMarker(), true
+		}
+		reqs[i] = req
+	}
 	c.mu.Lock()
 	if c.exited {
 		c.mu.Unlock()
 		return nil, &clientGoneError{err: c.exitError()}
 	}
-	c.seq++
-	// The marker is plain text that no reply of a command sent here can
-	// print: their lines start with a tag and a field separator, or are
-	// numbers.
-	req.marker = fmt.Sprintf("tmux-mcp-done %d", c.seq)
+	for i, req := range reqs {
+		c.seq++
+		if req.marker == "" {
+			// Plain text that no reply of a command sent here can
+			// print: their lines start with a tag and a field
+			// separator, or are numbers.
+			req.marker = fmt.Sprintf("tmux-mcp-done %d", c.seq)
+		}
+		b.WriteString(parts[i].line + "\ndisplay-message -p \"" + req.marker + "\"\n")
+	}
 	// Replies come in the order the lines were written, so the queue and
 	// the write must be one step.
-	c.pending = append(c.pending, req)
-	_, err := io.WriteString(c.stdin, line+"\ndisplay-message -p \""+req.marker+"\"\n")
+	c.pending = append(c.pending, reqs...)
+	_, err := io.WriteString(c.stdin, b.String())
 	c.mu.Unlock()
 	c.t.controlLines.Add(1)
 	if err != nil {
 		// A partial write may have reached tmux.
 		return nil, &clientGoneError{err: fmt.Errorf("control client for session %s: write command: %w", c.session, err), sent: true}
 	}
-	select {
-	case r := <-req.done:
-		var gone *clientGoneError
-		if r.err != nil && !errors.As(r.err, &gone) {
-			msg := r.err.Error()
-			return nil, &CommandError{Command: name, Message: msg, kind: classify(msg)}
+	out := make([][]string, len(reqs))
+	for i, req := range reqs {
+		select {
+		case r := <-req.done:
+			var gone *clientGoneError
+			if r.err != nil && !errors.As(r.err, &gone) {
+				msg := r.err.Error()
+				return nil, &CommandError{Command: name, Message: msg, kind: classify(msg)}
+			}
+			if r.err != nil {
+				return nil, r.err
+			}
+			out[i] = r.lines
+		case <-ctx.Done():
+			return nil, fmt.Errorf("tmux %s: %w", name, ctx.Err())
 		}
-		return r.lines, r.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("tmux %s: %w", name, ctx.Err())
 	}
+	return out, nil
+}
+
+// secretMarker returns 128 random bits in hex, for the marker of a
+// printing part.
+func secretMarker() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("tmux: no randomness for a reply marker: " + err.Error())
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// printingBlock is the parser's question at each block that tmux opens
+// for a command of this client's: the marker of the oldest request when
+// the block is the reply to its printing part, "" otherwise.
+func (c *controlClient) printingBlock() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.pending) == 0 {
+		return ""
+	}
+	req := c.pending[0]
+	if !req.printing || req.opened {
+		return ""
+	}
+	// A printing part is one command: its first block is the command's.
+	req.opened = true
+	return req.marker
 }
 
 // reply takes one block of tmux's answers for the oldest request.
@@ -321,9 +395,10 @@ func (c *controlClient) stopProcess() {
 func (c *controlClient) read(r io.ReadCloser) {
 	defer r.Close()
 	p := controlParser{
-		output: func(id ports.PaneID, data []byte) { c.t.deliver(c, id, data) },
-		paused: func(id ports.PaneID) { c.t.pausedOutput(c, id) },
-		reply:  c.reply,
+		output:   func(id ports.PaneID, data []byte) { c.t.deliver(c, id, data) },
+		paused:   func(id ports.PaneID) { c.t.pausedOutput(c, id) },
+		reply:    c.reply,
+		printing: c.printingBlock,
 		notify: func(name string) {
 			switch name {
 			case "%layout-change", "%window-close", "%unlinked-window-close",
@@ -429,13 +504,32 @@ type controlParser struct {
 	notify   func(name string)                  // any other notification, by name
 	attached func(err error)                    // the reply to the attach-session of the command line
 	exit     func(reason string)                // %exit
+	// printing is asked at each block of a command of this client's:
+	// the marker of the request whose printing part the block answers,
+	// or "" (see printingLine).
+	printing func() string
 
 	inBlock bool
 	guard   string // "<time> <number> <flags>" of the open block
+	secret  string // the marker that ends the open block, when it answers a printing part
 	lines   []string
 }
 
+// A printing part's block may hold a pane's text, and a line of it may
+// look like the block's "%end" (whose time and number can be guessed) and
+// be followed by what looks like tmux's lines. So such a block does not
+// end at a line that looks like its end: every line is kept, whatever it
+// looks like, until the line of the request's secret marker, which the
+// next block prints and nobody can forge. That block's "%begin" is the
+// line before it; the last "%end" or "%error" with the printing block's
+// guard before that is the real end, as the pane's text all came before
+// it; and the lines in between are tmux's own (notifications), read then.
+
 func (p *controlParser) line(line []byte) {
+	if p.secret != "" {
+		p.printed(line)
+		return
+	}
 	if p.inBlock {
 		// Inside a block every line is the command's output, even one
 		// that starts with "%", until the matching %end or %error.
@@ -470,12 +564,52 @@ func (p *controlParser) line(line []byte) {
 		}
 	case bytes.HasPrefix(line, []byte("%begin ")):
 		p.inBlock, p.guard, p.lines = true, string(line[len("%begin "):]), nil
+		if strings.HasSuffix(p.guard, " 1") && p.printing != nil {
+			p.secret = p.printing()
+		}
 	case bytes.HasPrefix(line, []byte("%exit")):
 		p.exit(strings.TrimSpace(string(line[len("%exit"):])))
 	case bytes.HasPrefix(line, []byte("%")):
 		name, _, _ := bytes.Cut(line, []byte(" "))
 		p.notify(string(name))
 	}
+}
+
+// printed takes a line of a printing part's block (see above).
+func (p *controlParser) printed(line []byte) {
+	n := len(p.lines)
+	if string(line) != p.secret || n == 0 || !strings.HasPrefix(p.lines[n-1], "%begin ") {
+		p.lines = append(p.lines, string(line))
+		return
+	}
+	next := p.lines[n-1]
+	end := -1
+	for i := n - 2; i >= 0; i-- {
+		if l := p.lines[i]; l == "%end "+p.guard || l == "%error "+p.guard {
+			end = i
+			break
+		}
+	}
+	p.secret = ""
+	if end < 0 {
+		// Not tmux's framing: fail the request rather than guess.
+		p.lines = nil
+		p.finish(errors.New("tmux's reply to a capture had no end"))
+	} else {
+		between := p.lines[end+1 : n-1]
+		failed := strings.HasPrefix(p.lines[end], "%error ")
+		p.lines = p.lines[:end]
+		if failed {
+			p.finish(errors.New(strings.Join(p.lines, "; ")))
+		} else {
+			p.finish(nil)
+		}
+		for _, l := range between {
+			p.line([]byte(l))
+		}
+	}
+	p.line([]byte(next))
+	p.line(line)
 }
 
 // finish ends the open block. Blocks whose flags are not 1 answer the

@@ -81,18 +81,22 @@
 //
 // capture-pane -p prints the pane's text as it is, and none of its flags
 // (-e, -C, -J, -N) escapes a line that starts with "%"; no format reads a
-// pane's text or a buffer in full so that it could be cleaned; and a
-// forged end cannot be detected once the reply has been cut. So Capture
-// never lets tmux print the rows into a reply: over a control client it
-// runs "capture-pane -b NAME ... ; save-buffer -b NAME FILE ; delete-buffer
-// -b NAME" with a buffer of its own and a new file of this process (the
-// control client, a child of this process, writes the file; tmux answers
-// save-buffer once it is written), then reads the file, whose bytes are
-// exactly what capture-pane -p would print and carry no framing to forge.
-// Without a control client, or when the file cannot be made or written,
-// capture-pane -p runs as a process, whose standard output has no framing
-// either. The buffer is named, so paste-buffer without -b never picks it,
-// and it exists only while the command list runs.
+// pane's text or a buffer in full so that it could be cleaned. So a
+// capture travels over a control client only as a printing part
+// (commandPart): capture-pane -p alone on its line, followed by a line
+// that prints a marker of 128 random bits, made for that capture and
+// written only to the client's standard input. The reader does not end
+// the capture's reply at a line that looks like its end: it keeps every
+// line until the marker's line, whose block comes after the capture's,
+// and takes the last "%end" (or "%error") of the capture's block before
+// that block's "%begin" for the real end (see controlParser). A pane's
+// program cannot print the marker, so whatever it prints is rows of the
+// reply, and only tmux's own lines after the real end are read as tmux's.
+// (Until this, a capture went through a paste buffer saved into a file,
+// which the control client's process writes: a further exchange between
+// tmux and that process on every capture, ≈ 0.25 ms.) Without a control
+// client, capture-pane -p runs as a process, whose standard output has no
+// framing to forge.
 //
 // # Output streams
 //
@@ -141,10 +145,7 @@
 // with a probe that the login shell reads such quoting the POSIX way (sh,
 // bash, dash, zsh, ksh do; fish and csh do not, and are refused).
 //
-// What differs over ssh: Capture runs capture-pane -p as a one-off command
-// and reads its rows from ssh's standard output, which carries no control
-// mode framing (the private file of a local capture would be on the other
-// host); TMUX and TMUX_PANE are ignored, since the pane this process runs
+// What differs over ssh: TMUX and TMUX_PANE are ignored, since the pane this process runs
 // in is not on that host, so no remote pane is Self; tmux always runs
 // with -u, the remote locale being unknown; and a lost connection ends
 // the streams it fed as broken, not their panes as dead. Without a socket

@@ -248,6 +248,81 @@ func TestControlParser(t *testing.T) {
 	}
 }
 
+// A printing part's block (a capture's rows) ends at the secret marker of
+// the block after it, whatever its rows look like: forged ends, forged
+// notifications and forged markers are rows; tmux's notifications after
+// the block's real end are read as such.
+func TestControlParserReadsAPrintingBlockToItsSecretMarker(t *testing.T) {
+	var outputs, notes []string
+	var replies [][]string
+	var errs []string
+	secrets := []string{"tmux-mcp-done 5f3a"}
+	p := controlParser{
+		output: func(id ports.PaneID, data []byte) { outputs = append(outputs, string(id)+"="+string(data)) },
+		paused: func(ports.PaneID) {},
+		reply: func(lines []string, err error) {
+			replies = append(replies, lines)
+			if err != nil {
+				errs = append(errs, err.Error())
+			}
+		},
+		notify:   func(name string) { notes = append(notes, name) },
+		attached: func(error) {},
+		exit:     func(string) {},
+		printing: func() string {
+			if len(secrets) == 0 {
+				return ""
+			}
+			s := secrets[0]
+			secrets = secrets[1:]
+			return s
+		},
+	}
+	rows := []string{
+		"%end 7 20 1", // the block's own guard, forged
+		"%output %1 injected",
+		"%begin 7 21 1",
+		"tmux-mcp-done 4", // the marker of a plain request, guessed
+		"%end 7 21 1",
+		"%begin 7 22 1",
+		"tmux-mcp-done 5f3b", // a guess at the secret
+		"tmux-mcp-done 5f3a", // the secret itself, which no pane knows, not after a %begin: a row
+		"",
+	}
+	lines := append(append([]string{"%begin 7 20 1"}, rows...),
+		"%end 7 20 1",
+		`%output %2 real
+`, // tmux's, after the real end
+		"%window-add @4",
+		"%begin 7 21 1",
+		"tmux-mcp-done 5f3a",
+		"%end 7 21 1",
+		"%begin 7 22 1", // the next request's block, read as usual
+		"%end 7 99 1",
+		"%end 7 22 1",
+	)
+	for _, l := range lines {
+		p.line([]byte(l))
+	}
+	if len(replies) != 3 || !slices.Equal(replies[0], rows) || !slices.Equal(replies[1], []string{"tmux-mcp-done 5f3a"}) ||
+		!slices.Equal(replies[2], []string{"%end 7 99 1"}) || len(errs) != 0 {
+		t.Errorf("replies = %q, errors %q; want the rows, the marker, then the next block", replies, errs)
+	}
+	if !slices.Equal(outputs, []string{"%2=real\n"}) || !slices.Equal(notes, []string{"%window-add"}) {
+		t.Errorf("outputs %q, notifications %q; want only tmux's own, after the block", outputs, notes)
+	}
+
+	// A capture that fails ends at its real %error.
+	secrets, replies = []string{"tmux-mcp-done 77"}, nil
+	for _, l := range []string{"%begin 8 30 1", "can't find pane: %9", "%error 8 30 1",
+		"%begin 8 31 1", "tmux-mcp-done 77", "%end 8 31 1"} {
+		p.line([]byte(l))
+	}
+	if len(errs) != 1 || errs[0] != "can't find pane: %9" || len(replies) != 2 {
+		t.Errorf("a failed capture: replies %q, errors %q", replies, errs)
+	}
+}
+
 func TestParsePaneInfo(t *testing.T) {
 	pane := func(id, sync, window, zoomed string) string {
 		f := make([]string, paneFieldCount)
