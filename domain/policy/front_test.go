@@ -103,3 +103,22 @@ func TestCheckFrontShowsACommandLineQuotedAndCutShort(t *testing.T) {
 		t.Errorf("refusal %v, want the command line cut to 80 characters", err)
 	}
 }
+
+func TestShownArgs(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bash", "./build.sh"}, "bash ./build.sh"},
+		{[]string{"bash", "-c", "a b"}, `bash -c "a b"`},
+		{[]string{"bash", "$x"}, `bash "$x"`},
+		{[]string{"bash", "-c", ""}, `bash -c ""`},
+		// Exactly 80 characters are shown whole; 81 are cut to 77 and "...".
+		{[]string{"bash", strings.Repeat("x", 75)}, "bash " + strings.Repeat("x", 75)},
+		{[]string{"bash", strings.Repeat("x", 76)}, "bash " + strings.Repeat("x", 72) + "..."},
+	} {
+		if got := shownArgs(tt.args); got != tt.want {
+			t.Errorf("shownArgs(%q) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
