@@ -77,6 +77,8 @@ type Foreground struct {
 	// Args is the leader's command line as it was started, its program
 	// first ("bash", "./build.sh"): what tells a shell that reads its
 	// commands from the terminal from one that runs a script or a -c
-	// command. Nil when the backend could not read it.
+	// command. Empty but not nil when the leader has exited (the rest of
+	// its group runs on, as the later commands of a pipeline do); nil when
+	// the backend could not read it.
 	Args []string
 }

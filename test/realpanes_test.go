@@ -45,6 +45,7 @@ func TestTmuxRealPanes(t *testing.T) {
 				{"copy mode is left with send_keys", testCopyMode},
 				{"a NUL is refused before anything is typed", testNUL},
 				{"a script reading its input is not typed into", testScriptInFront},
+				{"a pipeline's shell reading the terminal is not typed into", testPipelineInFront},
 			} {
 				t.Run(c.name, func(t *testing.T) {
 					t.Parallel()
@@ -105,6 +106,36 @@ func testScriptInFront(t *testing.T, r *rig) {
 	})
 	r.settle(t, r.pane)
 	wantCompleted(t, r.run(t, domain.RunRequest{Command: "echo nested"}), "nested", 0)
+}
+
+func testPipelineInFront(t *testing.T, r *rig) {
+	// As "curl … | sh" runs an installer that asks on the terminal: the
+	// pipeline's first command, its group's leader, is done by then.
+	dir := r.srv.home
+	script := filepath.Join(dir, "install."+r.sh.name)
+	started, got := filepath.Join(dir, "pipe-started-"+r.sh.name), filepath.Join(dir, "pipe-got-"+r.sh.name)
+	body := "echo yes > '" + started + "'\nread x < /dev/tty\necho \"got [$x]\" > '" + got + "'\n"
+	if err := os.WriteFile(script, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "-l", "cat '"+script+"' | "+r.sh.argv[0])
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "Enter")
+	eventually(t, 10*time.Second, "the piped script to start", func() bool { _, err := os.Stat(started); return err == nil })
+	_, err := r.svc.RunShellCommand(itContext(t), domain.RunRequest{PaneID: r.pane, Command: "echo typed", TimeoutMs: 5000})
+	var refusal *fault.RefusalError
+	if !errors.As(err, &refusal) || refusal.Why != fault.RefusedNotAShell {
+		t.Fatalf("run_shell_command with a piped script in front: %v; want a not-a-shell refusal", err)
+	}
+	if b, err := os.ReadFile(got); err == nil {
+		t.Fatalf("the piped script read a line that the refusal typed: %s", b)
+	}
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "-l", "answer")
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "Enter")
+	eventually(t, 10*time.Second, "the piped script to read its answer", func() bool {
+		b, _ := os.ReadFile(got)
+		return strings.TrimSpace(string(b)) == "got [answer]"
+	})
+	freeAfter(t, r, "a piped script that ran in front")
 }
 
 func testOutputConvention(t *testing.T, r *rig) {

@@ -109,7 +109,7 @@ func runNotice(o runOutput, r domain.RunResult) string {
 	var notice []string
 	switch {
 	case r.NotStarted:
-		notice = append(notice, "Notice: the command never started (the pane's shell did not run the typed line: it may be busy, still starting, or inside an open quote); it was withdrawn and will not run later. Look at the pane with capture_pane before trying again.")
+		notice = append(notice, "Notice: the command never started (the pane's shell did not run the typed line: it may be busy, still starting, or inside an open quote, or a program in front of it read the line as its input); it was withdrawn and will not run later. Look at the pane with capture_pane before trying again.")
 	case r.Raced:
 		notice = append(notice, "Notice: the command started only as it was being withdrawn at the deadline, and C-c was sent to the pane at that moment; it may have been interrupted or may still run.")
 	}

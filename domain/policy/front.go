@@ -19,9 +19,18 @@ import (
 // named like one that reads its commands from the terminal, so only its
 // command line tells them apart (fg.Args); when the backend could not read
 // it, the pane is not refused for it.
+//
+// A job whose leader has exited (Args empty, not nil) is refused too: a
+// shell at its prompt leads its own group, so what is in front is the
+// rest of a pipeline such as "curl … | sh", whose shell reads the
+// terminal for its questions.
 func CheckFront(id ports.PaneID, fg ports.Foreground) error {
-	if len(fg.Args) == 0 {
+	if fg.Args == nil {
 		return nil
+	}
+	if len(fg.Args) == 0 {
+		return &fault.RefusalError{Pane: id, Why: fault.RefusedNotAShell,
+			Reason: "the program that leads the job in front of its terminal has exited and the rest of the job runs on (a pipeline such as `curl … | sh`), not a shell at its prompt: the command would be read as that job's input"}
 	}
 	sh, ok := frame.ShellFor(fg.Args[0])
 	if !ok || ReadsTerminal(sh, fg.Args[1:]) {
@@ -86,10 +95,10 @@ var shellOptions = map[frame.Shell]struct {
 }{
 	frame.ShellBash: {"oO", map[string]bool{"rcfile": true, "init-file": true}},
 	frame.ShellZsh:  {"o", map[string]bool{"emulate": true}},
-	frame.ShellSh:   {"o", nil},
+	frame.ShellSh:   {"o", map[string]bool{"rcfile": true, "profile": true}}, // yash's
 	frame.ShellKsh:  {"oT", nil},
-	frame.ShellFish: {"cCdofp", map[string]bool{"command": true, "init-command": true, "debug": true,
-		"debug-output": true, "features": true, "profile": true, "profile-startup": true}},
+	frame.ShellFish: {"cCdDofp", map[string]bool{"command": true, "init-command": true, "debug": true,
+		"debug-output": true, "debug-stack-frames": true, "features": true, "profile": true, "profile-startup": true}},
 }
 
 // shownArgs is a command line as a refusal shows it: quoted where a word

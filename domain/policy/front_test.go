@@ -38,6 +38,10 @@ var frontArgs = []struct {
 	{[]string{"fish", "-C", "set x 1", "--features", "qmark-noglob"}, true},
 	{[]string{"fish", "--init-command=set x 1", "-l"}, true},
 	{[]string{"fish", "-d", "env", "-P"}, true},
+	{[]string{"fish", "-N", "-D", "3"}, true},
+	{[]string{"fish", "--debug-stack-frames", "3"}, true},
+	{[]string{"yash", "--rcfile", "rc"}, true},
+	{[]string{"yash", "--profile", "p", "-i"}, true},
 
 	// Not at a prompt: a script, a -c command.
 	{[]string{"/bin/bash", "./build.sh"}, false},
@@ -77,6 +81,15 @@ func TestCheckFrontRefusesAShellThatRunsAScriptOrACommand(t *testing.T) {
 				t.Errorf("CheckFront(%q) says %q, which does not show the command line", tt.args, refusal.Reason)
 			}
 		}
+	}
+}
+
+func TestCheckFrontRefusesAJobWhoseLeaderHasExited(t *testing.T) {
+	// curl … | sh: curl, the group's leader, is done; sh asks on the tty.
+	err := CheckFront("%3", ports.Foreground{Group: 9, Args: []string{}})
+	var refusal *fault.RefusalError
+	if !errors.As(err, &refusal) || refusal.Why != fault.RefusedNotAShell || !strings.Contains(err.Error(), "has exited") {
+		t.Errorf("CheckFront with the leader gone = %v, want a not-a-shell refusal saying why", err)
 	}
 }
 

@@ -439,7 +439,9 @@ func testForeground(t *testing.T, h Harness) {
 	// The command line, when told, is the shell's, one that reads its
 	// commands from the terminal: what run_shell_command types into.
 	if fg.Args != nil {
-		if sh, ok := frame.ShellFor(fg.Args[0]); !ok || !policy.ReadsTerminal(sh, fg.Args[1:]) {
+		if len(fg.Args) == 0 {
+			t.Errorf("Foreground of a shell at its prompt has Args empty, as of a leader that has exited")
+		} else if sh, ok := frame.ShellFor(fg.Args[0]); !ok || !policy.ReadsTerminal(sh, fg.Args[1:]) {
 			t.Errorf("Foreground of a shell at its prompt has Args %q, want a shell that reads the terminal", fg.Args)
 		}
 	}
@@ -447,9 +449,10 @@ func testForeground(t *testing.T, h Harness) {
 	sendText(t, h, id, "sleep 1; echo slept\n")
 	h.Eventually(t, func() bool {
 		fg, err := term.Foreground(ctx, id)
-		// sleep's, or, for a moment, those of the shell's fork that is
-		// about to run it.
-		if err == nil && fg.Group != pid && fg.Args != nil && !slices.Equal(fg.Args, []string{"sleep", "1"}) && !slices.Equal(fg.Args, shellArgs) {
+		// sleep's; for a moment, those of the shell's fork that is about
+		// to run it; or none once sleep has exited, before the shell
+		// takes the terminal back.
+		if err == nil && fg.Group != pid && len(fg.Args) > 0 && !slices.Equal(fg.Args, []string{"sleep", "1"}) && !slices.Equal(fg.Args, shellArgs) {
 			t.Errorf("Foreground while sleep 1 runs has Args %q, want sleep's command line or nil", fg.Args)
 		}
 		return err == nil && fg.Group != pid

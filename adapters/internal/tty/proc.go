@@ -6,9 +6,12 @@ package tty
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -82,15 +85,33 @@ func Foreground(pid int, dev uint64) (ports.Foreground, error) {
 }
 
 // ReadArgs returns the command line of process pid from
-// /proc/PID/cmdline, or nil when there is none to read (the process is
-// gone, a zombie, or this is not Linux).
+// /proc/PID/cmdline: empty, not nil, when the process has exited (no
+// entry, or a zombie's empty one), as ports.Foreground.Args says; nil
+// when it cannot be read otherwise.
 func ReadArgs(pid int) []string {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil {
+	switch {
+	case (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)) && !hidesOthers():
+		return []string{}
+	case err != nil:
 		return nil
+	case len(b) == 0:
+		return []string{}
 	}
 	return ParseArgs(b)
 }
+
+// hidesOthers reports whether /proc hides other users' processes from
+// this one (mounted with hidepid): a missing entry then does not mean
+// that the process has exited. init, pid 1, is another user's unless this
+// process runs as root.
+var hidesOthers = sync.OnceValue(func() bool {
+	if os.Geteuid() == 0 {
+		return false
+	}
+	_, err := os.Stat("/proc/1")
+	return err != nil
+})
 
 // ParseArgs splits the contents of /proc/PID/cmdline, one NUL after each
 // argument, into the arguments; nil when it holds none.
