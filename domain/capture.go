@@ -2,7 +2,6 @@ package domain
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
@@ -76,7 +75,8 @@ func (s *Service) capture(ctx context.Context, info ports.PaneInfo, req CaptureR
 	}
 	rows, err := read(ports.CaptureRange{Start: int(first), End: int(last), JoinWrapped: req.JoinWrapped})
 	if err != nil {
-		return CaptureResult{}, fmt.Errorf("capture pane %s: %w", req.PaneID, err)
+		// The terminal's error names the capture and the pane.
+		return CaptureResult{}, err
 	}
 	res.EffectiveStart, res.EffectiveEnd = &first, &last
 	if len(rows) == 0 {

@@ -3,6 +3,8 @@ package domain_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -403,5 +405,15 @@ func TestCaptureOfTheScreenIsOneCallWhereTheTerminalCan(t *testing.T) {
 	term.MockScreenCapturer.EXPECT().CaptureScreen(gomock.Any(), ports.PaneID("%9"), false).Return(ports.PaneInfo{}, nil, ports.ErrPaneNotFound)
 	if _, err := svc.CapturePane(context.Background(), domain.CaptureRequest{PaneID: "%9"}); !errors.Is(err, ports.ErrPaneNotFound) {
 		t.Errorf("capture_pane of no pane: %v, want ErrPaneNotFound", err)
+	}
+
+	// A terminal's error names what was done and the pane (see
+	// ports.Terminal), and is passed on as it is, not named again.
+	term.MockTerminal.EXPECT().Pane(gomock.Any(), ports.PaneID("%3")).Return(info, nil)
+	term.MockTerminal.EXPECT().Capture(gomock.Any(), ports.PaneID("%3"), ports.CaptureRange{Start: -2, End: 2}).
+		Return(nil, fmt.Errorf("capture pane %%3: %w", ports.ErrUnavailable))
+	_, err = svc.CapturePane(context.Background(), domain.CaptureRequest{PaneID: "%3", Start: &start})
+	if !errors.Is(err, ports.ErrUnavailable) || strings.Count(err.Error(), "capture pane %3") != 1 {
+		t.Errorf("capture_pane of a range when tmux is gone: %v; want the terminal's error, its context once", err)
 	}
 }
