@@ -98,6 +98,14 @@
 // client, capture-pane -p runs as a process, whose standard output has no
 // framing to forge.
 //
+// One way around this is the user's own to open: tmux sends what the
+// commands of a hook print (set-hook -g after-capture-pane 'capture-pane
+// -p …') to the client whose command set it off, in blocks of their own
+// (flags 0), which have no marker after them and end at the first line
+// that looks like their end. A hook that prints a pane's text can so make
+// that text be read as tmux's lines. Nothing the adapter sets prints in a
+// hook.
+//
 // # Output streams
 //
 // OpenOutput attaches a control-mode client ("tmux -C attach-session -f
