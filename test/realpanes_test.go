@@ -56,35 +56,52 @@ func TestTmuxRealPanes(t *testing.T) {
 	}
 }
 
-func testScriptInFront(t *testing.T, r *rig) {
-	// A script of the pane's own shell, started from the prompt, waits
-	// for an answer: in front is a process named like the shell.
+// refusedAsker starts, with the line that launch makes of its path, a
+// script of the pane's shell that asks a question and reads the answer
+// with read, checks that run_shell_command is refused as not a shell and
+// typed nothing into it, answers it, and checks that the pane is free
+// then. It returns the refusal.
+func refusedAsker(t *testing.T, r *rig, name, read string, launch func(script string) string) error {
+	t.Helper()
 	dir := r.srv.home
-	script := filepath.Join(dir, "ask."+r.sh.name)
-	started, got := filepath.Join(dir, "started-"+r.sh.name), filepath.Join(dir, "got-"+r.sh.name)
-	body := "echo yes > '" + started + "'\nread x\necho \"got [$x]\" > '" + got + "'\n"
+	script := filepath.Join(dir, name+"."+r.sh.name)
+	started, got := filepath.Join(dir, name+"-started-"+r.sh.name), filepath.Join(dir, name+"-got-"+r.sh.name)
+	body := "echo yes > '" + started + "'\n" + read + "\necho \"got [$x]\" > '" + got + "'\n"
 	if err := os.WriteFile(script, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "-l", r.sh.argv[0]+" '"+script+"'")
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "-l", launch(script))
 	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "Enter")
-	eventually(t, 10*time.Second, "the script to start", func() bool { _, err := os.Stat(started); return err == nil })
+	eventually(t, 10*time.Second, name+" to start", func() bool { _, err := os.Stat(started); return err == nil })
 	_, err := r.svc.RunShellCommand(itContext(t), domain.RunRequest{PaneID: r.pane, Command: "echo typed", TimeoutMs: 5000})
 	var refusal *fault.RefusalError
-	if !errors.As(err, &refusal) || refusal.Why != fault.RefusedNotAShell || !strings.Contains(err.Error(), script) {
-		t.Fatalf("run_shell_command with a script in front: %v; want a not-a-shell refusal naming %s", err, script)
+	if !errors.As(err, &refusal) || refusal.Why != fault.RefusedNotAShell {
+		t.Fatalf("run_shell_command with %s in front: %v; want a not-a-shell refusal", name, err)
 	}
-	if _, err := os.Stat(got); err == nil {
-		b, _ := os.ReadFile(got)
-		t.Fatalf("the script read a line that the refusal typed: %s", b)
+	if b, err := os.ReadFile(got); err == nil {
+		t.Fatalf("%s read a line that the refusal typed: %s", name, b)
 	}
 	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "-l", "answer")
 	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "Enter")
-	eventually(t, 10*time.Second, "the script to read its answer", func() bool {
+	eventually(t, 10*time.Second, name+" to read its answer", func() bool {
 		b, _ := os.ReadFile(got)
 		return strings.TrimSpace(string(b)) == "got [answer]"
 	})
-	freeAfter(t, r, "a script that ran in front")
+	freeAfter(t, r, name+" in front")
+	return err
+}
+
+func testScriptInFront(t *testing.T, r *rig) {
+	// A script of the pane's own shell, started from the prompt, waits
+	// for an answer: in front is a process named like the shell.
+	var script string
+	err := refusedAsker(t, r, "ask", "read x", func(path string) string {
+		script = path
+		return r.sh.argv[0] + " '" + path + "'"
+	})
+	if !strings.Contains(err.Error(), script) {
+		t.Errorf("the refusal %q does not name the script %s", err, script)
+	}
 
 	// A shell started at the prompt (as nix-shell, sudo -s, su start
 	// one) reads the terminal, and is typed into.
@@ -111,31 +128,9 @@ func testScriptInFront(t *testing.T, r *rig) {
 func testPipelineInFront(t *testing.T, r *rig) {
 	// As "curl … | sh" runs an installer that asks on the terminal: the
 	// pipeline's first command, its group's leader, is done by then.
-	dir := r.srv.home
-	script := filepath.Join(dir, "install."+r.sh.name)
-	started, got := filepath.Join(dir, "pipe-started-"+r.sh.name), filepath.Join(dir, "pipe-got-"+r.sh.name)
-	body := "echo yes > '" + started + "'\nread x < /dev/tty\necho \"got [$x]\" > '" + got + "'\n"
-	if err := os.WriteFile(script, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "-l", "cat '"+script+"' | "+r.sh.argv[0])
-	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "Enter")
-	eventually(t, 10*time.Second, "the piped script to start", func() bool { _, err := os.Stat(started); return err == nil })
-	_, err := r.svc.RunShellCommand(itContext(t), domain.RunRequest{PaneID: r.pane, Command: "echo typed", TimeoutMs: 5000})
-	var refusal *fault.RefusalError
-	if !errors.As(err, &refusal) || refusal.Why != fault.RefusedNotAShell {
-		t.Fatalf("run_shell_command with a piped script in front: %v; want a not-a-shell refusal", err)
-	}
-	if b, err := os.ReadFile(got); err == nil {
-		t.Fatalf("the piped script read a line that the refusal typed: %s", b)
-	}
-	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "-l", "answer")
-	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "Enter")
-	eventually(t, 10*time.Second, "the piped script to read its answer", func() bool {
-		b, _ := os.ReadFile(got)
-		return strings.TrimSpace(string(b)) == "got [answer]"
+	refusedAsker(t, r, "install", "read x < /dev/tty", func(path string) string {
+		return "cat '" + path + "' | " + r.sh.argv[0]
 	})
-	freeAfter(t, r, "a piped script that ran in front")
 }
 
 func testOutputConvention(t *testing.T, r *rig) {

@@ -267,17 +267,26 @@ func commandLine(cmds [][]string) (string, bool) {
 		if i > 0 {
 			b.WriteString(" ; ")
 		}
-		for j, arg := range cmd {
-			if strings.IndexByte(arg, 0) >= 0 {
-				return "", false
-			}
-			if j > 0 {
-				b.WriteByte(' ')
-			}
-			quoteArg(&b, arg)
+		if !writeCommand(&b, cmd) {
+			return "", false
 		}
 	}
 	return b.String(), true
+}
+
+// writeCommand writes cmd's arguments, each quoted, and reports false
+// when one holds a NUL byte.
+func writeCommand(b *strings.Builder, cmd []string) bool {
+	for j, arg := range cmd {
+		if strings.IndexByte(arg, 0) >= 0 {
+			return false
+		}
+		if j > 0 {
+			b.WriteByte(' ')
+		}
+		quoteArg(b, arg)
+	}
+	return true
 }
 
 // printingLine is the command line of one capture-pane -p, the one
@@ -289,14 +298,8 @@ func printingLine(cmd []string) (line string, ok bool) {
 		return "", false
 	}
 	var b strings.Builder
-	for j, arg := range cmd {
-		if strings.IndexByte(arg, 0) >= 0 {
-			return "", false
-		}
-		if j > 0 {
-			b.WriteByte(' ')
-		}
-		quoteArg(&b, arg)
+	if !writeCommand(&b, cmd) {
+		return "", false
 	}
 	return b.String(), true
 }
