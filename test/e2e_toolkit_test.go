@@ -50,10 +50,27 @@ func holdCommand(t *testing.T, b *binServer, pane string) heldCommand {
 		decode(t, b.call(t, "capture_pane", map[string]any{"paneId": pane}), captureFields, &capture)
 		return strings.Contains(capture.Text, "tmcp-started-42")
 	})
+	// The client gives up at once; the server answers the cancelled call
+	// a moment later, and only then counts it as returned (which the
+	// advice of a busy refusal depends on).
+	answer := func(text string) bool {
+		return strings.Contains(text, `\"outcome\":\"cancelled\"`) && strings.Contains(text, "wait_for_command with paneId "+pane)
+	}
+	answered := func() int {
+		n := 0
+		for _, line := range b.stdout.snapshot() {
+			if answer(line.text) {
+				n++
+			}
+		}
+		return n
+	}
+	before := answered()
 	cancel()
 	if err := <-returned; !errors.Is(err, context.Canceled) {
 		t.Fatalf("the cancelled run_shell_command returned %v, want context.Canceled", err)
 	}
+	eventually(t, 10*time.Second, "the server's answer to the cancelled call", func() bool { return answered() > before })
 	return heldCommand{pane: pane, release: func() {
 		if err := os.WriteFile(gate, nil, 0o600); err != nil {
 			t.Fatal(err)
