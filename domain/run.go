@@ -67,23 +67,42 @@ func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResul
 	maxLines := s.maxLines(req.MaxLines)
 	holder := "run_shell_command " + quoteCommand(req.Command)
 
-	hold, err := s.hold(ctx, req.PaneID, holder)
+	notStarted := func(o Outcome) (RunResult, error) {
+		return RunResult{PaneID: req.PaneID, Outcome: o, OutputComplete: true, NotStarted: true,
+			EffectiveTimeoutMs: timeout.Milliseconds()}, nil
+	}
+	// The call's deadline bounds what comes before the line is typed too:
+	// a terminal that does not answer (a stopped tmux server) ends the
+	// call timed_out with nothing typed, instead of keeping it waiting and
+	// typing the line whenever the terminal answers. (A lease that the
+	// terminal takes after all expires by itself.)
+	startCtx, endStart := s.clock.WithTimeout(ctx, timeout)
+	defer endStart()
+	expired := func() bool { return startCtx.Err() != nil && ctx.Err() == nil }
+	w := s.newWaiter(timeout, req.Progress)
+	defer w.stop()
+	hold, err := s.hold(startCtx, req.PaneID, holder)
 	if err != nil {
+		if expired() {
+			return notStarted(OutcomeTimedOut)
+		}
 		return RunResult{}, err
 	}
 	// What ended in the pane before is no longer what runs there.
 	s.runs.forget(req.PaneID)
-	w := s.newWaiter(timeout, req.Progress)
-	defer w.stop()
-	run, early, err := s.startRun(ctx, w, hold, req, maxLines)
+	run, early, err := s.startRun(startCtx, w, hold, req, maxLines)
 	if err != nil || early != "" {
 		hold.Release()
-		if err != nil {
+		switch {
+		case expired():
+			// Typing is not bounded by startCtx: what failed came before
+			// it, or typing failed and C-c withdrew the line.
+			return notStarted(OutcomeTimedOut)
+		case err != nil:
 			return RunResult{}, err
 		}
 		// The shell never became ready: nothing was typed.
-		return RunResult{PaneID: req.PaneID, Outcome: early, OutputComplete: true, NotStarted: true,
-			EffectiveTimeoutMs: timeout.Milliseconds()}, nil
+		return notStarted(early)
 	}
 	outcome := run.wait(ctx, w)
 	if outcome == outcomeUnread {

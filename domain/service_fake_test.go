@@ -3,6 +3,7 @@ package domain_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -452,6 +453,64 @@ func TestRunOnAnUnknownPane(t *testing.T) {
 	case <-r.svc.Released("%42"):
 	default:
 		t.Fatal("an unknown pane stays reserved")
+	}
+}
+
+// stuckTerminal is a fake whose Pane does not answer until released, as a
+// tmux server that is stopped (SIGSTOP) or too busy to answer.
+type stuckTerminal struct {
+	*fake.Terminal
+	asked   chan struct{} // receives once Pane is waiting
+	release chan struct{}
+}
+
+func (s *stuckTerminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, error) {
+	s.asked <- struct{}{}
+	select {
+	case <-ctx.Done():
+		return ports.PaneInfo{}, fmt.Errorf("describe pane %s: %w", id, ctx.Err())
+	case <-s.release:
+	}
+	return s.Terminal.Pane(ctx, id)
+}
+
+// A terminal that does not answer keeps a run no longer than its
+// timeoutMs: the call ends timed_out with nothing typed, and nothing is
+// typed once the terminal answers.
+func TestRunOnATerminalThatDoesNotAnswerEndsAtItsDeadline(t *testing.T) {
+	clock := fake.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	term := &stuckTerminal{Terminal: fake.New(fake.WithClock(clock)), asked: make(chan struct{}, 1), release: make(chan struct{})}
+	pane := term.AddPane(fake.PaneSpec{})
+	svc := domain.NewService(term, clock, fake.NewIDs(), domain.DefaultConfig())
+	defer svc.Close()
+	r := &rig{t: t, term: term.Terminal, clock: clock, svc: svc, pane: pane}
+
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "echo late", TimeoutMs: 1500})
+	<-term.asked
+	clock.Advance(1499 * time.Millisecond)
+	select {
+	case got := <-reply:
+		t.Fatalf("the run ended before its deadline: %+v, %v", got.res, got.err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	clock.Advance(time.Millisecond)
+	got := r.await(reply)
+	if got.err != nil || got.res.Outcome != domain.OutcomeTimedOut || !got.res.NotStarted || got.res.StillRunning || !got.res.OutputComplete {
+		t.Fatalf("run on a terminal that does not answer = %+v, %v; want timed_out, not started", got.res, got.err)
+	}
+	close(term.release)
+	select {
+	case <-svc.Released(pane):
+	case <-time.After(5 * time.Second):
+		t.Fatal("the pane is still reserved after the run timed out")
+	}
+	if sent := term.Sent(pane); len(sent) != 0 {
+		t.Errorf("typed %+v after the deadline", sent)
+	}
+	// The terminal answering again, the pane takes a command.
+	term.asked = make(chan struct{}, 8)
+	if res := r.run(domain.RunRequest{Command: "true"}); res.Outcome != domain.OutcomeCompleted {
+		t.Errorf("after the terminal answers again: %+v", res)
 	}
 }
 
