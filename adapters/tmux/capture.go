@@ -104,7 +104,8 @@ func (t *Terminal) captureInBand(ctx context.Context, id ports.PaneID, capture [
 	t.attachGate.RUnlock()
 	t.release(c)
 	if err != nil {
-		if errors.Is(err, ports.ErrPaneNotFound) || ctx.Err() != nil {
+		if errors.Is(err, ports.ErrPaneNotFound) || errors.Is(err, errNoAnswer) || ctx.Err() != nil {
+			// A process would find no pane, or no answer, either.
 			return nil, "", true, err
 		}
 		t.debug("tmux capture over the control client failed, capturing as a process", "pane", id, "reason", err)

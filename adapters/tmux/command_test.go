@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -466,4 +468,59 @@ func TestTheAdapterWorksOutsideAUTF8Locale(t *testing.T) {
 	if rows, err := term.Capture(ctx, p, ports.CaptureRange{Start: 0, End: 0}); err != nil || len(rows) != 1 || rows[0] != "café 日" {
 		t.Errorf("Capture = %q, %v; want %q", rows, err, "café 日")
 	}
+}
+
+// A tmux server that is stopped (SIGSTOP) answers nothing: every command
+// fails within CommandTimeout with ErrUnavailable, over a control client
+// and as a process, a capture does not then try again as a process, and
+// once the server goes on, so do the commands.
+func TestCommandsToAServerThatDoesNotAnswerEndAtTheirTimeout(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	const timeout = 300 * time.Millisecond
+	term := s.terminal(Options{CommandTimeout: timeout})
+	fresh := s.terminal(Options{CommandTimeout: timeout}) // no control client yet
+	ctx := testContext(t)
+	if _, err := term.Pane(ctx, p); err != nil { // attaches a control client
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(s.tmux("display-message", "-p", "#{pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := true
+	defer func() {
+		if stopped {
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
+	}()
+	for _, c := range []struct {
+		name  string
+		call  func() error
+		limit time.Duration
+	}{
+		{"Pane over the control client", func() error { _, err := term.Pane(ctx, p); return err }, 4 * timeout},
+		{"CaptureScreen over the control client", func() error { _, _, err := term.CaptureScreen(ctx, p, false); return err }, 4 * timeout},
+		// The attach of a client, which is then given 2 s to leave and
+		// 2 s for tmux to note it left (see stopProcess), then the process.
+		{"Pane on a Terminal without a client", func() error { _, err := fresh.Pane(ctx, p); return err }, 4*timeout + 4*time.Second + time.Second},
+	} {
+		start := time.Now()
+		err := c.call()
+		if took := time.Since(start); !errors.Is(err, ports.ErrUnavailable) || took > c.limit {
+			t.Errorf("%s on a stopped server: %v after %v; want ErrUnavailable within %v", c.name, err, took, c.limit)
+		}
+	}
+	syscall.Kill(pid, syscall.SIGCONT)
+	stopped = false
+	eventually(t, 10*time.Second, "commands to work again", func() bool {
+		_, err1 := term.Pane(ctx, p)
+		_, _, err2 := term.CaptureScreen(ctx, p, false)
+		_, err3 := fresh.Pane(ctx, p)
+		return err1 == nil && err2 == nil && err3 == nil
+	})
 }

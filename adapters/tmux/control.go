@@ -169,6 +169,8 @@ func (c *controlClient) start(ctx context.Context) error {
 	// attach-session of its command line, so a reply to one shows only
 	// that the client's output is set up; the reply to attach-session
 	// shows that it is attached.
+	timeout := time.NewTimer(t.opts.CommandTimeout)
+	defer timeout.Stop()
 	select {
 	case <-c.attached:
 		err = c.attachErr
@@ -176,6 +178,8 @@ func (c *controlClient) start(ctx context.Context) error {
 		err = c.exitError()
 	case <-ctx.Done():
 		err = ctx.Err()
+	case <-timeout.C:
+		err = fmt.Errorf("no answer within %v: %w", t.opts.CommandTimeout, errNoAnswer)
 	}
 	if err != nil {
 		// The gate is still held: the client may be half attached.
@@ -250,6 +254,8 @@ func (c *controlClient) send(ctx context.Context, name string, parts ...commandP
 		return nil, &clientGoneError{err: fmt.Errorf("control client for session %s: write command: %w", c.session, err), sent: true}
 	}
 	out := make([][]string, len(reqs))
+	timeout := time.NewTimer(c.t.opts.CommandTimeout)
+	defer timeout.Stop()
 	for i, req := range reqs {
 		select {
 		case r := <-req.done:
@@ -264,10 +270,17 @@ func (c *controlClient) send(ctx context.Context, name string, parts ...commandP
 			out[i] = r.lines
 		case <-ctx.Done():
 			return nil, fmt.Errorf("tmux %s: %w", name, ctx.Err())
+		case <-timeout.C:
+			// The reply, should it come, goes to no one.
+			return nil, fmt.Errorf("tmux %s: no answer within %v: %w", name, c.t.opts.CommandTimeout, errNoAnswer)
 		}
 	}
 	return out, nil
 }
+
+// errNoAnswer is a command that tmux did not answer within
+// Options.CommandTimeout: a server that is stopped or stuck.
+var errNoAnswer = fmt.Errorf("tmux does not answer: %w", ports.ErrUnavailable)
 
 // secretMarker returns 128 random bits in hex, for the marker of a
 // printing part.

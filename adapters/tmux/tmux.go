@@ -24,6 +24,10 @@ const (
 	DefaultRingSize     = 1 << 20
 	DefaultIdleTimeout  = 30 * time.Second
 	DefaultPollInterval = 500 * time.Millisecond
+	// DefaultCommandTimeout bounds each command: ample for the largest
+	// capture or paste, and an end for a call on a tmux server that is
+	// stopped or stuck.
+	DefaultCommandTimeout = 30 * time.Second
 )
 
 // minMajor and minMinor are the oldest tmux this adapter supports: 3.2 added
@@ -93,6 +97,11 @@ type Options struct {
 	// death when tmux sends no notification of it (a dead pane kept by
 	// remain-on-exit). Default DefaultPollInterval.
 	PollInterval time.Duration
+
+	// CommandTimeout is how long a command waits for tmux's answer, over a
+	// control client or as a process, before it fails with an error
+	// wrapping ports.ErrUnavailable. Default DefaultCommandTimeout.
+	CommandTimeout time.Duration
 
 	// Logger, if not nil, receives debug messages.
 	Logger Logger
@@ -175,6 +184,9 @@ func New(opts Options) (*Terminal, error) {
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.CommandTimeout <= 0 {
+		opts.CommandTimeout = DefaultCommandTimeout
 	}
 	env := childEnv(os.Environ())
 	launch, err := newLauncher(opts, env)
@@ -435,6 +447,9 @@ func (t *Terminal) runGated(ctx context.Context, stdin io.Reader, args ...string
 		return "", fmt.Errorf("%w: %w", ErrTerminalClosed, ports.ErrUnavailable)
 	}
 	t.processes.Add(1)
+	callCtx := ctx
+	ctx, cancel := context.WithTimeoutCause(ctx, t.opts.CommandTimeout, errNoAnswer)
+	defer cancel()
 	cmd, err := t.launch.command(ctx, append(append([]string(nil), t.sockArg...), args...)...)
 	if err != nil {
 		return "", fmt.Errorf("run tmux %s: %w", args[0], err)
@@ -447,8 +462,11 @@ func (t *Terminal) runGated(ctx context.Context, stdin io.Reader, args ...string
 	if err == nil {
 		return stdout.String(), nil
 	}
+	if callCtx.Err() != nil {
+		return "", fmt.Errorf("tmux %s: %w", args[0], callCtx.Err())
+	}
 	if ctx.Err() != nil {
-		return "", fmt.Errorf("tmux %s: %w", args[0], ctx.Err())
+		return "", fmt.Errorf("tmux %s: no answer within %v: %w", args[0], t.opts.CommandTimeout, errNoAnswer)
 	}
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) {
