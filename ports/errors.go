@@ -1,6 +1,9 @@
 package ports
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors a Terminal returns, possibly wrapped. Callers test them with
 // errors.Is; the MCP adapter maps them to tool errors once, at the transport.
@@ -20,6 +23,11 @@ var (
 	// ErrUnavailable: the backend itself cannot be reached (the multiplexer
 	// is not installed, or no server answers).
 	ErrUnavailable = errors.New("terminal backend unavailable")
+
+	// ErrNoAnswer: the backend's server is there but did not answer in
+	// time (it is stopped or stuck). What was asked may still be carried
+	// out once it answers. It wraps ErrUnavailable.
+	ErrNoAnswer = fmt.Errorf("no answer in time: %w", ErrUnavailable)
 
 	// ErrUnknownKey: a key name the backend does not know.
 	ErrUnknownKey = errors.New("unknown key name")

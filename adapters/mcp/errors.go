@@ -36,6 +36,7 @@ const (
 	kindNotRun          errorKind = "not_run"    // fault.ErrNotRun
 	kindNoCommand       errorKind = "no_command" // fault.ErrNoCommand
 	kindPaneDead        errorKind = "pane_dead"
+	kindNoAnswer        errorKind = "no_answer"
 	kindUnavailable     errorKind = "unavailable"
 	kindUnsupported     errorKind = "unsupported"
 	kindUnknownKey      errorKind = "unknown_key"
@@ -83,6 +84,8 @@ func classify(err error) errorKind {
 		return kindNoCommand
 	case errors.Is(err, ports.ErrPaneDead):
 		return kindPaneDead
+	case errors.Is(err, ports.ErrNoAnswer):
+		return kindNoAnswer
 	case errors.Is(err, ports.ErrUnavailable):
 		return kindUnavailable
 	case errors.Is(err, ports.ErrUnsupported):
@@ -154,6 +157,9 @@ func errorText(err error) string {
 			"already returned: to run a command in the pane use run_shell_command, and to see what the pane shows, capture_pane"
 	case kindPaneDead:
 		return msg + "; its program has exited, so it takes no input: use another pane, or restart this one"
+	case kindNoAnswer:
+		return msg + "; the terminal multiplexer is running but did not answer in time (it may be stopped, suspended or overloaded), " +
+			"and may still carry out what was asked once it answers: look at the pane before trying again"
 	case kindUnavailable:
 		return msg + "; check that the terminal multiplexer is installed and that the server's socket settings (-socket-name, -socket-path) name a running server"
 	case kindUnsupported:

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
@@ -33,6 +34,7 @@ var adviceOf = map[errorKind]string{
 	kindNameInUse:       "; choose another name",
 	kindNoCommand:       "; nothing that run_shell_command started there is still running",
 	kindPaneDead:        "; its program has exited",
+	kindNoAnswer:        "; the terminal multiplexer is running but did not answer in time",
 	kindUnavailable:     "; check that the terminal multiplexer is installed",
 	kindUnsupported:     "; this terminal backend cannot do that",
 	kindUnknownKey:      "; use key names such as",
@@ -64,6 +66,7 @@ func TestClientTextAndAuditKindAgree(t *testing.T) {
 		{"no command", fmt.Errorf("wait for the command in pane %%3: %w", fault.ErrNoCommand), kindNoCommand},
 		{"pane dead", ports.ErrPaneDead, kindPaneDead},
 		{"unavailable", ports.ErrUnavailable, kindUnavailable},
+		{"no answer", fmt.Errorf("tmux list-panes: no answer within 30s: %w", ports.ErrNoAnswer), kindNoAnswer},
 		{"unsupported", ports.ErrUnsupported, kindUnsupported},
 		{"unknown key", fmt.Errorf("send keys: %w", ports.ErrUnknownKey), kindUnknownKey},
 		{"anything else", errors.New("tmux exited with status 1"), kindInternal},
@@ -119,6 +122,12 @@ func TestClientTextAndAuditKindAgree(t *testing.T) {
 			}
 			if got != want {
 				t.Errorf("resource error %q, want %q", got, want)
+			}
+			// With a JSON-RPC code of its own: a plain error would go
+			// out with code 0.
+			var rpc *jsonrpc.Error
+			if !errors.As(resourceError(uri, c.err), &rpc) || rpc.Code == 0 {
+				t.Errorf("resource error %v has no JSON-RPC code", resourceError(uri, c.err))
 			}
 		})
 	}

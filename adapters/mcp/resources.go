@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
 	"github.com/tmux-mcp/tmux-mcp/domain"
@@ -279,7 +280,9 @@ func resourceError(uri string, err error) error {
 	case kindPaneNotFound, kindNotFound:
 		return sdk.ResourceNotFoundError(uri)
 	default:
-		return fmt.Errorf("read %s: %s", uri, errorText(err))
+		// A JSON-RPC error of its own: one the SDK is handed as a plain
+		// error goes out with code 0, which JSON-RPC does not define.
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("read %s: %s", uri, errorText(err))}
 	}
 }
 

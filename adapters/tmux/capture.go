@@ -95,7 +95,10 @@ func (t *Terminal) captureInBand(ctx context.Context, id ports.PaneID, capture [
 		}
 		parts = append([]commandPart{{line: first}}, parts...)
 	}
-	c := t.commandClient(ctx, id)
+	c, err := t.commandClient(ctx, id)
+	if err != nil {
+		return nil, "", true, err
+	}
 	if c == nil {
 		return nil, "", false, nil
 	}

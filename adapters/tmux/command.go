@@ -131,7 +131,10 @@ func (t *Terminal) controlCommand(ctx context.Context, r route, cmds [][]string)
 	if !ok {
 		return "", false, nil
 	}
-	c := t.commandClient(ctx, r.pane)
+	c, err := t.commandClient(ctx, r.pane)
+	if err != nil {
+		return "", true, err
+	}
 	if c == nil {
 		return "", false, nil
 	}
@@ -163,12 +166,13 @@ func (t *Terminal) controlCommand(ctx context.Context, r route, cmds [][]string)
 // commandClient returns a running control client with its inflight count
 // raised (the caller lowers it), or nil when none can be had: the client
 // that records pane's output, else any attached client, else a new one
-// attached to the session holding pane.
-func (t *Terminal) commandClient(ctx context.Context, pane ports.PaneID) *controlClient {
+// attached to the session holding pane. The error is tmux's not answering
+// (errNoAnswer) as the client was sought, which a process would meet too.
+func (t *Terminal) commandClient(ctx context.Context, pane ports.PaneID) (*controlClient, error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
-		return nil
+		return nil, nil
 	}
 	var c *controlClient
 	if rec := t.panes[pane]; rec != nil && rec.owner != nil && !rec.claiming && rec.owner.running() {
@@ -186,27 +190,33 @@ func (t *Terminal) commandClient(ctx context.Context, pane ports.PaneID) *contro
 		c.inflight++
 		c.lastUsed = time.Now()
 		t.mu.Unlock()
-		return c
+		return c, nil
 	}
 	t.mu.Unlock()
 	if pane == "" {
-		return nil
+		return nil, nil
 	}
 	// locate has no pane to start a client for, so it runs as a process
 	// here.
 	loc, err := t.locate(ctx, pane)
+	if errors.Is(err, errNoAnswer) {
+		return nil, err
+	}
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	c, err = t.clientFor(ctx, loc.session)
+	if errors.Is(err, errNoAnswer) {
+		return nil, err
+	}
 	if err != nil {
 		t.debug("tmux control client for commands not started", "session", loc.session, "reason", err)
-		return nil
+		return nil, nil
 	}
 	t.mu.Lock()
 	c.lastUsed = time.Now()
 	t.mu.Unlock()
-	return c
+	return c, nil
 }
 
 // release gives back a client that commandClient returned.

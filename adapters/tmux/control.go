@@ -271,8 +271,9 @@ func (c *controlClient) send(ctx context.Context, name string, parts ...commandP
 		case <-ctx.Done():
 			return nil, fmt.Errorf("tmux %s: %w", name, ctx.Err())
 		case <-timeout.C:
-			// The reply, should it come, goes to no one.
-			return nil, fmt.Errorf("tmux %s: no answer within %v: %w", name, c.t.opts.CommandTimeout, errNoAnswer)
+			// The reply, should it come, goes to no one; tmux runs the
+			// line all the same once it answers again.
+			return nil, fmt.Errorf("tmux %s: no answer within %v, so tmux may still run it when it answers again: %w", name, c.t.opts.CommandTimeout, errNoAnswer)
 		}
 	}
 	return out, nil
@@ -280,7 +281,7 @@ func (c *controlClient) send(ctx context.Context, name string, parts ...commandP
 
 // errNoAnswer is a command that tmux did not answer within
 // Options.CommandTimeout: a server that is stopped or stuck.
-var errNoAnswer = fmt.Errorf("tmux does not answer: %w", ports.ErrUnavailable)
+var errNoAnswer = fmt.Errorf("tmux does not answer: %w", ports.ErrNoAnswer)
 
 // secretMarker returns 128 random bits in hex, for the marker of a
 // printing part.

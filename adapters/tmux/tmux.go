@@ -466,7 +466,7 @@ func (t *Terminal) runGated(ctx context.Context, stdin io.Reader, args ...string
 		return "", fmt.Errorf("tmux %s: %w", args[0], callCtx.Err())
 	}
 	if ctx.Err() != nil {
-		return "", fmt.Errorf("tmux %s: no answer within %v: %w", args[0], t.opts.CommandTimeout, errNoAnswer)
+		return "", fmt.Errorf("tmux %s: no answer within %v, so tmux may still run it when it answers again: %w", args[0], t.opts.CommandTimeout, errNoAnswer)
 	}
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) {
