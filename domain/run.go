@@ -278,11 +278,14 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 	// The line ends in a line feed, which every supported shell reads as
 	// Enter: one write instead of two. Typing is not cancelled half-way
 	// (a cancelled call answers once it is typed); should it fail all the
-	// same, C-c abandons what was typed.
-	typeCtx, cancel := s.clock.WithTimeout(context.WithoutCancel(ctx), typeTimeout)
+	// same, C-c abandons what was typed. It ends at the call's deadline,
+	// though: a terminal that has not typed the line by then does not
+	// answer, and would not take a C-c either; the script is deleted, so
+	// that the line, should the terminal type it later, runs nothing.
+	typeCtx, cancel := s.clock.WithTimeout(context.WithoutCancel(ctx), min(typeTimeout, w.left()))
 	defer cancel()
 	if err := s.term.SendText(typeCtx, req.PaneID, cmd.Line(r.files)); err != nil {
-		if !paneGone(err) {
+		if !paneGone(err) && !errors.Is(err, ports.ErrNoAnswer) && typeCtx.Err() == nil {
 			_ = s.term.SendKeys(typeCtx, req.PaneID, []string{"C-c"})
 		}
 		r.close()

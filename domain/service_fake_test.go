@@ -456,30 +456,58 @@ func TestRunOnAnUnknownPane(t *testing.T) {
 	}
 }
 
-// stuckTerminal is a fake whose Pane does not answer until released, as a
-// tmux server that is stopped (SIGSTOP) or too busy to answer.
+// stuckTerminal is a fake whose Pane (or, with typing, SendText) does not
+// answer until released, as a tmux server that is stopped (SIGSTOP) or
+// too busy to answer.
 type stuckTerminal struct {
 	*fake.Terminal
-	asked   chan struct{} // receives once Pane is waiting
+	typing  bool
+	asked   chan struct{} // receives once the call is waiting
 	release chan struct{}
 }
 
-func (s *stuckTerminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, error) {
+func (s *stuckTerminal) stall(ctx context.Context) error {
 	s.asked <- struct{}{}
 	select {
 	case <-ctx.Done():
-		return ports.PaneInfo{}, fmt.Errorf("describe pane %s: %w", id, ctx.Err())
+		return ctx.Err()
 	case <-s.release:
+		return nil
+	}
+}
+
+func (s *stuckTerminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, error) {
+	if !s.typing {
+		if err := s.stall(ctx); err != nil {
+			return ports.PaneInfo{}, fmt.Errorf("describe pane %s: %w", id, err)
+		}
 	}
 	return s.Terminal.Pane(ctx, id)
+}
+
+func (s *stuckTerminal) SendText(ctx context.Context, id ports.PaneID, text string) error {
+	if s.typing {
+		if err := s.stall(ctx); err != nil {
+			return fmt.Errorf("type into pane %s: %w", id, err)
+		}
+	}
+	return s.Terminal.SendText(ctx, id, text)
 }
 
 // A terminal that does not answer keeps a run no longer than its
 // timeoutMs: the call ends timed_out with nothing typed, and nothing is
 // typed once the terminal answers.
 func TestRunOnATerminalThatDoesNotAnswerEndsAtItsDeadline(t *testing.T) {
+	for _, typing := range []bool{false, true} {
+		t.Run(map[bool]string{false: "describing the pane", true: "typing the line"}[typing], func(t *testing.T) {
+			testRunOnAStuckTerminal(t, typing)
+		})
+	}
+}
+
+func testRunOnAStuckTerminal(t *testing.T, typing bool) {
 	clock := fake.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	term := &stuckTerminal{Terminal: fake.New(fake.WithClock(clock)), asked: make(chan struct{}, 1), release: make(chan struct{})}
+	term := &stuckTerminal{Terminal: fake.New(fake.WithClock(clock)), typing: typing, asked: make(chan struct{}, 1), release: make(chan struct{})}
 	pane := term.AddPane(fake.PaneSpec{})
 	svc := domain.NewService(term, clock, fake.NewIDs(), domain.DefaultConfig())
 	defer svc.Close()
@@ -508,7 +536,7 @@ func TestRunOnATerminalThatDoesNotAnswerEndsAtItsDeadline(t *testing.T) {
 		t.Errorf("typed %+v after the deadline", sent)
 	}
 	// The terminal answering again, the pane takes a command.
-	term.asked = make(chan struct{}, 8)
+	term.asked, term.typing = make(chan struct{}, 8), false
 	if res := r.run(domain.RunRequest{Command: "true"}); res.Outcome != domain.OutcomeCompleted {
 		t.Errorf("after the terminal answers again: %+v", res)
 	}

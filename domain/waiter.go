@@ -30,6 +30,11 @@ func (s *Service) newWaiter(total time.Duration, progress ProgressFunc) *waiter 
 	return w
 }
 
+// left is how long the wait has to go; 0 once it is over.
+func (w *waiter) left() time.Duration {
+	return max(w.total-w.clock.Now().Sub(w.start), 0)
+}
+
 // done fires when the wait is over.
 func (w *waiter) done() <-chan time.Time { return w.deadline.C() }
 
