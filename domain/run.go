@@ -95,8 +95,8 @@ func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResul
 		hold.Release()
 		switch {
 		case expired():
-			// Typing is not bounded by startCtx: what failed came before
-			// it, or typing failed and C-c withdrew the line.
+			// What failed came before typing, or typing ran out of the
+			// call's time with the script deleted, so that nothing runs.
 			return notStarted(OutcomeTimedOut)
 		case err != nil:
 			return RunResult{}, err
