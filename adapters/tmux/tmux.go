@@ -100,7 +100,9 @@ type Options struct {
 
 	// CommandTimeout is how long a command waits for tmux's answer, over a
 	// control client or as a process, before it fails with an error
-	// wrapping ports.ErrUnavailable. Default DefaultCommandTimeout.
+	// wrapping ports.ErrNoAnswer; a process that reads a paste's text is
+	// given the time to read it too (see commandTimeout). Default
+	// DefaultCommandTimeout.
 	CommandTimeout time.Duration
 
 	// Logger, if not nil, receives debug messages.
@@ -437,6 +439,20 @@ func (t *Terminal) run(ctx context.Context, stdin io.Reader, args ...string) (st
 	return t.runGated(ctx, stdin, args...)
 }
 
+// slowestInput is the slowest rate at which a process's standard input is
+// counted on to be read: a paste's text through ssh on a slow link.
+const slowestInput = 64 << 10 // bytes a second
+
+// commandTimeout is how long a process with standard input stdin is given:
+// base, and the time to read its input at slowestInput, so that a paste of
+// many megabytes over ssh is not cut off.
+func commandTimeout(base time.Duration, stdin io.Reader) time.Duration {
+	if l, ok := stdin.(interface{ Len() int }); ok {
+		base += time.Duration(l.Len()) * time.Second / slowestInput
+	}
+	return base
+}
+
 // runGated is run for a caller that already holds attachGate, shared,
 // across several invocations.
 func (t *Terminal) runGated(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
@@ -448,7 +464,8 @@ func (t *Terminal) runGated(ctx context.Context, stdin io.Reader, args ...string
 	}
 	t.processes.Add(1)
 	callCtx := ctx
-	ctx, cancel := context.WithTimeoutCause(ctx, t.opts.CommandTimeout, errNoAnswer)
+	timeout := commandTimeout(t.opts.CommandTimeout, stdin)
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errNoAnswer)
 	defer cancel()
 	cmd, err := t.launch.command(ctx, append(append([]string(nil), t.sockArg...), args...)...)
 	if err != nil {
@@ -466,7 +483,7 @@ func (t *Terminal) runGated(ctx context.Context, stdin io.Reader, args ...string
 		return "", fmt.Errorf("tmux %s: %w", args[0], callCtx.Err())
 	}
 	if ctx.Err() != nil {
-		return "", fmt.Errorf("tmux %s: no answer within %v, so tmux may still run it when it answers again: %w", args[0], t.opts.CommandTimeout, errNoAnswer)
+		return "", fmt.Errorf("tmux %s: no answer within %v, so tmux may still run it when it answers again: %w", args[0], timeout, errNoAnswer)
 	}
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) {

@@ -1,14 +1,17 @@
 package tmux
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -634,6 +637,27 @@ func TestSweepRemovesOnlyTheSocketsOfGoneProcesses(t *testing.T) {
 	for _, kept := range append([]string{mine, foreign, answering, plain}, oddNames...) {
 		if _, err := os.Lstat(kept); err != nil {
 			t.Errorf("%s was removed (%v), but nothing says it was left behind", filepath.Base(kept), err)
+		}
+	}
+}
+
+// A process's time grows with its input, read at 64 KiB/s at worst: a
+// 16 MiB paste (the longest message a client can send) over a slow ssh
+// link is not cut off at the 30 s of a command.
+func TestCommandTimeoutGrowsWithTheInput(t *testing.T) {
+	base := 30 * time.Second
+	for _, tt := range []struct {
+		stdin io.Reader
+		want  time.Duration
+	}{
+		{nil, base},
+		{strings.NewReader(""), base},
+		{strings.NewReader(strings.Repeat("x", 64<<10)), base + time.Second},
+		{bytes.NewReader(make([]byte, 16<<20)), base + 256*time.Second},
+		{io.MultiReader(), base}, // a length it cannot know
+	} {
+		if got := commandTimeout(base, tt.stdin); got != tt.want {
+			t.Errorf("commandTimeout(%T) = %v, want %v", tt.stdin, got, tt.want)
 		}
 	}
 }
