@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -71,6 +72,11 @@ type controlClient struct {
 	done    chan struct{} // closed when the process has exited
 	exitMsg string        // the reason tmux gave in %exit, set before done closes
 	kick    chan struct{} // asks for a check of the panes now
+
+	// heard is when the client last read a line from tmux (Unix
+	// nanoseconds): a reply that is still coming, or anything else, shows
+	// that tmux answers (see send).
+	heard atomic.Int64
 
 	// Guarded by t.mu.
 	closing  bool        // stopped on purpose: no reconnecting
@@ -254,11 +260,15 @@ func (c *controlClient) send(ctx context.Context, name string, parts ...commandP
 		return nil, &clientGoneError{err: fmt.Errorf("control client for session %s: write command: %w", c.session, err), sent: true}
 	}
 	out := make([][]string, len(reqs))
-	timeout := time.NewTimer(c.t.opts.CommandTimeout)
+	// The wait ends when tmux has said nothing at all for CommandTimeout:
+	// a long reply that is still coming (a capture of many rows through
+	// ssh on a slow link) is an answer.
+	quiet := c.t.opts.CommandTimeout
+	timeout := time.NewTimer(quiet)
 	defer timeout.Stop()
-	for i, req := range reqs {
+	for i := 0; i < len(reqs); {
 		select {
-		case r := <-req.done:
+		case r := <-reqs[i].done:
 			var gone *clientGoneError
 			if r.err != nil && !errors.As(r.err, &gone) {
 				msg := r.err.Error()
@@ -268,12 +278,17 @@ func (c *controlClient) send(ctx context.Context, name string, parts ...commandP
 				return nil, r.err
 			}
 			out[i] = r.lines
+			i++
 		case <-ctx.Done():
 			return nil, fmt.Errorf("tmux %s: %w", name, ctx.Err())
 		case <-timeout.C:
+			if since := time.Since(time.Unix(0, c.heard.Load())); since < quiet {
+				timeout.Reset(quiet - since)
+				continue
+			}
 			// The reply, should it come, goes to no one; tmux runs the
 			// line all the same once it answers again.
-			return nil, fmt.Errorf("tmux %s: no answer within %v, so tmux may still run it when it answers again: %w", name, c.t.opts.CommandTimeout, errNoAnswer)
+			return nil, fmt.Errorf("tmux %s: no answer within %v, so tmux may still run it when it answers again: %w", name, quiet, errNoAnswer)
 		}
 	}
 	return out, nil
@@ -440,6 +455,7 @@ func (c *controlClient) read(r io.ReadCloser) {
 		if err != nil {
 			break
 		}
+		c.heard.Store(time.Now().UnixNano())
 		p.line(line)
 	}
 	c.cmd.Wait()
