@@ -48,9 +48,10 @@ func (t *Terminal) Capture(ctx context.Context, id ports.PaneID, r ports.Capture
 
 var _ ports.ScreenCapturer = (*Terminal)(nil)
 
-// CaptureScreen is Pane and Capture of the visible screen in one command
-// list, over a control client; where Capture would run a process it is
-// Pane and then Capture.
+// CaptureScreen is Pane and Capture of the visible screen in one write to a
+// control client (the description's command list, then the capture as a
+// printing part), answered in one round trip; where Capture would run a
+// process it is Pane and then Capture.
 func (t *Terminal) CaptureScreen(ctx context.Context, id ports.PaneID, joinWrapped bool) (ports.PaneInfo, []string, error) {
 	if err := checkPaneID(id); err != nil {
 		return ports.PaneInfo{}, nil, err

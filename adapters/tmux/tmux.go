@@ -147,8 +147,9 @@ type Terminal struct {
 	// processes counts the tmux processes run has started, so that tests
 	// can tell which path a command took.
 	processes atomic.Int64
-	// controlLines counts the command lines written to control clients,
-	// so that tests can count round trips.
+	// controlLines counts the writes of command lines to control clients
+	// (one write may carry several, answered together), so that tests can
+	// count round trips.
 	controlLines atomic.Int64
 }
 
