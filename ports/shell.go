@@ -44,6 +44,21 @@ type ScriptStore interface {
 	RemoveScript(ctx context.Context, id PaneID, path string) (ScriptState, error)
 }
 
+// A ScriptWitness is a ScriptStore that can tell whether a script was
+// read by something other than the pane's shell that it was put there
+// for. A framed command's script holds the secret that authenticates its
+// end, so a script read by another process is a frame whose end that
+// process can forge. A ScriptStore that offers it should; the domain
+// otherwise trusts the secret alone (and documents so).
+type ScriptWitness interface {
+	// ScriptExposed reports whether a process other than the pane's shell
+	// may have read the script that PutScript stored at path while it
+	// still held what was put there, or learned its name where only that
+	// shell should. It returns an error wrapping ErrUnsupported when the
+	// backend cannot tell, for that script or at all.
+	ScriptExposed(ctx context.Context, id PaneID, path string) (bool, error)
+}
+
 // JobControl tells what a pane's terminal device says about the programs
 // using it. A backend that cannot see the pane's terminal (it runs on
 // another host) returns errors wrapping ErrUnsupported, and the domain

@@ -25,7 +25,7 @@ func (t *Terminal) PutScript(ctx context.Context, id ports.PaneID, build func(pa
 	t.nextScript++
 	path := scriptDir + "/" + strconv.Itoa(t.nextScript)
 	content := build(path)
-	t.scripts[path] = &script{data: append([]byte{}, content...), put: len(content)}
+	t.scripts[path] = &script{data: append([]byte{}, content...), put: len(content), exposed: t.exposeAll}
 	return path, nil
 }
 
@@ -34,6 +34,61 @@ type script struct {
 	data    []byte
 	put     int  // the length of what was put there
 	written bool // a shell wrote it since
+	exposed bool // another process read it first (ExposeScripts, ExposeScript)
+}
+
+var _ ports.ScriptWitness = (*Terminal)(nil)
+
+// ScriptExposed reports whether the script was marked as read by another
+// process (ExposeScripts, ExposeScript). Like the real witness, it tells
+// only of scripts the ScriptStore still holds.
+func (t *Terminal) ScriptExposed(ctx context.Context, id ports.PaneID, path string) (bool, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("tell who read the script %s of pane %s: %w", path, id, err)
+	}
+	if t.noJobs {
+		return false, fmt.Errorf("tell who read the script %s of pane %s: %w", path, id, ports.ErrUnsupported)
+	}
+	sc, ok := t.scripts[path]
+	if !ok {
+		return false, fmt.Errorf("tell who read the script %s of pane %s: no such script: %w", path, id, ports.ErrUnsupported)
+	}
+	return sc.exposed, nil
+}
+
+// ExposeScripts makes every script put from now on (while on) read by
+// another process the moment it is written, as a process that watches the
+// script directory would.
+func (t *Terminal) ExposeScripts(on bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.exposeAll = on
+}
+
+// OverwriteScript writes data into the script's file, as another process
+// of the user may. It panics if there is no such script.
+func (t *Terminal) OverwriteScript(path string, data []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sc, ok := t.scripts[path]
+	if !ok {
+		panic("fake: no script " + path)
+	}
+	sc.data, sc.written = append([]byte{}, data...), true
+}
+
+// ExposeScript marks the script at path as read by another process while
+// it still held what was put there. It panics if there is no such script.
+func (t *Terminal) ExposeScript(path string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sc, ok := t.scripts[path]
+	if !ok {
+		panic("fake: no script " + path)
+	}
+	sc.exposed = true
 }
 
 // ReadScript returns what the script's file holds now.
@@ -90,6 +145,8 @@ func (t *Terminal) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreg
 	case p.job != nil:
 		// A command's own command line is not kept.
 		return ports.Foreground{Group: p.job.pid}, nil
+	case p.promptJob != 0:
+		return ports.Foreground{Group: p.promptJob}, nil
 	}
 	return ports.Foreground{Group: p.pid, Children: []int{}, Args: p.shellArgs()}, nil
 }

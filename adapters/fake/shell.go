@@ -485,6 +485,9 @@ func (p *pane) frameEnded(j *job, status int) {
 		sc.data = fmt.Appendf(nil, "%d\n", status)
 	}
 	p.emit(frame.EndMarker(j.ids, status))
+	if p.slowPrompt && p.promptJob == 0 {
+		p.promptJob = p.t.newPID()
+	}
 }
 
 func (p *pane) stopJob() {

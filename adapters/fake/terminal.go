@@ -43,6 +43,7 @@ type Terminal struct {
 	nextScript int
 	noJobs     bool // JobControl reports ErrUnsupported
 	noReadBack bool // with noJobs, so does ReadScript
+	exposeAll  bool // every script put is read by another process (ExposeScripts)
 }
 
 // An Option changes a Terminal at construction.
@@ -107,24 +108,26 @@ type pane struct {
 	starting   bool   // the shell is starting: no line editor yet (SetStarting)
 	startAhead []byte // what was typed meanwhile
 
-	mode      string
-	override  string   // the command SetCommand set, if any
-	args      []string // the command line SetForegroundArgs set, if any
-	watchers  []string
-	attended  bool
-	group     int // synchronization group; 0 for none
-	self      bool
-	unknown   []ports.Fact
-	scr       *screen
-	log       *outbuf.Buffer
-	sent      []Input
-	commands  []string
-	expect    []Run
-	script    func(command string) Run
-	ed        editor
-	job       *job
-	shellName string // base name of the shell, for its messages
-	noEcho    bool   // stty -echo: the tty echoes nothing while a command reads
+	mode       string
+	override   string   // the command SetCommand set, if any
+	args       []string // the command line SetForegroundArgs set, if any
+	watchers   []string
+	attended   bool
+	group      int // synchronization group; 0 for none
+	self       bool
+	unknown    []ports.Fact
+	scr        *screen
+	log        *outbuf.Buffer
+	sent       []Input
+	commands   []string
+	expect     []Run
+	script     func(command string) Run
+	ed         editor
+	job        *job
+	shellName  string // base name of the shell, for its messages
+	noEcho     bool   // stty -echo: the tty echoes nothing while a command reads
+	promptJob  int    // the group of a program the prompt runs, in front while no command is (PromptRuns)
+	slowPrompt bool   // every framed command's end puts a program the prompt runs in front (SlowPrompt)
 }
 
 // AddPane adds a live pane and returns its id: "%0", "%1", ... in order.
@@ -573,6 +576,32 @@ func (t *Terminal) SetCommand(id ports.PaneID, name string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.must(id).override = name
+}
+
+// PromptRuns makes a program that the shell's prompt runs (a git
+// prompt, PROMPT_COMMAND) lead the foreground group of the pane's
+// terminal while the shell runs no command, as between a command's end and
+// the prompt being drawn; off puts the shell back in front.
+func (t *Terminal) PromptRuns(id ports.PaneID, on bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.must(id)
+	switch {
+	case on && p.promptJob == 0:
+		p.promptJob = t.newPID()
+	case !on:
+		p.promptJob = 0
+	}
+}
+
+// SlowPrompt makes every framed command's end put a program that the
+// prompt runs in front of the pane's terminal, as PromptRuns(id, true)
+// does, until PromptRuns(id, false): a shell with PROMPT_COMMAND='sleep
+// 1', or a git prompt on a large repository.
+func (t *Terminal) SlowPrompt(id ports.PaneID, on bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.must(id).slowPrompt = on
 }
 
 // SetForegroundArgs makes Foreground report args as the command line of

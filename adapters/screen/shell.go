@@ -29,6 +29,12 @@ func (t *Terminal) ReadScript(ctx context.Context, id ports.PaneID, path string)
 	return t.scripts.Read(path)
 }
 
+// ScriptExposed tells whether something besides the window's shell read a
+// script (internal/scripts' witness).
+func (t *Terminal) ScriptExposed(ctx context.Context, id ports.PaneID, path string) (bool, error) {
+	return t.scripts.Exposed(path)
+}
+
 // RemoveScript deletes a script that PutScript wrote.
 func (t *Terminal) RemoveScript(ctx context.Context, id ports.PaneID, path string) (ports.ScriptState, error) {
 	return t.scripts.Remove(path)

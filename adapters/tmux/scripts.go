@@ -22,6 +22,8 @@ type scriptStore interface {
 	Put(ctx context.Context, pane ports.PaneID, build func(path string) []byte) (string, error)
 	Read(ctx context.Context, pane ports.PaneID, path string) ([]byte, bool, error)
 	Remove(ctx context.Context, pane ports.PaneID, path string) (ports.ScriptState, error)
+	// Exposed is ports.ScriptWitness's ScriptExposed.
+	Exposed(ctx context.Context, pane ports.PaneID, path string) (bool, error)
 	Close() error
 }
 
@@ -38,6 +40,10 @@ func (l localScripts) Read(_ context.Context, _ ports.PaneID, path string) ([]by
 
 func (l localScripts) Remove(_ context.Context, _ ports.PaneID, path string) (ports.ScriptState, error) {
 	return l.dir.Remove(path)
+}
+
+func (l localScripts) Exposed(_ context.Context, _ ports.PaneID, path string) (bool, error) {
+	return l.dir.Exposed(path)
 }
 
 func (l localScripts) Close() error { return l.dir.Close() }
@@ -209,6 +215,12 @@ func (r *remoteScripts) Remove(ctx context.Context, pane ports.PaneID, p string)
 // Close deletes every file the Terminal had tmux write, with one rm over
 // the connection; where that fails, they stay, overwritten or emptied, in
 // tmux's private directory.
+// Exposed cannot tell: nothing on the host watches tmux's socket
+// directory for the adapter.
+func (r *remoteScripts) Exposed(_ context.Context, _ ports.PaneID, p string) (bool, error) {
+	return false, fmt.Errorf("tell who read the script %s on the remote host: %w", p, ports.ErrUnsupported)
+}
+
 func (r *remoteScripts) Close() error {
 	r.mu.Lock()
 	made := r.made

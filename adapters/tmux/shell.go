@@ -111,3 +111,9 @@ type ttyOf struct {
 func (t *Terminal) ReadScript(ctx context.Context, id ports.PaneID, path string) ([]byte, bool, error) {
 	return t.scripts.Read(ctx, id, path)
 }
+
+// ScriptExposed tells whether something besides the pane's shell read a
+// script (internal/scripts' witness); over ssh it cannot tell.
+func (t *Terminal) ScriptExposed(ctx context.Context, id ports.PaneID, path string) (bool, error) {
+	return t.scripts.Exposed(ctx, id, path)
+}
