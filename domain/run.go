@@ -193,14 +193,15 @@ type commandRun struct {
 	withdrawn bool  // the command never started, and never will
 	raced     bool  // it started while being withdrawn
 
-	// The end marker is trusted once the frame's shell is seen back in
-	// the foreground (see confirm).
+	// The end marker is trusted once confirm has found nothing against it.
 	confirmed bool
-	rejected  bool             // the end marker held now arrived while something ran
 	before    ports.Foreground // the pane's foreground as the line was typed
 	noJobs    bool             // the backend cannot tell the foreground
+	cmd       cmdSeen          // what was seen running the command
 	retry     ports.Timer      // the next confirmation attempt
 	retries   int
+	quiet     int  // liveness checks in a row with the shell back, no end marker and no output
+	exposed   bool // the witness saw the script read by another process (see exposedNow)
 
 	poked   chan struct{} // an interrupt reached the pane (see Service.interrupt)
 	command string        // the command, quoted for messages
@@ -274,6 +275,14 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 	if err := r.stage(ctx, cmd); err != nil {
 		r.close()
 		return nil, "", err
+	}
+	if r.exposedNow(ctx) {
+		// Something read the script the moment it was written: it knows
+		// the frame's secret, and could end the command's call with any
+		// status. Nothing is typed.
+		r.close()
+		return nil, "", &fault.RefusalError{Pane: req.PaneID, Why: fault.RefusedExposed,
+			Reason: "another process read the command's script " + r.files.Script + " before the pane's shell could, so it could forge the command's end; nothing was typed"}
 	}
 	// The line ends in a line feed, which every supported shell reads as
 	// Enter: one write instead of two. Typing is not cancelled half-way
@@ -391,6 +400,7 @@ func (r *commandRun) pump() (Outcome, bool) {
 		}
 		if len(got.Data) > 0 {
 			r.scanner.Write(got.Data)
+			r.quiet = 0
 		}
 		if r.scanner.Unread() {
 			return outcomeUnread, true
@@ -427,52 +437,84 @@ func (r *commandRun) pump() (Outcome, bool) {
 	return "", false
 }
 
-// confirm reports whether the end marker the scanner saw can be trusted:
-// the shell that ran the frame (whose pid the start marker carried) is
-// back in front of its terminal, and runs no child that it did not run
-// before the line was typed, as is the case only once the command has
-// ended (zsh runs a subshell of builtins in the shell's own group, so
-// the group alone would not tell). While it is not so, the marker came
-// from something still running — the command itself, or a program the
-// prompt runs — and the run tries again shortly, then at every liveness
-// check. A backend that cannot tell the foreground, or a start marker
-// that was lost, leaves the marker's secret as the only proof.
+// confirm reports whether the end marker the scanner holds is the
+// frame's end. It carries the frame's secret, which nothing but the
+// frame's shell can know, unless another process read the script before
+// the shell emptied it (which the witness, where there is one, tells:
+// exposedNow) or read the shell's memory. Where the backend tells the
+// foreground of the pane's terminal (ports.JobControl), the marker must
+// also fit what runs there, so that one printed by something that learnt
+// the secret is found out:
+//
+//   - what was seen running the command still runs in front: the marker
+//     was printed before the command ended, and is false;
+//   - the frame's shell is back in front, with no child it did not have
+//     as the line was typed, or what was seen running the command is
+//     gone: the marker is the end;
+//   - something else is in front, and the command was never seen running
+//     (it may be the command, or a program the prompt runs after the end:
+//     a git prompt, PROMPT_COMMAND): the script's file tells. The script
+//     writes the status there just before it prints its end marker, so a
+//     file with a status in it says the script has reached its end, and
+//     one without says the command still runs and the marker is false.
+//     (A file is what any process of the user can write, so it only ever
+//     tells which marker to take, never the status; and once the witness
+//     has seen the script exposed, only the shell back in front counts.)
+//   - what cannot be told now is asked again shortly.
+//
+// A false marker is given up, and the secret is then known to something
+// else (frame.Scanner.SecretKnown): the next marker with it may end the
+// frame, but its status is not taken (see result). The first marker
+// confirmed is the end, and nothing printed after it changes that.
 func (r *commandRun) confirm() bool {
-	if r.confirmed {
+	if r.confirmed || r.noJobs {
+		r.confirmed = true
+		return true
+	}
+	pid := r.scanner.ShellPID()
+	if pid == 0 {
+		// The start marker was lost: the shell is not known, and only
+		// the secret tells.
+		r.confirmed = true
 		return true
 	}
 	ctx, cancel := r.s.bounded(reopenTimeout)
 	defer cancel()
-	idle, err := r.shellIdle(ctx)
+	fg, err := r.s.term.Foreground(ctx, r.pane)
 	switch {
+	case errors.Is(err, ports.ErrUnsupported):
+		r.noJobs, r.confirmed = true, true
+		return true
 	case paneGone(err):
 		r.gone = err
 		return false
-	case err == nil && idle && !r.rejected:
+	case err != nil:
+		r.retryConfirm()
+		return false
+	case r.cmd.running(fg, pid):
+		r.scanner.Demote()
+		return false
+	case r.idle(fg, pid) || r.cmd.seen() && !r.exposedNow(ctx):
 		r.confirmed = true
 		return true
-	case err == nil && idle:
-		// This marker arrived while the command still ran, and the shell
-		// is idle now: it is the end only if the script, which writes the
-		// status into its file just before it prints its end marker, left
-		// that very status there. Else the real end marker is on its way.
-		if st, known := r.statusInFile(ctx); !known || r.candidateIs(st) {
-			r.confirmed = true
-			return true
-		}
-		r.scanner.Demote()
-		r.rejected = false
+	case r.exposed:
+		r.retryConfirm()
 		return false
-	case err == nil:
-		// Something runs in front of the terminal. If the script has not
-		// written the status yet, its end marker is still to come, so
-		// this one is not the end.
-		if st, known := r.statusInFile(ctx); known && st == nil {
-			r.scanner.Demote()
-			return false
-		}
-		r.rejected = true
 	}
+	switch st, known := r.statusInFile(ctx); {
+	case !known:
+		r.retryConfirm()
+		return false
+	case st == nil:
+		r.scanner.Demote()
+		return false
+	}
+	r.confirmed = true
+	return true
+}
+
+// retryConfirm has confirm asked again shortly.
+func (r *commandRun) retryConfirm() {
 	if r.retry == nil {
 		d := r.s.cfg.LivenessInterval
 		if r.retries < len(confirmDelays) {
@@ -481,7 +523,6 @@ func (r *commandRun) confirm() bool {
 		r.retries++
 		r.retry = r.s.clock.NewTimer(d)
 	}
-	return false
 }
 
 // statusInFile reads the status the script wrote into its file: nil when
@@ -500,18 +541,27 @@ func (r *commandRun) statusInFile(ctx context.Context) (status *int, known bool)
 	return nil, true
 }
 
-// candidateIs reports whether the end marker the scanner holds carries
-// status st.
-func (r *commandRun) candidateIs(st *int) bool {
-	got, ok := r.scanner.Ended()
-	return ok && st != nil && got == *st
+// idle reports whether fg shows the frame's shell (pid) between commands:
+// it leads the foreground group of the pane's terminal, and (when it led
+// it as the line was typed too) its children are among those it had
+// then.
+func (r *commandRun) idle(fg ports.Foreground, pid int) bool {
+	if fg.Group != pid {
+		return false
+	}
+	if pid == r.before.Group && fg.Children != nil && r.before.Children != nil {
+		for _, c := range fg.Children {
+			if !slices.Contains(r.before.Children, c) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
-// shellIdle reports whether the frame's shell sits between commands: it
-// leads the foreground group of the pane's terminal, and (when it led it
-// as the line was typed too) its children are among those it had then.
-// It reports true when the backend cannot tell or the shell's pid is not
-// known.
+// shellIdle reports whether the frame's shell sits between commands (see
+// idle). It reports true when the backend cannot tell or the shell's pid
+// is not known.
 func (r *commandRun) shellIdle(ctx context.Context) (bool, error) {
 	pid := r.scanner.ShellPID()
 	if pid == 0 || r.noJobs {
@@ -525,17 +575,66 @@ func (r *commandRun) shellIdle(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	return r.idle(fg, pid), nil
+}
+
+// cmdSeen is what the run saw running its command, at the liveness checks
+// before an end marker came: the foreground group, where it was not the
+// shell's (a shell with job control runs the frame's subshell as a job of
+// its own), or the shell's children it did not have as the line was typed,
+// where the shell's own group stayed in front (zsh's subshell).
+type cmdSeen struct {
+	group    int
+	children []int
+}
+
+func (c cmdSeen) seen() bool { return c.group != 0 || len(c.children) > 0 }
+
+// note adds what fg shows running besides the frame's shell (pid), whose
+// children as the line was typed were before.
+func (c *cmdSeen) note(fg ports.Foreground, pid int, before ports.Foreground) {
 	if fg.Group != pid {
-		return false, nil
+		if c.group == 0 && fg.Group > 0 {
+			c.group = fg.Group
+		}
+		return
 	}
-	if pid == r.before.Group && fg.Children != nil && r.before.Children != nil {
-		for _, c := range fg.Children {
-			if !slices.Contains(r.before.Children, c) {
-				return false, nil
+	for _, ch := range fg.Children {
+		if !slices.Contains(before.Children, ch) && !slices.Contains(c.children, ch) {
+			c.children = append(c.children, ch)
+		}
+	}
+}
+
+// running reports whether fg shows something that was seen running the
+// command still running in front of the terminal.
+func (c cmdSeen) running(fg ports.Foreground, pid int) bool {
+	if c.group != 0 && fg.Group == c.group {
+		return true
+	}
+	if fg.Group == pid {
+		for _, ch := range c.children {
+			if slices.Contains(fg.Children, ch) {
+				return true
 			}
 		}
 	}
-	return true, nil
+	return false
+}
+
+// exposedNow asks the witness, where the terminal has one
+// (ports.ScriptWitness), whether another process read the script before
+// the shell emptied it, and remembers the answer.
+func (r *commandRun) exposedNow(ctx context.Context) bool {
+	if r.exposed || r.files.Script == "" {
+		return r.exposed
+	}
+	if w, ok := r.s.term.(ports.ScriptWitness); ok {
+		if e, err := w.ScriptExposed(ctx, r.pane, r.files.Script); err == nil && e {
+			r.exposed = true
+		}
+	}
+	return r.exposed
 }
 
 // confirmDelays are the waits before the first attempts to confirm an
@@ -671,6 +770,14 @@ func (r *commandRun) checkAlive() {
 // microseconds, is never taken for one that gave up.
 const abandonChecks = 2
 
+// quietChecks is how many liveness checks in a row must find the frame's
+// shell back in front, no end marker and no output at all, before a frame
+// whose script did write its status into its file ends (see
+// checkAbandoned): its end marker, which the script prints right after,
+// would have come long since. A file that any process of the user can
+// write is no reason to hold the pane for good.
+const quietChecks = 40
+
 // checkAbandoned looks for a frame the shell gave up after the command
 // started: the frame's shell is known to be back in front of its terminal
 // with no child it did not have as the line was typed, yet the script
@@ -680,26 +787,37 @@ const abandonChecks = 2
 // end marker and all: a command that exec'd another program and then got
 // a C-c, a C-\ in zsh, a command that signalled its own shell. Nothing
 // more will come of such a frame, so the run ends (completed, its status
-// unknown) rather than hold the pane for good. It needs a backend that
-// tells the foreground and the shell's children; without one a lost end
-// is never concluded.
+// unknown) rather than hold the pane for good; so does one whose file
+// holds a status but whose end marker, quietChecks checks on, has still
+// not come. It needs a backend that tells the foreground and the shell's
+// children; without one a lost end is never concluded.
 func (r *commandRun) checkAbandoned() {
 	if r.gone != nil || r.fileEnd != nil || r.abandoned || !r.scanner.Started() {
 		return
 	}
 	if _, ended := r.scanner.Ended(); ended {
-		r.abandon = 0
+		r.abandon, r.quiet = 0, 0
 		return
 	}
 	ctx, cancel := r.s.bounded(reopenTimeout)
 	defer cancel()
-	st, readable := r.statusInFile(ctx)
-	if !readable || st != nil || !r.shellBack(ctx) {
-		r.abandon = 0
+	if !r.shellBack(ctx) {
+		r.abandon, r.quiet = 0, 0
 		return
 	}
-	if r.abandon++; r.abandon >= abandonChecks {
-		r.abandoned = true
+	st, readable := r.statusInFile(ctx)
+	switch {
+	case !readable:
+		r.abandon = 0
+	case st == nil:
+		if r.abandon++; r.abandon >= abandonChecks {
+			r.abandoned = true
+		}
+	default:
+		r.abandon = 0
+		if r.quiet++; r.quiet >= quietChecks {
+			r.abandoned = true
+		}
 	}
 }
 
@@ -707,22 +825,28 @@ func (r *commandRun) checkAbandoned() {
 // commands: the backend tells the foreground group and the shell's
 // children, the shell led the group as the line was typed and leads it
 // now, and its children are among those it had then. Unlike shellIdle it
-// is false whenever that cannot be told.
+// is false whenever that cannot be told. What it sees running instead is
+// the command's (no end marker came yet): it is noted for confirm.
 func (r *commandRun) shellBack(ctx context.Context) bool {
 	pid := r.scanner.ShellPID()
-	if pid == 0 || r.noJobs || pid != r.before.Group || r.before.Children == nil {
+	if pid == 0 || r.noJobs {
 		return false
 	}
 	fg, err := r.s.term.Foreground(ctx, r.pane)
-	if err != nil || fg.Group != pid || fg.Children == nil {
+	if err != nil {
 		return false
 	}
-	for _, c := range fg.Children {
-		if !slices.Contains(r.before.Children, c) {
-			return false
-		}
+	if r.idle(fg, pid) && pid == r.before.Group && r.before.Children != nil && fg.Children != nil {
+		return true
 	}
-	return true
+	// What runs is the command's only while the script has not reached
+	// its end: once it has, it may be a program the prompt runs, whose
+	// end marker the stream has not brought yet. The file is read after
+	// the foreground, and holds a status only once the command has ended.
+	if st, known := r.statusInFile(ctx); known && st == nil {
+		r.cmd.note(fg, pid, r.before)
+	}
+	return false
 }
 
 // readStatusFile looks for the end of a command whose end marker may have
@@ -742,7 +866,9 @@ func (r *commandRun) readStatusFile() {
 		return
 	}
 	status, ok := frame.ParseStatusFile(b)
-	if !ok {
+	if !ok || r.scanner.SecretKnown() || r.exposedNow(ctx) {
+		// Something else knows the secret, or read the script: it may
+		// have written the file too.
 		return
 	}
 	if idle, err := r.shellIdle(ctx); err != nil || !idle {
@@ -759,11 +885,6 @@ func (r *commandRun) result(o Outcome) RunResult {
 		if r.gone != nil {
 			o = OutcomePaneDied
 		}
-	}
-	if _, ended := r.scanner.Ended(); ended && o != OutcomeCompleted {
-		// An end marker the frame's shell never confirmed was not the
-		// end: what followed it is output too.
-		r.scanner.Demote()
 	}
 	if !r.replaced {
 		r.held.commit()
@@ -785,12 +906,22 @@ func (r *commandRun) result(o Outcome) RunResult {
 		UnattributedBytes:      r.held.dropped,
 		Abandoned:              r.abandoned && o == OutcomeCompleted,
 	}
+	// A frame whose secret something else knows ends all the same, but
+	// its end marker could have been that something's: its status and
+	// the place its output ends are not taken on its word.
+	ctx, cancel := r.s.bounded(reopenTimeout)
+	res.Unverified = r.scanner.SecretKnown() || r.exposedNow(ctx)
+	cancel()
+	res.ForeignOutputSuspected = res.ForeignOutputSuspected || res.Unverified
 	// An abandoned frame's output runs on past the command's end, which no
 	// marker tells: it may hold the shell's own echo and prompt.
-	res.OutputComplete = res.DroppedLines == 0 && res.OmittedBytes == 0 && res.MissedBytes == 0 && res.UnattributedBytes == 0 && !res.Abandoned
-	if status, ok := r.scanner.Ended(); ok && o == OutcomeCompleted {
+	res.OutputComplete = res.DroppedLines == 0 && res.OmittedBytes == 0 && res.MissedBytes == 0 &&
+		res.UnattributedBytes == 0 && !res.Abandoned && !res.Unverified
+	switch status, ok := r.scanner.Ended(); {
+	case o != OutcomeCompleted || res.Unverified:
+	case ok:
 		res.ExitStatus = &status
-	} else if o == OutcomeCompleted && r.fileEnd != nil {
+	case r.fileEnd != nil:
 		res.ExitStatus = r.fileEnd
 	}
 	return res

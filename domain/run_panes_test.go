@@ -232,16 +232,19 @@ func TestTimedOutRunEndsWhenThePanesProcessIsReplaced(t *testing.T) {
 }
 
 // The command cannot end its call by printing an end marker: one without
-// the frame's secret is ignored, and one with it is trusted only once the
-// frame's shell has the terminal back.
+// the frame's secret is ignored. One with it (which only something that
+// read the script or the shell's memory could print) is found false while
+// the command still runs; the real end then ends the call, but with the
+// secret out, its status is not taken on a marker's word.
 func TestRunIgnoresEndMarkersTheCommandPrints(t *testing.T) {
 	for _, c := range []struct {
-		name   string
-		forged func() string
+		name       string
+		forged     func() string
+		unverified bool
 	}{
-		{"guessed secret", func() string { return string(frame.EndMarker(frame.IDs{ID: frameIDs.ID, Secret: "guess"}, 0)) }},
-		{"no secret", func() string { return fmt.Sprintf("\x1b]7717;tmcp;E;%s;0\x07", frameIDs.ID) }},
-		{"the secret itself", func() string { return string(frame.EndMarker(frameIDs, 0)) }},
+		{"guessed secret", func() string { return string(frame.EndMarker(frame.IDs{ID: frameIDs.ID, Secret: "guess"}, 0)) }, false},
+		{"no secret", func() string { return fmt.Sprintf("\x1b]7717;tmcp;E;%s;0\x07", frameIDs.ID) }, false},
+		{"the secret itself", func() string { return string(frame.EndMarker(frameIDs, 0)) }, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRig(t, domain.DefaultConfig())
@@ -257,8 +260,13 @@ func TestRunIgnoresEndMarkersTheCommandPrints(t *testing.T) {
 			r.term.SendKeys(context.Background(), r.pane, []string{"C-c"})
 			got := r.await(reply)
 			res := got.res
-			if res.Outcome != domain.OutcomeCompleted || status(res) != "130" || !res.ForeignOutputSuspected {
-				t.Fatalf("got %+v; want completed 130 with the forgery flagged", res)
+			want := "130"
+			if c.unverified {
+				want = "null"
+			}
+			if res.Outcome != domain.OutcomeCompleted || status(res) != want || !res.ForeignOutputSuspected ||
+				res.Unverified != c.unverified || res.OutputComplete == c.unverified {
+				t.Fatalf("got %+v; want completed, status %s, the forgery flagged (unverified %v)", res, want, c.unverified)
 			}
 			if res.Output != "working\nstill working\n^C" {
 				t.Errorf("output %q", res.Output)
@@ -566,8 +574,10 @@ func TestTimedOutRunEndsWhenItsEndMarkerWasLost(t *testing.T) {
 }
 
 // An end marker printed while the command still ran is no end, even once
-// the command has ended, when the real end marker was lost in a gap: the
-// status the script left in its file is the command's, and says so.
+// the command has ended, when the real end marker was lost in a gap. The
+// status the script left in its file is not taken either: whatever knew
+// the secret could have written the file too. The call ends once the
+// shell has been back, quiet, for quietChecks liveness checks.
 func TestAnEndMarkerPrintedWhileTheCommandRanIsNotTakenForALostOne(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	r.term.Expect(r.pane, fake.Run{Output: "a\n" + string(frame.EndMarker(frameIDs, 0)) + "b\n", Hang: true, KeepsTerminal: true})
@@ -576,10 +586,20 @@ func TestAnEndMarkerPrintedWhileTheCommandRanIsNotTakenForALostOne(t *testing.T)
 	r.term.Blind(r.pane, true)
 	r.term.SendKeys(context.Background(), r.pane, []string{"C-c"}) // the command ends with 130, unseen
 	r.term.Blind(r.pane, false)
+	for range 40 - 1 { // domain's quietChecks
+		r.clock.Advance(domain.DefaultConfig().LivenessInterval)
+		select {
+		case got := <-reply:
+			t.Fatalf("the call ended before the quiet checks: %+v, %v", got.res, got.err)
+		default:
+		}
+		r.waitTimers(2)
+	}
 	r.clock.Advance(domain.DefaultConfig().LivenessInterval)
 	got := r.await(reply)
-	if got.err != nil || got.res.Outcome != domain.OutcomeCompleted || status(got.res) != "130" || !got.res.ForeignOutputSuspected || got.res.Output != "a\nb" {
-		t.Fatalf("got %+v, %v; want completed 130 from the status file, the false end flagged and what followed it kept", got.res, got.err)
+	if got.err != nil || got.res.Outcome != domain.OutcomeCompleted || got.res.ExitStatus != nil || !got.res.Unverified ||
+		!got.res.ForeignOutputSuspected || got.res.OutputComplete || got.res.Output != "a\nb" {
+		t.Fatalf("got %+v, %v; want completed, its status unknown, the false end flagged and what followed it kept", got.res, got.err)
 	}
 }
 
@@ -597,8 +617,8 @@ func TestRunIgnoresAnEndMarkerPrintedBeforeTheTerminalChangesHands(t *testing.T)
 	}
 	r.term.SendKeys(context.Background(), r.pane, []string{"C-c"})
 	got := r.await(reply)
-	if got.res.Outcome != domain.OutcomeCompleted || status(got.res) != "130" || !got.res.ForeignOutputSuspected {
-		t.Fatalf("got %+v; want the real end, 130, flagged", got.res)
+	if got.res.Outcome != domain.OutcomeCompleted || got.res.ExitStatus != nil || !got.res.Unverified || !got.res.ForeignOutputSuspected {
+		t.Fatalf("got %+v; want the real end, its status not taken, flagged", got.res)
 	}
 }
 

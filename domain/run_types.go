@@ -34,7 +34,7 @@ type RunRequest struct {
 type RunResult struct {
 	PaneID                 ports.PaneID
 	Outcome                Outcome
-	ExitStatus             *int // nil unless Outcome is completed, and for an abandoned frame
+	ExitStatus             *int // nil unless Outcome is completed, and for an abandoned or unverified frame
 	Output                 string
 	DroppedLines           int64
 	OmittedBytes           int64
@@ -61,6 +61,13 @@ type RunResult struct {
 	// (ExitStatus nil) and the output may end with the shell's own echo
 	// and prompt (OutputComplete false).
 	Abandoned bool
+	// Unverified: something besides the frame's shell knew the frame's
+	// secret — another process read the command's script before the
+	// shell emptied it, or an end marker with the secret was found false
+	// or followed by another — so the end marker could have been
+	// forged: ExitStatus is nil, OutputComplete false and
+	// ForeignOutputSuspected true.
+	Unverified bool
 }
 
 // PasteRequest is a paste_text call.

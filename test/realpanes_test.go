@@ -238,7 +238,8 @@ func testMarkersInData(t *testing.T, r *rig) {
 
 // testForgedEnd knows the frame's ids (the Service draws them from a
 // counter) and has the command print the very end marker, secret and
-// all, then go on and exit 7: the call must wait for the real end.
+// all, then go on and exit 7: the call must wait for the real end, and,
+// the secret being out, not take its status on a marker's word.
 func testForgedEnd(t *testing.T, r *rig) {
 	svc := domain.NewService(r.srv.terminal(t, tmux.Options{}), clock.New(), fake.NewIDs(), domain.DefaultConfig())
 	t.Cleanup(func() { svc.Close() })
@@ -252,8 +253,8 @@ func testForgedEnd(t *testing.T, r *rig) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != domain.OutcomeCompleted || deref(res.ExitStatus) != 7 || !res.ForeignOutputSuspected {
-		t.Fatalf("a command that printed its own end marker = %+v; want completed 7 (the real end), flagged", res)
+	if res.Outcome != domain.OutcomeCompleted || res.ExitStatus != nil || !res.Unverified || res.OutputComplete || !res.ForeignOutputSuspected {
+		t.Fatalf("a command that printed its own end marker = %+v; want completed at the real end, its status not taken, flagged", res)
 	}
 	if res.Output != "still running" {
 		t.Errorf("output %q", res.Output)

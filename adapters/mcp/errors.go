@@ -187,6 +187,8 @@ var (
 		fault.RefusedNoCommand:     "use paste_text or send_keys instead",
 		fault.RefusedNotAShell:     "let that program finish or quit it, or use send_keys / paste_text to talk to it",
 		fault.RefusedShellStarting: "try again in a moment",
+		fault.RefusedExposed: "a process of the server's user watches the server's private script directory; find and " +
+			"stop it before running commands here (it could make their results lie), then call again",
 	}
 	endAdvice = map[fault.Refusal]string{
 		fault.RefusedUnknown: "use a backend that can tell it, or end the pane by hand",

@@ -116,6 +116,9 @@ func runNotice(o runOutput, r domain.RunResult) string {
 	if r.Abandoned {
 		notice = append(notice, "Notice: the command ended, but the pane's shell gave up the rest of its frame, as a shell does when its job dies of a signal the frame does not catch (a command that replaced itself with exec and then got C-c, a C-\\ in zsh, a signal to the shell itself): its exit status is not known (exitStatus null), and the output may end with the shell's own echo and prompt. The pane is free again.")
 	}
+	if r.Unverified {
+		notice = append(notice, "Notice: something besides the pane's shell knew this command's secret (another process of your user read its script before the shell did, or printed an end marker with the secret), so an end marker could have been forged: the command ended, but its exit status is not known (exitStatus null) and its output may not be all of it. Find the process that reads the server's script directory and stop it; it could make any command's result lie.")
+	}
 	if r.UnattributedBytes > 0 {
 		notice = append(notice, fmt.Sprintf("Notice: the pane's process was replaced while the command ran; %s read since it was last seen to be the same process were dropped, as they may be the new process's.",
 			plural(r.UnattributedBytes, "byte")))

@@ -17,16 +17,18 @@ import (
 // foreign marker only sets ForeignSeen. Bytes before the start marker (the
 // echo of the typed line, the prompt) and after the end marker are dropped.
 //
-// The end is the end marker with this frame's id and secret. One with the
-// id but another secret, or none, was printed by something else than the
-// frame (the command itself, forging it): it ends nothing, and sets
-// ForeignSeen. Should a second end marker with the secret follow the
-// first, the first was not the frame's end after all (only something that
-// read the frame's shell could have printed it): what lies between them is
-// output, the later one is the end, and ForeignSeen is set. So the scanner
-// reads on after the end marker, holding back what follows it, and a
-// caller that cannot yet trust an end (see the domain's confirmation) can
-// keep writing; Demote gives up an end that the caller found false.
+// The end is the first end marker with this frame's id and secret. One
+// with the id but another secret, or none, was printed by something else
+// than the frame (the command itself, forging it): it ends nothing, and
+// sets ForeignSeen. A second end marker with the secret never displaces
+// the first: once the frame's end has been printed, its secret is in the
+// pane's output for every process that can read the pane to learn, so a
+// later marker that carries it says nothing about the frame — but it does
+// say that something else knows the secret, which SecretKnown reports.
+// The scanner reads on after the end marker, holding back what follows
+// it, so that a caller that finds the end false (see the domain's
+// confirmation) can give it up with Demote; the next end marker with the
+// secret is then the end, and SecretKnown is true.
 //
 // Markers are recognised in full only: the exact intro, a kind, ids of 1
 // to 64 letters, digits, '_' or '-', for an end marker a status written
@@ -52,6 +54,7 @@ type Scanner struct {
 	after   []byte // output after our end marker, should it not be the end
 	unread  bool   // our unread marker was seen before the start
 	foreign bool   // a marker not of our frame was seen while it ran
+	known   bool   // an end marker with our secret was given up, or followed by another
 }
 
 // NewScanner returns a scanner for the frame of ids that writes the
@@ -119,22 +122,28 @@ func (s *Scanner) Started() bool { return s.started }
 func (s *Scanner) ShellPID() int { return s.pid }
 
 // Ended reports whether the end marker was seen, and the exit status it
-// carried: of the last one, if several were. It may be seen without the
+// carried: of the first one, if several were. It may be seen without the
 // start marker, after bytes were lost.
 func (s *Scanner) Ended() (status int, ok bool) { return s.status, s.ended }
 
-// Demote gives up the end marker seen last, which the caller found was
-// not the frame's end: it counts as a foreign marker, and what followed
-// it is output.
+// Demote gives up the end marker held, which the caller found was not the
+// frame's end: it counts as a foreign marker, what followed it is output,
+// and the next end marker with the secret is the end.
 func (s *Scanner) Demote() {
 	if !s.ended {
 		return
 	}
-	s.ended, s.foreign = false, true
+	s.ended, s.foreign, s.known = false, true, true
 	after := s.after
 	s.after = nil
 	s.emit(after)
 }
+
+// SecretKnown reports that something besides the frame's shell printed an
+// end marker with the frame's secret: one was given up (Demote), or a
+// second followed the end. Whatever the end marker says, another process
+// could have said it.
+func (s *Scanner) SecretKnown() bool { return s.known }
 
 // Unread reports whether the unread marker was seen before the start
 // marker: the shell could not read the script, and the command did not
@@ -167,9 +176,12 @@ func (s *Scanner) handle(m marker) {
 	running := s.started || s.resumed
 	switch {
 	case m.kind == 'E' && m.id == s.ids.ID && m.secret == s.ids.Secret:
-		if s.ended {
-			// The earlier end was not the end.
-			s.Demote()
+		if s.ended || !running {
+			// The first end stands; or the frame has not started (and
+			// no bytes were lost that could have held its start): the
+			// secret is out.
+			s.foreign, s.known = true, true
+			return
 		}
 		s.ended, s.status = true, m.status
 	case s.ended:

@@ -16,6 +16,7 @@ type scan struct {
 	status  int
 	unread  bool
 	foreign bool
+	known   bool // SecretKnown
 }
 
 // ours are the ids of the frame the scanner tests follow.
@@ -32,7 +33,7 @@ func scanChunks(t testing.TB, chunks ...[]byte) scan {
 			t.Fatalf("Write(%q) = %d, %v; want %d, nil", c, n, err, len(c))
 		}
 	}
-	r := scan{output: out.String(), started: s.Started(), pid: s.ShellPID(), unread: s.Unread(), foreign: s.ForeignSeen()}
+	r := scan{output: out.String(), started: s.Started(), pid: s.ShellPID(), unread: s.Unread(), foreign: s.ForeignSeen(), known: s.SecretKnown()}
 	r.status, r.ended = s.Ended()
 	return r
 }
@@ -78,8 +79,8 @@ var scannerCases = []struct {
 		scan{output: "\x1b[31mred\x1b[0m\r\n\x1b]0;title\x07\x1b]8;;u\x1b\\l\x1b", started: true, pid: 42, ended: true}},
 	{"bytes after our end are held back", cat(sOurs, "a", eOurs0, "$ prompt", sOther, eOther),
 		scan{output: "a", started: true, pid: 42, ended: true}},
-	{"a second end with the secret: the first was not the end", cat(sOurs, "a", eOurs0, "b", sOther, end(ours, 1), "$ "),
-		scan{output: "ab", started: true, pid: 42, ended: true, status: 1, foreign: true}},
+	{"a second end with the secret: the first stands", cat(sOurs, "a", eOurs0, "b", sOther, end(ours, 1), "$ "),
+		scan{output: "a", started: true, pid: 42, ended: true, status: 0, foreign: true, known: true}},
 	{"ESC before a marker", cat(sOurs, "\x1b\x1b", eOurs0), scan{output: "\x1b\x1b", started: true, pid: 42, ended: true}},
 	{"a marker prefix, then another marker", cat(sOurs, "\x1b]7717;tmcp;E;ab", eOurs7),
 		scan{output: "\x1b]7717;tmcp;E;ab", started: true, pid: 42, ended: true, status: 7}},
@@ -96,8 +97,9 @@ var scannerCases = []struct {
 	{"a forged end marker and no other", cat(sOurs, "a", eForged, "b"), scan{output: "ab", started: true, pid: 42, foreign: true}},
 	{"the end marker of a server without secrets", cat(sOurs, "a", eLegacy, "b", eOurs0),
 		scan{output: "ab", started: true, pid: 42, ended: true, foreign: true}},
-	{"our end before our start", cat(eOurs7, "x", sOurs, "y", eOurs0), scan{ended: true, foreign: true}},
-	{"our end alone", cat(eOurs7, "x"), scan{ended: true, status: 7}},
+	{"our end before our start", cat(eOurs7, "x", sOurs, "y", eOurs0),
+		scan{output: "y", started: true, pid: 42, ended: true, foreign: true, known: true}},
+	{"our end alone", cat(eOurs7, "x"), scan{foreign: true, known: true}},
 	{"a second start of ours", cat(sOurs, "a", sOurs, "b", eOurs0), scan{output: "ab", started: true, pid: 42, ended: true, foreign: true}},
 	{"a marker split by other bytes", cat(sOurs, "\x1b]7717;tmcp;E;abc;s3c", "\r\n", "ret;0\x07"),
 		scan{output: "\x1b]7717;tmcp;E;abc;s3c\r\nret;0\x07", started: true, pid: 42}},
@@ -125,13 +127,13 @@ var scannerCases = []struct {
 	{"an id with a space", cat(sOurs, "\x1b]7717;tmcp;E;a c;0\x07"), scan{output: "\x1b]7717;tmcp;E;a c;0\x07", started: true, pid: 42}},
 	{"an id longer than 64", cat(sOurs, "\x1b]7717;tmcp;E;", strings.Repeat("a", 65), ";0\x07"),
 		scan{output: cat("\x1b]7717;tmcp;E;", strings.Repeat("a", 65), ";0\x07"), started: true, pid: 42}},
-	{"a start of ours with a bad id byte", cat("\x1b]7717;tmcp;S;abc!;42\x07", "x", eOurs0), scan{ended: true}},
-	{"a start of ours without a pid", cat("\x1b]7717;tmcp;S;abc\x07", "x", eOurs0), scan{ended: true}},
-	{"a start of ours with pid 0", cat("\x1b]7717;tmcp;S;abc;0\x07", "x", eOurs0), scan{ended: true}},
+	{"a start of ours with a bad id byte", cat("\x1b]7717;tmcp;S;abc!;42\x07", "x", eOurs0), scan{foreign: true, known: true}},
+	{"a start of ours without a pid", cat("\x1b]7717;tmcp;S;abc\x07", "x", eOurs0), scan{foreign: true, known: true}},
+	{"a start of ours with pid 0", cat("\x1b]7717;tmcp;S;abc;0\x07", "x", eOurs0), scan{foreign: true, known: true}},
 	{"a start marker with pid 0 inside ours", cat(sOurs, "a\x1b]7717;tmcp;S;abc;0\x07b", eOurs0),
 		scan{output: "a\x1b]7717;tmcp;S;abc;0\x07b", started: true, pid: 42, ended: true}},
-	{"a start of ours with a bad pid", cat("\x1b]7717;tmcp;S;abc;042\x07", "x", eOurs0), scan{ended: true}},
-	{"a start of ours with three fields", cat("\x1b]7717;tmcp;S;abc;42;1\x07", "x", eOurs0), scan{ended: true}},
+	{"a start of ours with a bad pid", cat("\x1b]7717;tmcp;S;abc;042\x07", "x", eOurs0), scan{foreign: true, known: true}},
+	{"a start of ours with three fields", cat("\x1b]7717;tmcp;S;abc;42;1\x07", "x", eOurs0), scan{foreign: true, known: true}},
 	{"a legacy start marker inside ours", cat(sOurs, "a\x1b]7717;tmcp;S;old\x07b", eOurs0),
 		scan{output: "ab", started: true, pid: 42, ended: true, foreign: true}},
 	{"another intro", cat(sOurs, "\x1b]7718;tmcp;E;abc;s3cret;0\x07"), scan{output: "\x1b]7718;tmcp;E;abc;s3cret;0\x07", started: true, pid: 42}},
@@ -208,8 +210,9 @@ func TestScannerDemotedEndPassesOnWhatFollowedIt(t *testing.T) {
 	}
 	s.Demote()
 	s.Write([]byte("c" + eOurs0 + "after"))
-	if status, ok := s.Ended(); !ok || status != 0 || out.String() != "abc" || !s.ForeignSeen() {
-		t.Errorf("after Demote: ended %v %d, output %q, foreign %v; want true 0 \"abc\" true", ok, status, out.String(), s.ForeignSeen())
+	if status, ok := s.Ended(); !ok || status != 0 || out.String() != "abc" || !s.ForeignSeen() || !s.SecretKnown() {
+		t.Errorf("after Demote: ended %v %d, output %q, foreign %v, secret known %v; want true 0 \"abc\" true true",
+			ok, status, out.String(), s.ForeignSeen(), s.SecretKnown())
 	}
 }
 
@@ -240,7 +243,7 @@ func TestScannerFollowsAFrameOfTheLongestIDs(t *testing.T) {
 		s := NewScanner(longestIDs, &out)
 		s.Write([]byte(stream[:split]))
 		s.Write([]byte(stream[split:]))
-		got := scan{output: out.String(), started: s.Started(), pid: s.ShellPID(), unread: s.Unread(), foreign: s.ForeignSeen()}
+		got := scan{output: out.String(), started: s.Started(), pid: s.ShellPID(), unread: s.Unread(), foreign: s.ForeignSeen(), known: s.SecretKnown()}
 		got.status, got.ended = s.Ended()
 		if got != want {
 			t.Fatalf("split at %d: scan = %+v\nwant              %+v", split, got, want)
