@@ -88,6 +88,9 @@ func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResul
 		}
 		return RunResult{}, err
 	}
+	// A forced kill or respawn may end the pane under this command: one
+	// that ignores C-c would otherwise hold it for good.
+	hold.Yield()
 	// What ended in the pane before is no longer what runs there.
 	s.runs.forget(req.PaneID)
 	run, early, err := s.startRun(startCtx, w, hold, req, maxLines)

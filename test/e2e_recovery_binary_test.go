@@ -187,3 +187,45 @@ func TestBinaryDisplaysAPanesFacts(t *testing.T) {
 	}
 	wantIn(t, "display of no pane", toolRefused(e, "display", map[string]any{"paneId": "%999"}), "%999", "check the pane id")
 }
+
+// A command that ignores C-c and C-\ would hold its pane for good: after
+// its call returns timed_out, the interrupts reach it and change nothing,
+// kill_pane without force is busy, and kill_pane or respawn_pane with
+// force take the pane; wait_for_command then reports the pane's end.
+func TestBinaryForcedEndsFreeAPaneWhoseCommandIgnoresInterrupts(t *testing.T) {
+	t.Parallel()
+	for _, tool := range []string{"kill_pane", "respawn_pane"} {
+		t.Run(tool, func(t *testing.T) {
+			srv, pane, b, e := recoveryBinary(t)
+			srv.tmux(t, "set-option", "-w", "-t", pane, "remain-on-exit", "off")
+			run := decodeRun(t, b.call(t, "run_shell_command", map[string]any{"paneId": pane,
+				"command": "trap '' INT QUIT; echo stuck; sleep 30", "timeoutMs": 1500}))
+			if run.Outcome != "timed_out" || !run.StillRunning {
+				t.Fatalf("run_shell_command = %+v, want timed_out, still running", run)
+			}
+			toolOK(e, "send_keys", map[string]any{"paneId": pane, "keys": "C-c"})
+			toolOK(e, "send_keys", map[string]any{"paneId": pane, "keys": "C-\\"})
+			// The terminal has taken both (it echoes them), and the
+			// command lives on.
+			eventually(t, 10*time.Second, "the interrupts echoed", func() bool {
+				return strings.Contains(srv.tmux(t, "capture-pane", "-p", "-t", pane), "^C^\\")
+			})
+			if still := decodeRun(t, b.call(t, "wait_for_command", map[string]any{"paneId": pane, "timeoutMs": 300})); still.Outcome != "timed_out" || !still.StillRunning {
+				t.Fatalf("wait_for_command after the interrupts = %+v, want the command still running", still)
+			}
+			wantIn(t, tool+" without force", toolRefused(e, tool, map[string]any{"paneId": pane}), "busy", "force")
+			toolOK(e, tool, map[string]any{"paneId": pane, "force": true})
+			end := decodeRun(t, b.call(t, "wait_for_command", map[string]any{"paneId": pane, "timeoutMs": 20000}))
+			if end.Outcome != "pane_died" || end.StillRunning {
+				t.Fatalf("wait_for_command after %s = %+v, want pane_died", tool, end)
+			}
+			if tool == "respawn_pane" {
+				if out := runOK(e, pane, "echo free"); out.Output != "free" {
+					t.Errorf("run_shell_command in the respawned pane = %+v", out)
+				}
+			} else if _, err := srv.tmuxErr("display-message", "-p", "-t", pane, "#{pane_id}"); err == nil {
+				t.Errorf("pane %s still exists after kill_pane", pane)
+			}
+		})
+	}
+}

@@ -231,7 +231,9 @@ func busyAdvice(busy *fault.BusyError) string {
 			"if that process is gone, the lease expires by itself, at most %.0f s after it was last renewed, so try again then",
 			writers.DefaultLeaseTTL.Seconds())
 	case busy.Returned:
-		return "wait for it to finish (wait_for_command) or interrupt it (send_keys C-c) and try again"
+		return "wait for it to finish (wait_for_command) or interrupt it (send_keys C-c) and try again; " +
+			"a command that ignores C-c ends with its pane: kill_pane or respawn_pane with force: true " +
+			"(the destructive tools) take a pane that this server's command holds"
 	}
 	return "wait for that call to return and try again"
 }

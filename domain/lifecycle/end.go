@@ -22,7 +22,7 @@ func (s *Service) ClearPaneScrollback(ctx context.Context, req ClearScrollbackRe
 		return ClearScrollbackResult{}, err
 	}
 	var cleared int
-	_, err = s.end(ctx, []ports.PaneID{req.PaneID}, req.Force, "clear_pane_scrollback",
+	_, err = s.end(ctx, []ports.PaneID{req.PaneID}, req.Force, false, "clear_pane_scrollback",
 		"clear_pane_scrollback would discard its history",
 		func(infos []ports.PaneInfo) error {
 			if len(infos) == 0 {
@@ -52,7 +52,7 @@ func (s *Service) KillPane(ctx context.Context, req KillPaneRequest) (KillResult
 	if err != nil {
 		return KillResult{}, err
 	}
-	killed, err := s.end(ctx, []ports.PaneID{req.PaneID}, req.Force, "kill_pane", "kill_pane would end it",
+	killed, err := s.end(ctx, []ports.PaneID{req.PaneID}, req.Force, req.Force, "kill_pane", "kill_pane would end it",
 		func([]ports.PaneInfo) error { return r.KillPane(ctx, req.PaneID) })
 	if err != nil {
 		return KillResult{}, err
@@ -83,7 +83,7 @@ func (s *Service) KillWindow(ctx context.Context, req KillWindowRequest) (KillRe
 	if err != nil {
 		return KillResult{}, fmt.Errorf("kill window %s: list its panes: %w", req.WindowID, err)
 	}
-	killed, err := s.end(ctx, paneIDs(panes), req.Force, "kill_window "+req.WindowID,
+	killed, err := s.end(ctx, paneIDs(panes), req.Force, req.Force, "kill_window "+req.WindowID,
 		"kill_window "+req.WindowID+" would end it", func([]ports.PaneInfo) error { return r.KillWindow(ctx, req.WindowID) })
 	if err != nil {
 		return KillResult{}, err
@@ -122,7 +122,7 @@ func (s *Service) KillSession(ctx context.Context, req KillSessionRequest) (Kill
 		return KillResult{}, fmt.Errorf("kill session %s: list its panes: %w", req.Session, err)
 	}
 	what := fmt.Sprintf("kill_session %s (%q)", sess.ID, sess.Name)
-	killed, err := s.end(ctx, paneIDs(panes), req.Force, what, what+" would end it",
+	killed, err := s.end(ctx, paneIDs(panes), req.Force, req.Force, what, what+" would end it",
 		func([]ports.PaneInfo) error { return r.KillSession(ctx, sess.ID) })
 	if err != nil {
 		return KillResult{}, err
@@ -136,9 +136,14 @@ func (s *Service) KillSession(ctx context.Context, req KillSessionRequest) (Kill
 // panes. Panes made after the listing are not checked: the kill tools
 // check what the caller could have seen. Refusals and busy panes are
 // returned as they are, like those of the other writes; do's errors carry
-// the backend's own context.
-func (s *Service) end(ctx context.Context, panes []ports.PaneID, force bool, holder, action string, do func([]ports.PaneInfo) error) ([]ports.PaneID, error) {
-	holds, err := s.writers.HoldAll(ctx, panes, holder)
+// the backend's own context. With takeOver, a pane that a command of
+// run_shell_command of this process holds is not busy (see
+// writers.Pool.HoldAll): the kills take it when told to with force, since
+// a command that ignores its interrupts would otherwise keep the pane for
+// good; that command's call, or wait_for_command, then reports the pane's
+// end.
+func (s *Service) end(ctx context.Context, panes []ports.PaneID, force, takeOver bool, holder, action string, do func([]ports.PaneInfo) error) ([]ports.PaneID, error) {
+	holds, err := s.writers.HoldAll(ctx, panes, holder, takeOver)
 	if err != nil {
 		return nil, err
 	}

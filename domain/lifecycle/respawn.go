@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/policy"
+	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
 // RespawnPane restarts the pane's program in the same pane, which keeps
@@ -14,7 +15,10 @@ import (
 // the backend cannot tell those facts are refused. A dead pane ends
 // nothing and is respawned whoever watches it. Either way a pane that
 // another writer holds (a command of run_shell_command still running,
-// another process's lease) is busy. The new program's shell is reported
+// another process's lease) is busy, but for a command of this process's
+// run_shell_command when Force is set: a program that ignores C-c would
+// otherwise keep the pane for good, and that command's call, or
+// wait_for_command, reports the respawn as pane_died. The new program's shell is reported
 // to the created callback, so that the pane tools wait for it to read
 // input before they type. The result describes the pane as the listings
 // do, after the respawn.
@@ -32,10 +36,13 @@ func (s *Service) RespawnPane(ctx context.Context, req RespawnPaneRequest) (Pane
 	if err != nil {
 		return Pane{}, err
 	}
-	hold, err := s.writers.Hold(ctx, req.PaneID, "respawn_pane")
+	// With force, a pane that a command of run_shell_command holds is
+	// taken from it (see end).
+	holds, err := s.writers.HoldAll(ctx, []ports.PaneID{req.PaneID}, "respawn_pane", req.Force)
 	if err != nil {
 		return Pane{}, err
 	}
+	hold := holds[0]
 	defer hold.Release()
 	info, ok := hold.Described()
 	if !ok {

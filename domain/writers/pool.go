@@ -27,6 +27,8 @@ type Pool struct {
 func NewPool(leases *Leases) *Pool { return &Pool{res: NewReservations(), leases: leases} }
 
 // A Hold is one writer's hold on a pane: its reservation and its lease.
+// A Hold of HoldAll that took over the pane from a writer that yields
+// (see Reservation.Yield) holds neither.
 type Hold struct {
 	pool  *Pool
 	rv    *Reservation
@@ -51,20 +53,41 @@ func (p *Pool) Hold(ctx context.Context, pane ports.PaneID, holder string) (*Hol
 }
 
 // HoldAll holds every pane for holder, in order, or none of them: the
-// first that another writer holds is reported as a *fault.BusyError.
-func (p *Pool) HoldAll(ctx context.Context, panes []ports.PaneID, holder string) (Holds, error) {
+// first that another writer holds is reported as a *fault.BusyError. With
+// takeOver, a pane that a writer of this process holds with a reservation
+// that yields (a command of run_shell_command, see Hold.Yield) is taken
+// over rather than busy: its Hold holds nothing, and that writer, which
+// keeps its reservation and lease, sees the pane end. It is for the calls
+// that end a pane, when told to with force.
+func (p *Pool) HoldAll(ctx context.Context, panes []ports.PaneID, holder string, takeOver bool) (Holds, error) {
 	var hs Holds
 	for _, id := range panes {
-		rv, err := p.res.Acquire(ctx, id, holder)
+		var (
+			rv    *Reservation
+			taken bool
+			err   error
+		)
+		if takeOver {
+			rv, taken, err = p.res.AcquireOrTake(ctx, id, holder)
+		} else {
+			rv, err = p.res.Acquire(ctx, id, holder)
+		}
 		if err != nil {
 			hs.Release()
 			return nil, err
+		}
+		if taken {
+			hs = append(hs, &Hold{pool: p})
+			continue
 		}
 		hs = append(hs, &Hold{pool: p, rv: rv})
 	}
 	// Reserved first, all of them, so that no lease is taken for a call
 	// that another call of this process turns away.
 	for _, h := range hs {
+		if h.rv == nil {
+			continue
+		}
 		lease, err := p.leases.Take(ctx, h.rv.pane)
 		if err != nil {
 			hs.Release()
@@ -84,6 +107,9 @@ func (p *Pool) HoldAll(ctx context.Context, panes []ports.PaneID, holder string)
 // Calling Release again is harmless.
 func (h *Hold) Release() {
 	h.once.Do(func() {
+		if h.rv == nil {
+			return // a pane taken over: nothing is held
+		}
 		if h.lease == nil {
 			h.rv.Release()
 			return
@@ -101,6 +127,10 @@ func (h *Hold) Release() {
 // Returned records that the call holding the pane has returned while its
 // command may still run (see Reservation.Returned).
 func (h *Hold) Returned(holder string, interrupted func()) { h.rv.Returned(holder, interrupted) }
+
+// Yield lets a forced end of the pane take it while this hold keeps it
+// (see Reservation.Yield, HoldAll).
+func (h *Hold) Yield() { h.rv.Yield() }
 
 // Described returns the description of the pane taken with its lease, in
 // the same exchange with the multiplexer, if the Leaser could give one:

@@ -2,6 +2,7 @@ package writers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -48,6 +49,9 @@ type Reservation struct {
 	acting sync.Mutex
 	// interrupted, if set, hears that an interrupt was sent.
 	interrupted func()
+	// yields marks a reservation that a forced end of the pane may take
+	// from its writer (see Yield).
+	yields bool
 }
 
 // Acquire reserves pane for the writer described by holder (for example
@@ -79,6 +83,44 @@ func (r *Reservations) Acquire(ctx context.Context, pane ports.PaneID, holder st
 			return nil, fmt.Errorf("reserve pane %s: %w", pane, ctx.Err())
 		}
 	}
+}
+
+// AcquireOrTake is Acquire, but for a pane that a writer holds with a
+// reservation that yields (see Yield): then it holds nothing and reports
+// taken, so that the caller, which means to end the pane, goes ahead
+// while that writer keeps its reservation until it sees the pane end.
+func (r *Reservations) AcquireOrTake(ctx context.Context, pane ports.PaneID, holder string) (rv *Reservation, taken bool, err error) {
+	rv, err = r.Acquire(ctx, pane, holder)
+	var busy *fault.BusyError
+	if !errors.As(err, &busy) {
+		return rv, false, err
+	}
+	r.mu.Lock()
+	cur, ok := r.held[pane]
+	r.mu.Unlock()
+	if ok {
+		cur.mu.Lock()
+		yields := cur.yields && !cur.releasing
+		cur.mu.Unlock()
+		if yields {
+			return nil, true, nil
+		}
+	}
+	if !ok {
+		// Released meanwhile: try once more.
+		rv, err = r.Acquire(ctx, pane, holder)
+	}
+	return rv, false, err
+}
+
+// Yield lets a forced end of the pane (kill_pane, respawn_pane with
+// force) go ahead while this reservation's writer holds it: a command
+// that ignores its interrupts would otherwise keep the pane for good.
+// The writer keeps its reservation until it sees the pane's end.
+func (rv *Reservation) Yield() {
+	rv.mu.Lock()
+	rv.yields = true
+	rv.mu.Unlock()
 }
 
 // Releasing marks the reservation as held only until its writer has
