@@ -590,3 +590,52 @@ func TestRunSurvivesABrokenStreamWhileThePaneLives(t *testing.T) {
 	}
 	r.released()
 }
+
+// Between a job's last exit and its shell taking the terminal back, the
+// ended job is still in front, its leader gone, as in front of a pipeline
+// such as "curl … | sh" whose shell runs on. A run then waits for the
+// shell, within JobEndGrace and the call's deadline, rather than refuse
+// a job that is only ending; one still in front when the grace has passed
+// is refused, nothing typed into it.
+func TestRunWaitsForAJobThatIsEndingAndRefusesOneThatRunsOn(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.SetLeaderlessFront(r.pane, 3*domain.StartingPoll)
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "echo after"})
+	for range 3 {
+		r.waitTimer(domain.StartingPoll)
+		if sent := r.term.Sent(r.pane); len(sent) != 0 {
+			t.Fatalf("typed %+v while the ended job was in front", sent)
+		}
+		r.clock.Advance(domain.StartingPoll)
+	}
+	if got := r.await(reply); got.err != nil || got.res.Output != "after" {
+		t.Fatalf("a run while a job was ending: %+v, %v; want it run once the shell was back in front", got.res, got.err)
+	}
+
+	r.term.SetLeaderlessFront(r.pane, time.Hour)
+	reply = r.runAsync(context.Background(), domain.RunRequest{Command: "echo typed"})
+	for range domain.JobEndGrace / domain.StartingPoll {
+		r.waitTimer(domain.StartingPoll)
+		r.clock.Advance(domain.StartingPoll)
+	}
+	var refusal *fault.RefusalError
+	if got := r.await(reply); !errors.As(got.err, &refusal) || refusal.Why != fault.RefusedNotAShell {
+		t.Fatalf("a run while a pipeline runs on: %+v, %v; want refused as not a shell once the grace passed", got.res, got.err)
+	}
+	if sent := r.term.Sent(r.pane); len(sent) != 1 {
+		t.Errorf("typed %+v into the pipeline", sent)
+	}
+
+	// The wait is the call's: its deadline ends it, nothing typed.
+	reply = r.runAsync(context.Background(), domain.RunRequest{Command: "echo late", TimeoutMs: 60})
+	for range 3 {
+		r.waitTimer(domain.StartingPoll)
+		r.clock.Advance(domain.StartingPoll)
+	}
+	if got := r.await(reply); got.err != nil || got.res.Outcome != domain.OutcomeTimedOut || !got.res.NotStarted {
+		t.Fatalf("a run whose deadline passed while a job was in front: %+v, %v; want timed_out, not started", got.res, got.err)
+	}
+	if sent := r.term.Sent(r.pane); len(sent) != 1 {
+		t.Errorf("typed %+v after the deadline", sent)
+	}
+}
