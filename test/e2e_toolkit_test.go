@@ -129,20 +129,24 @@ func TestBinarySendsTheLeaseRefusedToAClientThatAsks(t *testing.T) {
 	defer held.release()
 
 	var (
-		mu    sync.Mutex
+		mu sync.Mutex
+		//lint:ignore SA1019 MCP logging is deprecated from protocol 2026-07-28, not removed: see adapters/mcp/logging.go
 		heard []*sdk.LoggingMessageParams
 	)
+	//lint:ignore SA1019 MCP logging is deprecated from protocol 2026-07-28, not removed: see adapters/mcp/logging.go
 	other := startBinary(t, &sdk.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *sdk.LoggingMessageRequest) {
 		mu.Lock()
 		heard = append(heard, req.Params)
 		mu.Unlock()
 	}}, "-socket-name", srv.sock)
+	//lint:ignore SA1019 MCP logging is deprecated from protocol 2026-07-28, not removed: see adapters/mcp/logging.go
 	if err := other.cs.SetLoggingLevel(context.Background(), &sdk.SetLoggingLevelParams{Level: "warning"}); err != nil {
 		t.Fatal(err)
 	}
 	if msg := errorText(t, other.call(t, "paste_text", map[string]any{"paneId": pane, "text": "x"})); !strings.Contains(msg, "busy") {
 		t.Fatalf("paste_text into a pane another process holds: %q, want busy", msg)
 	}
+	//lint:ignore SA1019 MCP logging is deprecated from protocol 2026-07-28, not removed: see adapters/mcp/logging.go
 	var line *sdk.LoggingMessageParams
 	eventually(t, 20*time.Second, "the lease-refused notification", func() bool {
 		mu.Lock()

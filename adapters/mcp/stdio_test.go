@@ -417,10 +417,20 @@ func TestStdioRefusesARequestIDItCouldNotAnswerUnder(t *testing.T) {
 
 func TestStdioAnswersALineLongerThanTheLimitAndGoesOn(t *testing.T) {
 	r := serveStdio(t, &stubTools{t: t}, mcp.StdioOptions{})
-	go r.send(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", mcp.MaxMessageBytes) + `"}}`)
+	// Written in the background, as the server answers before it has read
+	// all of it; the write's error is checked here, as only the test's own
+	// goroutine may fail it.
+	sent := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(r.stdin, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", mcp.MaxMessageBytes)+`"}}`+"\n")
+		sent <- err
+	}()
 	r.nextError(-32600, "null")
 	r.send(initializeLine(2, "2025-11-25"))
 	r.nextResult("2")
+	if err := <-sent; err != nil {
+		t.Fatalf("write the long line: %v", err)
+	}
 	if err := r.end(); err != nil {
 		t.Errorf("ServeStdio = %v", err)
 	}
