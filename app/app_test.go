@@ -206,9 +206,7 @@ func TestMainServesTheWaitingAndInputTools(t *testing.T) {
 // kills the server when stdin ends.
 func TestMainServesAPrivateTmuxServer(t *testing.T) {
 	gate.Real(t, "tmux")
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed")
-	}
+	gate.Need(t, "tmux")
 	// The private server runs $SHELL; a user's login shell may run
 	// start-up files that wait on locks a killed test shell left behind.
 	t.Setenv("SHELL", "/bin/sh")
@@ -357,9 +355,7 @@ func TestHTTPTransportServesMCPAtSlashMCP(t *testing.T) {
 // no stop hook when building the application fails.
 func TestMainStopsThePrivateTmuxServerWhenItCannotStart(t *testing.T) {
 	gate.Real(t, "tmux")
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed")
-	}
+	gate.Need(t, "tmux")
 	t.Setenv("SHELL", "/bin/sh")
 	var stdout, stderr syncBuffer
 	code := app.Main([]string{"-audit", filepath.Join(t.TempDir(), "no", "such", "dir", "audit.log")}, envOf(nil),
