@@ -30,9 +30,14 @@ demo: build
 	@$(BIN) -backend fake $(ARGS)
 
 # Everything: unit tests, real-tmux tests on private sockets, end-to-end
-# tests through the built binary, and the static checks.
+# tests through the built binary, and the static checks. go test's output
+# goes through test/summary, which prints it as go test does without -v
+# and then how many tests skipped, and why; its status is go test's. In
+# CI (CI=true, or TMUX_MCP_REQUIRE set: see test/gate) a test that needs a
+# program .ci/run installs fails without it instead of skipping.
 test: lint
-	$(GO) test -count=1 $(PKG)
+	@$(GO) build -o bin/summary ./test/summary
+	bin/summary $(GO) test -json -count=1 $(PKG)
 	@$(MAKE) --no-print-directory conformance
 
 # The generic server scenarios of the official MCP conformance suite, run
