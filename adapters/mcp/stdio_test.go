@@ -415,6 +415,26 @@ func TestStdioRefusesARequestIDItCouldNotAnswerUnder(t *testing.T) {
 	}
 }
 
+// A call before initialize is refused with Invalid Request, saying to
+// initialize first (the SDK refuses it without a JSON-RPC code, which
+// went out as code 0); ping is answered, and once initialized the same
+// call is.
+func TestStdioRefusesACallBeforeInitializeWithAJSONRPCCode(t *testing.T) {
+	r := serveStdio(t, &stubTools{t: t}, mcp.StdioOptions{})
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if m := r.nextError(-32600, "1"); !strings.Contains(m.Error.Message, "initialize") {
+		t.Errorf("the refusal %q does not say to initialize first", m.Error.Message)
+	}
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	r.nextResult("2")
+	r.send(initializeLine(3, "2025-11-25"), initializedLine, `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
+	r.nextResult("3")
+	r.nextResult("4")
+	if err := r.end(); err != nil {
+		t.Errorf("ServeStdio = %v", err)
+	}
+}
+
 func TestStdioAnswersALineLongerThanTheLimitAndGoesOn(t *testing.T) {
 	r := serveStdio(t, &stubTools{t: t}, mcp.StdioOptions{})
 	// Written in the background, as the server answers before it has read
