@@ -254,6 +254,8 @@ func TestMainExitCodes(t *testing.T) {
 			stderrHas: `"rm_rf" is not a tool of this server`},
 		{name: "a bearer token too short", args: []string{"-backend", "fake", "-transport", "http", "-listen", "127.0.0.1:0"},
 			env: map[string]string{"TMUX_MCP_TOKEN": "short"}, code: app.ExitUsage, stderrHas: "invalid setting"},
+		{name: "an address that is no address", args: []string{"-backend", "fake", "-transport", "http", "-listen", "nonsense"},
+			code: app.ExitUsage, stderrHas: `-listen "nonsense": bad address`},
 		{name: "address that cannot be bound", args: []string{"-backend", "fake", "-transport", "http", "-listen", "256.0.0.1:1"},
 			env: map[string]string{"TMUX_MCP_TOKEN": "0123456789abcdef0123456789abcdef"}, code: app.ExitFailure, stderrHas: "listen on 256.0.0.1:1"},
 	}
