@@ -87,6 +87,27 @@ func (r *rig) await(reply <-chan runReply) runReply {
 	}
 }
 
+// pollThrough moves the clock through d, one StartingPoll at a time, each
+// once the Service is seen waiting on it: a wait that looks again every
+// StartingPoll, through a grace of d.
+func (r *rig) pollThrough(d time.Duration) {
+	r.t.Helper()
+	for range d / domain.StartingPoll {
+		r.waitTimer(domain.StartingPoll)
+		r.clock.Advance(domain.StartingPoll)
+	}
+}
+
+// refusedNotAShell awaits the reply, which must be a refusal of what is in
+// front as not a shell; what names the call for the failure.
+func (r *rig) refusedNotAShell(reply <-chan runReply, what string) {
+	r.t.Helper()
+	var refusal *fault.RefusalError
+	if got := r.await(reply); !errors.As(got.err, &refusal) || refusal.Why != fault.RefusedNotAShell {
+		r.t.Fatalf("%s: %+v, %v; want refused as not a shell once the grace passed", what, got.res, got.err)
+	}
+}
+
 func (r *rig) run(req domain.RunRequest) domain.RunResult {
 	r.t.Helper()
 	if req.PaneID == "" {
@@ -614,14 +635,8 @@ func TestRunWaitsForAJobThatIsEndingAndRefusesOneThatRunsOn(t *testing.T) {
 
 	r.term.SetLeaderlessFront(r.pane, time.Hour)
 	reply = r.runAsync(context.Background(), domain.RunRequest{Command: "echo typed"})
-	for range domain.JobEndGrace / domain.StartingPoll {
-		r.waitTimer(domain.StartingPoll)
-		r.clock.Advance(domain.StartingPoll)
-	}
-	var refusal *fault.RefusalError
-	if got := r.await(reply); !errors.As(got.err, &refusal) || refusal.Why != fault.RefusedNotAShell {
-		t.Fatalf("a run while a pipeline runs on: %+v, %v; want refused as not a shell once the grace passed", got.res, got.err)
-	}
+	r.pollThrough(domain.JobEndGrace)
+	r.refusedNotAShell(reply, "a run while a pipeline runs on")
 	if sent := r.term.Sent(r.pane); len(sent) != 1 {
 		t.Errorf("typed %+v into the pipeline", sent)
 	}
