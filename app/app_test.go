@@ -206,9 +206,7 @@ func TestMainServesTheWaitingAndInputTools(t *testing.T) {
 // kills the server when stdin ends.
 func TestMainServesAPrivateTmuxServer(t *testing.T) {
 	gate.Real(t, "tmux")
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed")
-	}
+	gate.Need(t, "tmux")
 	// The private server runs $SHELL; a user's login shell may run
 	// start-up files that wait on locks a killed test shell left behind.
 	t.Setenv("SHELL", "/bin/sh")
@@ -256,6 +254,8 @@ func TestMainExitCodes(t *testing.T) {
 			stderrHas: `"rm_rf" is not a tool of this server`},
 		{name: "a bearer token too short", args: []string{"-backend", "fake", "-transport", "http", "-listen", "127.0.0.1:0"},
 			env: map[string]string{"TMUX_MCP_TOKEN": "short"}, code: app.ExitUsage, stderrHas: "invalid setting"},
+		{name: "an address that is no address", args: []string{"-backend", "fake", "-transport", "http", "-listen", "nonsense"},
+			code: app.ExitUsage, stderrHas: `-listen "nonsense": bad address`},
 		{name: "address that cannot be bound", args: []string{"-backend", "fake", "-transport", "http", "-listen", "256.0.0.1:1"},
 			env: map[string]string{"TMUX_MCP_TOKEN": "0123456789abcdef0123456789abcdef"}, code: app.ExitFailure, stderrHas: "listen on 256.0.0.1:1"},
 	}
@@ -357,9 +357,7 @@ func TestHTTPTransportServesMCPAtSlashMCP(t *testing.T) {
 // no stop hook when building the application fails.
 func TestMainStopsThePrivateTmuxServerWhenItCannotStart(t *testing.T) {
 	gate.Real(t, "tmux")
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed")
-	}
+	gate.Need(t, "tmux")
 	t.Setenv("SHELL", "/bin/sh")
 	var stdout, stderr syncBuffer
 	code := app.Main([]string{"-audit", filepath.Join(t.TempDir(), "no", "such", "dir", "audit.log")}, envOf(nil),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -198,6 +199,9 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	default:
 		return Config{}, fmt.Errorf("%w: -transport %q: want stdio or http", ErrInvalidSetting, cfg.Transport)
 	}
+	if err := checkListen(cfg.Listen); err != nil {
+		return Config{}, err
+	}
 	switch cfg.Backend {
 	case BackendTmux, BackendFake, BackendScreen:
 	default:
@@ -242,6 +246,20 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// checkListen refuses a -listen that is no address to listen on, before
+// anything asks whether it is a loopback one (which "nonsense" is not
+// either, and was refused for wanting a token).
+func checkListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: -listen %q: bad address (%v); want host:port, such as %s", ErrInvalidSetting, addr, err, DefaultListen)
+	}
+	return nil
 }
 
 func parseSafety(s string, fromFlag bool) (Safety, error) {

@@ -187,6 +187,9 @@ func TestParseConfigRefusesToStartOnABadSetting(t *testing.T) {
 		{"unknown tool in the allowlist variable", nil, map[string]string{"TMUX_MCP_TOOLS": "Capture_Pane"}, `TMUX_MCP_TOOLS: "Capture_Pane"`},
 		{"an allowlist naming nothing", []string{"-tools", " , "}, nil, "-tools names no tool"},
 		{"an empty allowlist flag", []string{"-tools", ""}, nil, "-tools names no tool"},
+		{"a listen address that is no address", []string{"-transport", "http", "-listen", "nonsense"}, nil, `-listen "nonsense": bad address`},
+		{"a listen address without a port", []string{"-listen", "127.0.0.1"}, nil, `-listen "127.0.0.1": bad address`},
+		{"a listen port out of range", []string{"-transport", "http", "-listen", "127.0.0.1:99999"}, nil, `-listen "127.0.0.1:99999": bad address`},
 		{"unknown flag", []string{"-verbose"}, nil, "-verbose"},
 		{"positional argument", []string{"serve"}, nil, `"serve"`},
 	}

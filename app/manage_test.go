@@ -185,9 +185,7 @@ func TestLeaseOwnersTellProcessesApart(t *testing.T) {
 // quits the session when stdin ends. screen has no lifecycle tools.
 func TestMainServesAPrivateScreenSession(t *testing.T) {
 	gate.Real(t, "screen")
-	if _, err := exec.LookPath("screen"); err != nil {
-		t.Skip("GNU screen not installed")
-	}
+	gate.Need(t, "screen")
 	cs, stderr, end := mainSessionWith(t, nil, "-backend", "screen")
 	m := regexp.MustCompile(`"session": "([^"]+)"`).FindStringSubmatch(stderr.String())
 	if m == nil {

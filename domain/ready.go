@@ -189,3 +189,28 @@ func (s *Service) awaitPrompt(ctx context.Context, w *waiter, info ports.PaneInf
 	}
 	return s.awaitFrontWhile(ctx, w, info, func() bool { return s.clock.Now().Sub(end) < PromptGrace })
 }
+
+// JobEndGrace bounds how long a run waits for a job in front of the
+// pane's terminal whose leader has exited to go. Every job looks so for a
+// moment when it ends: its last process has exited, and its shell has
+// not yet taken the terminal back (it does once it has reaped the job).
+// A job still so after the grace is the rest of a pipeline such as
+// "curl … | sh", whose shell runs on and reads the terminal, and
+// policy.CheckFront refuses it.
+const JobEndGrace = time.Second
+
+// awaitJobEnd reads what runs in front of the pane's terminal and, while
+// it is a job whose leader has exited (ports.Foreground.Args empty, not
+// nil), looks again every StartingPoll, within JobEndGrace and the call's
+// wait; it returns what it read last, and any error reading it; or the
+// outcome that ended the wait first.
+func (s *Service) awaitJobEnd(ctx context.Context, w *waiter, id ports.PaneID) (ports.Foreground, Outcome, error) {
+	fg, err := s.term.Foreground(ctx, id)
+	for start := s.clock.Now(); err == nil && fg.Args != nil && len(fg.Args) == 0 && s.clock.Now().Sub(start) < JobEndGrace; {
+		if o := s.startingPoll(ctx, w); o != "" {
+			return fg, o, nil
+		}
+		fg, err = s.term.Foreground(ctx, id)
+	}
+	return fg, "", err
+}

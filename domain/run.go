@@ -265,8 +265,12 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 
 	// What runs in front of the pane's terminal now (the shell that will
 	// read the line, and its children), for telling its end (confirm),
-	// and for telling a shell at its prompt from one running a script.
-	if r.before, err = s.term.Foreground(ctx, req.PaneID); errors.Is(err, ports.ErrUnsupported) {
+	// and for telling a shell at its prompt from one running a script;
+	// a job that is ending is waited for first.
+	if r.before, early, err = s.awaitJobEnd(ctx, w, req.PaneID); early != "" {
+		r.close()
+		return nil, early, nil
+	} else if errors.Is(err, ports.ErrUnsupported) {
 		r.noJobs = true
 	} else if err == nil {
 		if err := policy.CheckFront(req.PaneID, r.before); err != nil {

@@ -692,12 +692,6 @@ func TestARunRightAfterAnotherWaitsForAPromptThatRunsAProgram(t *testing.T) {
 	// A program still in front when the grace has passed is judged as it is.
 	r.term.SetCommand(r.pane, "git")
 	reply = r.runAsync(context.Background(), domain.RunRequest{Command: "echo three"})
-	for range domain.PromptGrace / domain.StartingPoll {
-		r.waitTimer(domain.StartingPoll)
-		r.clock.Advance(domain.StartingPoll)
-	}
-	var refusal *fault.RefusalError
-	if got := r.await(reply); !errors.As(got.err, &refusal) || refusal.Why != fault.RefusedNotAShell {
-		t.Fatalf("third run: %+v, %v; want refused as not a shell once the grace passed", got.res, got.err)
-	}
+	r.pollThrough(domain.PromptGrace)
+	r.refusedNotAShell(reply, "third run")
 }

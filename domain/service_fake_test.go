@@ -87,6 +87,27 @@ func (r *rig) await(reply <-chan runReply) runReply {
 	}
 }
 
+// pollThrough moves the clock through d, one StartingPoll at a time, each
+// once the Service is seen waiting on it: a wait that looks again every
+// StartingPoll, through a grace of d.
+func (r *rig) pollThrough(d time.Duration) {
+	r.t.Helper()
+	for range d / domain.StartingPoll {
+		r.waitTimer(domain.StartingPoll)
+		r.clock.Advance(domain.StartingPoll)
+	}
+}
+
+// refusedNotAShell awaits the reply, which must be a refusal of what is in
+// front as not a shell; what names the call for the failure.
+func (r *rig) refusedNotAShell(reply <-chan runReply, what string) {
+	r.t.Helper()
+	var refusal *fault.RefusalError
+	if got := r.await(reply); !errors.As(got.err, &refusal) || refusal.Why != fault.RefusedNotAShell {
+		r.t.Fatalf("%s: %+v, %v; want refused as not a shell once the grace passed", what, got.res, got.err)
+	}
+}
+
 func (r *rig) run(req domain.RunRequest) domain.RunResult {
 	r.t.Helper()
 	if req.PaneID == "" {
@@ -589,4 +610,47 @@ func TestRunSurvivesABrokenStreamWhileThePaneLives(t *testing.T) {
 		t.Fatalf("got %+v, %v; want the command followed to its end", got.res, got.err)
 	}
 	r.released()
+}
+
+// Between a job's last exit and its shell taking the terminal back, the
+// ended job is still in front, its leader gone, as in front of a pipeline
+// such as "curl … | sh" whose shell runs on. A run then waits for the
+// shell, within JobEndGrace and the call's deadline, rather than refuse
+// a job that is only ending; one still in front when the grace has passed
+// is refused, nothing typed into it.
+func TestRunWaitsForAJobThatIsEndingAndRefusesOneThatRunsOn(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.SetLeaderlessFront(r.pane, 3*domain.StartingPoll)
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "echo after"})
+	for range 3 {
+		r.waitTimer(domain.StartingPoll)
+		if sent := r.term.Sent(r.pane); len(sent) != 0 {
+			t.Fatalf("typed %+v while the ended job was in front", sent)
+		}
+		r.clock.Advance(domain.StartingPoll)
+	}
+	if got := r.await(reply); got.err != nil || got.res.Output != "after" {
+		t.Fatalf("a run while a job was ending: %+v, %v; want it run once the shell was back in front", got.res, got.err)
+	}
+
+	r.term.SetLeaderlessFront(r.pane, time.Hour)
+	reply = r.runAsync(context.Background(), domain.RunRequest{Command: "echo typed"})
+	r.pollThrough(domain.JobEndGrace)
+	r.refusedNotAShell(reply, "a run while a pipeline runs on")
+	if sent := r.term.Sent(r.pane); len(sent) != 1 {
+		t.Errorf("typed %+v into the pipeline", sent)
+	}
+
+	// The wait is the call's: its deadline ends it, nothing typed.
+	reply = r.runAsync(context.Background(), domain.RunRequest{Command: "echo late", TimeoutMs: 60})
+	for range 3 {
+		r.waitTimer(domain.StartingPoll)
+		r.clock.Advance(domain.StartingPoll)
+	}
+	if got := r.await(reply); got.err != nil || got.res.Outcome != domain.OutcomeTimedOut || !got.res.NotStarted {
+		t.Fatalf("a run whose deadline passed while a job was in front: %+v, %v; want timed_out, not started", got.res, got.err)
+	}
+	if sent := r.term.Sent(r.pane); len(sent) != 1 {
+		t.Errorf("typed %+v after the deadline", sent)
+	}
 }

@@ -119,18 +119,6 @@ func TestDependencyRuleCatchesViolations(t *testing.T) {
 	}
 }
 
-func parseImports(out string) map[string][]string {
-	pkgs := map[string][]string{}
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		pkgs[f[0]] = f[1:]
-	}
-	return pkgs
-}
-
 // I/O packages the pure layers must not touch: their only way out is a
 // port. Randomness too comes through a port (ports.IDSource), so that
 // tests choose it.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 // test/conformance/run.sh, the last step of make test, where the machine
@@ -54,9 +56,7 @@ var shellTools = []string{"sh", "mktemp", "rm", "grep", "sed", "cat", "head", "t
 
 func TestConformanceIsSkippedWhenNoRegistryAnswers(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("npx"); err != nil {
-		t.Skip("npx is not installed")
-	}
+	gate.Need(t, "npx")
 	out, code := runConformance(t, "npm_config_registry=http://127.0.0.1:9", "CONFORMANCE_FETCH_TIMEOUT=30")
 	if code != 0 || !strings.Contains(out, "SKIPPED") || !strings.Contains(out, "http://127.0.0.1:9") {
 		t.Errorf("run.sh with an unreachable registry exited %d:\n%s\nwant it to pass, saying it skipped the suite and why", code, out)

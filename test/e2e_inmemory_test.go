@@ -38,11 +38,16 @@ type inmem struct {
 	responses chan *jsonrpc.Response
 
 	// running are the calls made in the background (start), each closed
-	// when its call returns, so that awaitWaiting fails at once when one
-	// returns instead of waiting.
+	// when its call returns and before its result is handed over, so that
+	// awaitWaiting fails at once when one returns instead of waiting, and
+	// never for one whose result the test already holds.
 	mu      sync.Mutex
 	running map[string]chan struct{}
 	started int
+	// handingOver, when set, runs in a background call between marking it
+	// returned and handing its result over: the harness's own test widens
+	// that gap with it.
+	handingOver func()
 }
 
 // newInmem starts a server with one shell pane, %0.
@@ -105,10 +110,17 @@ func (e *inmem) start(tool string, args map[string]any) <-chan *sdk.CallToolResu
 	out := make(chan *sdk.CallToolResult, 1)
 	returned := e.track(tool)
 	go func() {
-		defer close(returned)
 		res, err := e.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
 		if err != nil {
 			e.t.Errorf("%s: protocol error %v", tool, err)
+		}
+		// Closed before the result is handed over, so that a test holding
+		// the result knows the call is seen as returned: closed after, it
+		// could close while a later awaitWaiting watches, and read as a
+		// call that returned early.
+		close(returned)
+		if e.handingOver != nil {
+			e.handingOver()
 		}
 		out <- res
 	}()
@@ -192,8 +204,8 @@ func (e *inmem) cancelled(tool string, args map[string]any, timers int) *sdk.Cal
 	clientErr := make(chan error, 1)
 	returned := e.track(tool)
 	go func() {
-		defer close(returned)
 		_, err := e.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+		close(returned) // before the error is handed over, as in start
 		clientErr <- err
 	}()
 	e.awaitWaiting(timers)
@@ -355,6 +367,29 @@ func deref(p *int) any {
 		return nil
 	}
 	return *p
+}
+
+// The harness itself: a call whose result the test holds is one that
+// awaitWaiting already counts as returned, so that waiting for the server
+// after reading a result never reads that call as one that returned
+// early (it once closed its channel after handing the result over, and
+// failed a test now and then under load).
+func TestInMemoryHarnessCountsACallWhoseResultItHoldsAsReturned(t *testing.T) {
+	e := newInmem(t)
+	// The call's goroutine held up half-way through (as the scheduler may
+	// hold it): only one of the two can have happened by then.
+	release := make(chan struct{})
+	e.handingOver = func() { <-release }
+	done := e.start("capture_pane", map[string]any{"paneId": "%0"})
+	e.mu.Lock()
+	returned := e.running["capture_pane (call 1)"]
+	e.mu.Unlock()
+	select {
+	case <-returned:
+	case <-done:
+		t.Error("the call handed its result over before the harness saw it return")
+	}
+	close(release)
 }
 
 func TestInMemoryRunShellCommandCompleted(t *testing.T) {

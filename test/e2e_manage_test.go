@@ -494,9 +494,7 @@ func TestManageNoToolRunsAClientsFormatOrCommandOnTheFake(t *testing.T) {
 func manageOnTmux(t *testing.T) (cs *sdk.ClientSession, term *tmux.Terminal, socket string) {
 	t.Helper()
 	gate.Real(t, "tmux")
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed")
-	}
+	gate.Need(t, "tmux")
 	// The private server runs $SHELL; a login shell's start-up files
 	// may wait on a lock that a killed test shell left behind.
 	t.Setenv("SHELL", "/bin/sh")

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -14,9 +13,7 @@ import (
 // over stdio. The pane tools work unchanged on the second backend.
 func TestBinaryServesAScreenSession(t *testing.T) {
 	gate.Real(t, "GNU screen and the built binary")
-	if _, err := exec.LookPath("screen"); err != nil {
-		t.Skip("GNU screen is not installed")
-	}
+	gate.Need(t, "screen")
 	t.Parallel()
 	session, stop, err := screen.StartPrivate(screen.Options{})
 	if err != nil {

@@ -129,20 +129,24 @@ func TestBinarySendsTheLeaseRefusedToAClientThatAsks(t *testing.T) {
 	defer held.release()
 
 	var (
-		mu    sync.Mutex
+		mu sync.Mutex
+		//lint:ignore SA1019 MCP logging is deprecated from protocol 2026-07-28, not removed: see adapters/mcp/logging.go
 		heard []*sdk.LoggingMessageParams
 	)
+	//lint:ignore SA1019 MCP logging is deprecated from protocol 2026-07-28, not removed: see adapters/mcp/logging.go
 	other := startBinary(t, &sdk.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *sdk.LoggingMessageRequest) {
 		mu.Lock()
 		heard = append(heard, req.Params)
 		mu.Unlock()
 	}}, "-socket-name", srv.sock)
+	//lint:ignore SA1019 MCP logging is deprecated from protocol 2026-07-28, not removed: see adapters/mcp/logging.go
 	if err := other.cs.SetLoggingLevel(context.Background(), &sdk.SetLoggingLevelParams{Level: "warning"}); err != nil {
 		t.Fatal(err)
 	}
 	if msg := errorText(t, other.call(t, "paste_text", map[string]any{"paneId": pane, "text": "x"})); !strings.Contains(msg, "busy") {
 		t.Fatalf("paste_text into a pane another process holds: %q, want busy", msg)
 	}
+	//lint:ignore SA1019 MCP logging is deprecated from protocol 2026-07-28, not removed: see adapters/mcp/logging.go
 	var line *sdk.LoggingMessageParams
 	eventually(t, 20*time.Second, "the lease-refused notification", func() bool {
 		mu.Lock()
@@ -159,9 +163,11 @@ func TestBinarySendsTheLeaseRefusedToAClientThatAsks(t *testing.T) {
 	if line.Level != "warning" || line.Logger != "tmux-mcp" || !strings.Contains(text, "leased by another tmux-mcp process") {
 		t.Errorf("notification %s from %q: %q", line.Level, line.Logger, text)
 	}
-	if !strings.Contains(other.stderr.String(), text+"\n") {
-		t.Errorf("the client heard %q, which is not a line of the server's stderr:\n%s", text, other.stderr.String())
-	}
+	// The binary's stderr reaches the test through a pipe, copied by a
+	// goroutine of its own: the line may come after the notification.
+	eventually(t, 10*time.Second, fmt.Sprintf("the line the client heard, %q, in the server's stderr", text), func() bool {
+		return strings.Contains(other.stderr.String(), text+"\n")
+	})
 	mu.Lock()
 	defer mu.Unlock()
 	for _, l := range heard {

@@ -17,10 +17,7 @@ import (
 // with strace watching, and any program it executes fails the test.
 func TestShortTestsStartNoProcess(t *testing.T) {
 	gate.Real(t, "the Go toolchain and strace")
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		t.Skip("strace is not installed (.ci/run installs it)")
-	}
+	strace := gate.Need(t, "strace")
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{.Dir}}|{{len .TestGoFiles}}{{len .XTestGoFiles}}",
 		"github.com/tmux-mcp/tmux-mcp/...").Output()
 	if err != nil {

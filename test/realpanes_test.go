@@ -168,8 +168,12 @@ func testOpenQuote(t *testing.T, r *rig) {
 	default:
 		t.Fatal("the pane is still reserved after its command was withdrawn")
 	}
-	freeAfter(t, r, "a withdrawn command")
-	time.Sleep(200 * time.Millisecond) // what would have run late has had the time to
+	// A shell runs what it reads in order, and the withdrawn line was
+	// typed before this command: had the line been run late, it would
+	// have run before this one ends. So once it has ended, the window for
+	// a late run has passed, however slow the machine.
+	late := r.run(t, domain.RunRequest{Command: "test -e '" + marker + "' && echo ran || echo 'not run'"})
+	wantCompleted(t, late, "not run", 0)
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the withdrawn command ran later")
 	}
@@ -290,14 +294,23 @@ func testCopyMode(t *testing.T, r *rig) {
 }
 
 func testNUL(t *testing.T, r *rig) {
-	before := r.srv.screen(t, r.pane)
-	_, err := r.svc.RunShellCommand(itContext(t), domain.RunRequest{PaneID: r.pane, Command: "echo a\x00b"})
+	_, err := r.svc.RunShellCommand(itContext(t), domain.RunRequest{PaneID: r.pane, Command: "echo refused-nul\x00b"})
 	if !errors.Is(err, fault.ErrInvalidArgument) {
 		t.Fatalf("a command with a NUL: %v; want an invalid argument", err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	if after := r.srv.screen(t, r.pane); after != before {
-		t.Errorf("the screen changed after a refused command:\n%s\nwas\n%s", after, before)
+	// What reaches a pane reaches it in order: once a line typed after the
+	// refusal has run, anything the refusal typed has reached the shell
+	// too, and shows, before that line or run together with it.
+	// (Its output is in capitals, which the typed line is not.)
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "-l", "echo after-nul | tr a-z A-Z")
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "Enter")
+	var seen string
+	eventually(t, 10*time.Second, "the line typed after the refusal to run", func() bool {
+		seen = r.srv.tmux(t, "capture-pane", "-p", "-S", "-", "-t", string(r.pane))
+		return strings.Contains(seen, "AFTER-NUL")
+	})
+	if strings.Contains(strings.ToLower(seen), "refused-nul") {
+		t.Errorf("the refused command reached the pane:\n%s", seen)
 	}
 }
 

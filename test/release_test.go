@@ -26,9 +26,7 @@ import (
 func needMake(t *testing.T) {
 	t.Helper()
 	gate.Real(t, "make and the Go toolchain")
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make is not installed")
-	}
+	gate.Need(t, "make")
 	if err := exec.Command("git", "-C", "..", "rev-parse", "--git-dir").Run(); err != nil {
 		t.Skip("not a git checkout: make build stamps no version")
 	}

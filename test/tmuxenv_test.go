@@ -69,19 +69,14 @@ var bash = shells[0]
 func needTmux(t testing.TB) string {
 	t.Helper()
 	gate.Real(t, "tmux")
-	bin, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Skip("real-tmux test: tmux is not on PATH (install tmux 3.2 or newer to run it)")
-	}
-	return bin
+	return gate.Need(t, "tmux")
 }
 
-// needShell skips the test when the shell is not installed, naming it.
+// needShell skips the test when the shell is not installed, naming it
+// (or fails it, where the gate requires the shell).
 func needShell(t testing.TB, sh shellSpec) {
 	t.Helper()
-	if _, err := exec.LookPath(sh.name); err != nil {
-		t.Skipf("%s is not installed", sh.name)
-	}
+	gate.Need(t, sh.name)
 }
 
 // tmuxServer is a private tmux server.
@@ -289,10 +284,7 @@ func service(t testing.TB, term ports.Terminal) *domain.Service {
 // detached when the test ends.
 func (s *tmuxServer) attach(t testing.TB, session string) string {
 	t.Helper()
-	script, err := exec.LookPath("script")
-	if err != nil {
-		t.Skip("script(1) is not on PATH; it is needed to attach a client with a terminal")
-	}
+	script := gate.Need(t, "script") // makes the client's terminal
 	before := s.clientTTYs()
 	cmd := exec.Command(script, "-qfc", s.bin+" -L "+s.sock+" attach-session -t '"+session+"'", os.DevNull)
 	cmd.Env = append(slices.Clone(s.env), "TERM=xterm")

@@ -129,7 +129,9 @@ func (t *Terminal) RemoveScript(ctx context.Context, id ports.PaneID, path strin
 }
 
 // Foreground is the shell's group while it runs no command, and the
-// command's while it runs one; the command is the shell's one child.
+// command's while it runs one; the command is the shell's one child. A
+// job whose leader has exited is in front for as long as
+// SetLeaderlessFront says.
 func (t *Terminal) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreground, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -140,6 +142,8 @@ func (t *Terminal) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreg
 	switch {
 	case t.noJobs:
 		return ports.Foreground{}, fmt.Errorf("read the foreground of pane %s: %w", id, ports.ErrUnsupported)
+	case t.clock.Now().Before(p.leaderless.until):
+		return ports.Foreground{Group: p.leaderless.group, Args: []string{}}, nil
 	case p.job != nil && p.job.keepsTerm:
 		return ports.Foreground{Group: p.pid, Children: []int{p.job.pid}, Args: p.shellArgs()}, nil
 	case p.job != nil:

@@ -128,6 +128,13 @@ type pane struct {
 	noEcho     bool   // stty -echo: the tty echoes nothing while a command reads
 	promptJob  int    // the group of a program the prompt runs, in front while no command is (PromptRuns)
 	slowPrompt bool   // every framed command's end puts a program the prompt runs in front (SlowPrompt)
+
+	// A job whose leader has exited is in front until then
+	// (SetLeaderlessFront).
+	leaderless struct {
+		group int
+		until time.Time
+	}
 }
 
 // AddPane adds a live pane and returns its id: "%0", "%1", ... in order.
@@ -499,7 +506,8 @@ func (t *Terminal) Replace(id ports.PaneID) {
 
 // restart gives the pane a fresh process of its original command, alive,
 // with a new Generation and pid, out of any mode and without SetCommand's
-// program or SetForegroundArgs's command line; what the old process ran is abandoned, and the new terminal
+// program, SetForegroundArgs's command line or SetLeaderlessFront's job;
+// what the old process ran is abandoned, and the new terminal
 // has its line editing and echo as a new shell sets them. With blank, the
 // visible screen is cleared and the cursor put at its top left first, as
 // tmux does for a respawned pane (the history is kept). Open streams go
@@ -510,6 +518,7 @@ func (p *pane) restart(blank bool) {
 	p.dead, p.starting, p.startAhead, p.noEcho = false, false, nil, false
 	p.gen, p.pid = p.t.generation(), p.t.newPID()
 	p.mode, p.override, p.args = "", "", nil
+	p.leaderless.until = time.Time{}
 	p.scr.bracketed = false
 	if blank {
 		p.scr.blankScreen()
@@ -613,6 +622,21 @@ func (t *Terminal) SetForegroundArgs(id ports.PaneID, args ...string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.must(id).args = slices.Clone(args)
+}
+
+// SetLeaderlessFront makes Foreground report, for d on the Terminal's
+// clock, a job in front of the pane's terminal whose leader has exited
+// (Args empty, not nil; Children nil): what a real terminal shows while
+// the rest of a pipeline such as "curl … | sh" runs on (a long d), and,
+// for a moment after every job ends, until the shell takes its terminal
+// back (a short one). d 0 puts the shell back in front at once. What is
+// typed still reaches the scripted shell: the domain is to wait, or
+// refuse to type.
+func (t *Terminal) SetLeaderlessFront(id ports.PaneID, d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.must(id)
+	p.leaderless.group, p.leaderless.until = t.newPID(), t.clock.Now().Add(d)
 }
 
 // Attach makes a person watch the pane through the named client (for

@@ -165,6 +165,25 @@ func TestTerminalSchedulesOnTheClockItIsGiven(t *testing.T) {
 	}
 }
 
+func TestALeaderlessFrontLastsAsLongAsItIsSet(t *testing.T) {
+	clock := fake.NewClock(epoch)
+	term := fake.New(fake.WithClock(clock))
+	id := term.AddPane(fake.PaneSpec{})
+	shell, err := term.Foreground(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	term.SetLeaderlessFront(id, time.Second)
+	fg, err := term.Foreground(context.Background(), id)
+	if err != nil || fg.Group == shell.Group || fg.Args == nil || len(fg.Args) != 0 || fg.Children != nil {
+		t.Fatalf("Foreground with a leaderless job in front = %+v, %v; want another group, Args empty not nil, no children", fg, err)
+	}
+	clock.Advance(time.Second)
+	if fg, err := term.Foreground(context.Background(), id); err != nil || fg.Group != shell.Group || !slices.Equal(fg.Args, shell.Args) {
+		t.Errorf("Foreground once the time passed = %+v, %v; want the shell's %+v", fg, err, shell)
+	}
+}
+
 func TestUnavailableBackendRecovers(t *testing.T) {
 	term := fake.New()
 	id := term.AddPane(fake.PaneSpec{})

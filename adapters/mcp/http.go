@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"net/http"
@@ -59,12 +60,54 @@ func (s *Server) HTTPHandler(opts ...HTTPOption) http.Handler {
 			PropagateRequestCancellation: true,
 		})
 	mux := http.NewServeMux()
-	mux.Handle(HTTPPath, http.NewCrossOriginProtection().Handler(mcpHandler))
+	mux.Handle(HTTPPath, http.NewCrossOriginProtection().Handler(codeUninitializedRefusals(mcpHandler)))
 	if cfg.token == "" {
 		return mux
 	}
 	return requireBearer(cfg.token, mux)
 }
+
+// The SDK refuses a call in a session that was never initialized with an
+// error that has no JSON-RPC code, which it writes as code 0
+// (stdioOut.wireError gives it its code on stdio). Over HTTP, a request
+// without a session id starts a session, so a reply to it that holds such
+// an error holds that refusal: codeUninitializedRefusals makes it Invalid
+// Request. The SDK writes each message with one Write (the JSON body, or
+// one server-sent event), so each Write is looked at whole.
+var (
+	codelessError     = []byte(`"error":{"code":0,"message":"`)
+	uninitializedCall = []byte(`"error":{"code":-32600,"message":"` + beforeInitialize)
+)
+
+// beforeInitialize opens the message of a call refused for coming before
+// initialize, on both transports.
+const beforeInitialize = "Invalid Request (send initialize first): "
+
+func codeUninitializedRefusals(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+			w = &codingWriter{ResponseWriter: w}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// codingWriter is codeUninitializedRefusals' writer.
+type codingWriter struct{ http.ResponseWriter }
+
+func (w *codingWriter) Write(b []byte) (int, error) {
+	if !bytes.Contains(b, codelessError) {
+		return w.ResponseWriter.Write(b)
+	}
+	if _, err := w.ResponseWriter.Write(bytes.ReplaceAll(b, codelessError, uninitializedCall)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// Unwrap lets http.ResponseController, with which the SDK flushes each
+// event, reach the connection's writer.
+func (w *codingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // bearerRealm names the server in the WWW-Authenticate challenge.
 const bearerRealm = `Bearer realm="` + Name + `"`

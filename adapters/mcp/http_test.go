@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -30,7 +32,13 @@ func newHTTPTestServer(t *testing.T, opts ...HTTPOption) *httptest.Server {
 // returns the response, whose body the test need not close.
 func post(t *testing.T, hs *httptest.Server, path string, header map[string]string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, hs.URL+path, strings.NewReader(initializeBody))
+	return postBody(t, hs, path, initializeBody, header)
+}
+
+// postBody is post with another message than initialize.
+func postBody(t *testing.T, hs *httptest.Server, path, body string, header map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, hs.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,6 +137,32 @@ func TestHTTPClientWithTheTokenWorks(t *testing.T) {
 		HTTPClient: &http.Client{Transport: bearerTransport{"wrong"}}}, nil); err == nil {
 		cs.Close()
 		t.Error("connect with a wrong token succeeded")
+	}
+}
+
+// A call in a session that was never initialized is refused with Invalid
+// Request, saying to initialize first, as over stdio (the SDK refuses it
+// without a JSON-RPC code, which went out as code 0).
+func TestHTTPRefusesACallBeforeInitializeWithAJSONRPCCode(t *testing.T) {
+	hs := newHTTPTestServer(t)
+	resp := postBody(t, hs, HTTPPath, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, nil)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reply struct {
+		ID    int `json:"id"`
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	_, data, _ := strings.Cut(string(body), "data: ")
+	if err := json.Unmarshal([]byte(strings.TrimSpace(data)), &reply); err != nil || reply.Error == nil {
+		t.Fatalf("reply %q (%v); want a JSON-RPC error", body, err)
+	}
+	if reply.ID != 7 || reply.Error.Code != -32600 || !strings.Contains(reply.Error.Message, "initialize") {
+		t.Errorf("reply %q; want Invalid Request (-32600) for id 7, saying to initialize first", body)
 	}
 }
 

@@ -1,5 +1,7 @@
 package mcp_test
 
+//lint:file-ignore SA1019 MCP logging (logging/setLevel, notifications/message) is deprecated from protocol version 2026-07-28 (SEP-2577), not removed: the earlier versions this server also speaks have it, and their clients ask for it.
+
 import (
 	"context"
 	"fmt"

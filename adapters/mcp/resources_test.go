@@ -265,7 +265,9 @@ func waitTimers(t *testing.T, clk *fake.Clock, n int) {
 
 func resourceNotFound(err error) bool {
 	var rpc *jsonrpc.Error
-	return errors.As(err, &rpc) && rpc.Code == sdk.CodeResourceNotFound
+	// Invalid params, with the uri in its data, as the specification has
+	// it since SEP-2164 (the SDK's CodeResourceNotFound, now deprecated).
+	return errors.As(err, &rpc) && rpc.Code == jsonrpc.CodeInvalidParams && strings.Contains(string(rpc.Data), `"uri"`)
 }
 
 func TestResourcesAreListedWithSubscriptions(t *testing.T) {

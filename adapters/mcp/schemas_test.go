@@ -28,18 +28,19 @@ var (
 // every clone has.
 const docsContract = "../../docs/CONTRACT.md"
 
-// referenceDir finds the reference pages the contract was specified from:
-// $TMUX_MCP_SPEC_DIR, or shared/spec beside the repository, where the team
-// and CI keep them. A clone has neither; only the cross-checks against the
-// pages need them, and they skip without.
+// referenceDir holds the reference pages the contract was specified from
+// (the three specified tools' pages, with their schemas, and the seed
+// CONTRACT.md), copied verbatim into testdata so that every clone checks
+// against them; $TMUX_MCP_SPEC_DIR names another copy to check against
+// instead (a newer one, before it is copied in).
 func referenceDir(t *testing.T) string {
 	t.Helper()
 	dir := os.Getenv("TMUX_MCP_SPEC_DIR")
 	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "spec")
+		dir = filepath.Join("testdata", "reference")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "CONTRACT.md")); err != nil {
-		t.Skipf("the reference pages are not here (%v); set TMUX_MCP_SPEC_DIR to check against them", err)
+		t.Fatalf("the reference pages are not in %s: %v", dir, err)
 	}
 	return dir
 }

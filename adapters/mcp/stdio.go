@@ -453,6 +453,28 @@ func (o *stdioOut) noteReply(reply *jsonrpc.Response) {
 	o.signalLocked()
 }
 
+// wireError is err as a reply carries it: with its JSON-RPC code. The SDK
+// refuses a call made before the session is initialized with an error
+// that has none, which would go out as code 0, not a JSON-RPC code:
+// before initialize has been answered, such an error is Invalid Request,
+// saying to initialize first; after, it is an internal error.
+func (o *stdioOut) wireError(err error) error {
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) && wire.Code != 0 {
+		return err
+	}
+	coded := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	if wire != nil {
+		coded.Data = wire.Data
+	}
+	o.mu.Lock()
+	if o.negotiated == "" {
+		coded.Code, coded.Message = codeInvalidRequest, beforeInitialize+coded.Message
+	}
+	o.mu.Unlock()
+	return coded
+}
+
 // replyError writes a JSON-RPC error reply of the transport's own.
 func (o *stdioOut) replyError(id jsonrpc.ID, code int, message string) {
 	reply := struct {

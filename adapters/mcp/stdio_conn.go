@@ -113,6 +113,9 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	if reply, ok := msg.(*jsonrpc.Response); ok {
+		if reply.Error != nil {
+			reply.Error = c.out.wireError(reply.Error)
+		}
 		if replies, inBatch := c.batched(reply); inBatch {
 			if replies == nil {
 				return nil

@@ -415,12 +415,42 @@ func TestStdioRefusesARequestIDItCouldNotAnswerUnder(t *testing.T) {
 	}
 }
 
+// A call before initialize is refused with Invalid Request, saying to
+// initialize first (the SDK refuses it without a JSON-RPC code, which
+// went out as code 0); ping is answered, and once initialized the same
+// call is.
+func TestStdioRefusesACallBeforeInitializeWithAJSONRPCCode(t *testing.T) {
+	r := serveStdio(t, &stubTools{t: t}, mcp.StdioOptions{})
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if m := r.nextError(-32600, "1"); !strings.Contains(m.Error.Message, "initialize") {
+		t.Errorf("the refusal %q does not say to initialize first", m.Error.Message)
+	}
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	r.nextResult("2")
+	r.send(initializeLine(3, "2025-11-25"), initializedLine, `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
+	r.nextResult("3")
+	r.nextResult("4")
+	if err := r.end(); err != nil {
+		t.Errorf("ServeStdio = %v", err)
+	}
+}
+
 func TestStdioAnswersALineLongerThanTheLimitAndGoesOn(t *testing.T) {
 	r := serveStdio(t, &stubTools{t: t}, mcp.StdioOptions{})
-	go r.send(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", mcp.MaxMessageBytes) + `"}}`)
+	// Written in the background, as the server answers before it has read
+	// all of it; the write's error is checked here, as only the test's own
+	// goroutine may fail it.
+	sent := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(r.stdin, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", mcp.MaxMessageBytes)+`"}}`+"\n")
+		sent <- err
+	}()
 	r.nextError(-32600, "null")
 	r.send(initializeLine(2, "2025-11-25"))
 	r.nextResult("2")
+	if err := <-sent; err != nil {
+		t.Fatalf("write the long line: %v", err)
+	}
 	if err := r.end(); err != nil {
 		t.Errorf("ServeStdio = %v", err)
 	}

@@ -45,8 +45,9 @@ func TestMain(m *testing.M) {
 func needScreen(t *testing.T) {
 	t.Helper()
 	gate.Real(t, "GNU screen")
+	gate.Need(t, "screen")
 	if socketDir == "" {
-		t.Skip("GNU screen is not installed (no screen on PATH)")
+		t.Fatal("no private socket directory for screen (see TestMain)")
 	}
 }
 

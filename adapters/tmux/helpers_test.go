@@ -43,10 +43,7 @@ type testServer struct {
 func newTestServer(t testing.TB) *testServer {
 	t.Helper()
 	gate.Real(t, "tmux")
-	bin, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Skip("tmux is not on PATH; the tmux adapter's real-tmux tests need tmux 3.2 or newer")
-	}
+	bin := gate.Need(t, "tmux")
 	b := make([]byte, 6)
 	rand.Read(b)
 	s := &testServer{t: t, bin: bin, sock: "tmcp-test-" + hex.EncodeToString(b)}
@@ -168,10 +165,7 @@ func (s *testServer) attach(target string) string {
 // detaches it and waits until tmux no longer lists it.
 func (s *testServer) attachClient(target string) (tty string, detach func()) {
 	s.t.Helper()
-	script, err := exec.LookPath("script")
-	if err != nil {
-		s.t.Skip("script(1) is not on PATH; it is needed to attach a client with a terminal")
-	}
+	script := gate.Need(s.t, "script") // makes the client's terminal
 	before := s.clientTTYs()
 	cmd := exec.Command(script, "-qfc", s.bin+" -L "+s.sock+" attach-session -t '"+target+"'", os.DevNull)
 	cmd.Env = append(childEnv(os.Environ()), "TERM=xterm")

@@ -279,26 +279,20 @@ func TestLauncherFailures(t *testing.T) {
 // each reads a quoted word back byte for byte. This test runs the shells.
 func TestShellQuoteSurvivesRealShells(t *testing.T) {
 	gate.Real(t, "shells")
-	ran := 0
 	for _, sh := range []string{"sh", "dash", "bash", "zsh", "mksh", "ksh"} {
-		path, err := exec.LookPath(sh)
-		if err != nil {
-			continue
-		}
-		ran++
-		for _, s := range quotingCases {
-			// printf is not built into mksh; /usr/bin/printf is here.
-			script := "x=" + shellQuote(s) + "; printf %s \"$x\""
-			cmd := exec.Command(path, "-c", script)
-			cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/nonexistent", "LC_ALL=C"}
-			out, err := cmd.Output()
-			if err != nil || string(out) != s {
-				t.Errorf("%s read shellQuote(%q) as %q (%v)", sh, s, out, err)
+		t.Run(sh, func(t *testing.T) {
+			path := gate.Need(t, sh)
+			for _, s := range quotingCases {
+				// printf is not built into mksh; /usr/bin/printf is here.
+				script := "x=" + shellQuote(s) + "; printf %s \"$x\""
+				cmd := exec.Command(path, "-c", script)
+				cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/nonexistent", "LC_ALL=C"}
+				out, err := cmd.Output()
+				if err != nil || string(out) != s {
+					t.Errorf("%s read shellQuote(%q) as %q (%v)", sh, s, out, err)
+				}
 			}
-		}
-	}
-	if ran == 0 {
-		t.Skip("no POSIX shell found")
+		})
 	}
 }
 

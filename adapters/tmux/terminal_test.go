@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -108,9 +107,7 @@ func TestStartPrivateRunsAServerUntilStopped(t *testing.T) {
 // and in every pane made later.
 func TestStartPrivateRunsTheShellAskedFor(t *testing.T) {
 	server := newTestServer(t) // skips without tmux
-	if _, err := exec.LookPath("dash"); err != nil {
-		t.Skip("dash is not installed")
-	}
+	gate.Need(t, "dash")
 	t.Setenv("SHELL", "/bin/sh")
 	sock, _, stop, err := StartPrivate(Options{Shell: "dash"})
 	if err != nil {

@@ -126,11 +126,7 @@ func readRun(t *testing.T, raw []byte, script string) framedRun {
 func lookShell(t *testing.T, sh shellUnderTest) string {
 	t.Helper()
 	gate.Real(t, "real shells")
-	path, err := exec.LookPath(sh.program)
-	if err != nil {
-		t.Skipf("%s is not installed", sh.program)
-	}
-	return path
+	return gate.Need(t, sh.program)
 }
 
 func TestFrameRunsCommandsInRealShells(t *testing.T) {

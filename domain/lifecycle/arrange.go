@@ -2,7 +2,6 @@ package lifecycle
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -21,7 +20,7 @@ func (s *Service) SelectPane(ctx context.Context, req PaneRequest) (Pane, error)
 		return Pane{}, err
 	}
 	if err := a.SelectPane(ctx, req.PaneID); err != nil {
-		return Pane{}, fmt.Errorf("select pane %s: %w", req.PaneID, err)
+		return Pane{}, err // named by the port, with the pane
 	}
 	return s.listPane(ctx, l, req.PaneID)
 }
@@ -44,7 +43,7 @@ func (s *Service) SelectWindow(ctx context.Context, req SelectWindowRequest) (po
 		return ports.WindowInfo{}, err
 	}
 	if err := a.SelectWindow(ctx, req.WindowID); err != nil {
-		return ports.WindowInfo{}, fmt.Errorf("select window %s: %w", req.WindowID, err)
+		return ports.WindowInfo{}, err
 	}
 	return findWindow(ctx, l, req.WindowID)
 }
@@ -67,7 +66,7 @@ func (s *Service) ResizePane(ctx context.Context, req ResizePaneRequest) (Pane, 
 		return Pane{}, err
 	}
 	if err := a.ResizePane(ctx, req.PaneID, req.Width, req.Height); err != nil {
-		return Pane{}, fmt.Errorf("resize pane %s: %w", req.PaneID, err)
+		return Pane{}, err
 	}
 	return s.listPane(ctx, l, req.PaneID)
 }
@@ -94,7 +93,7 @@ func (s *Service) ResizeWindow(ctx context.Context, req ResizeWindowRequest) (po
 		return ports.WindowInfo{}, err
 	}
 	if err := a.ResizeWindow(ctx, req.WindowID, req.Width, req.Height); err != nil {
-		return ports.WindowInfo{}, fmt.Errorf("resize window %s: %w", req.WindowID, err)
+		return ports.WindowInfo{}, err
 	}
 	return findWindow(ctx, l, req.WindowID)
 }
@@ -139,7 +138,7 @@ func (s *Service) RenameSession(ctx context.Context, req RenameSessionRequest) (
 		return ports.SessionInfo{}, err
 	}
 	if err := r.RenameSession(ctx, sess.ID, req.Name); err != nil {
-		return ports.SessionInfo{}, fmt.Errorf("rename session %s to %q: %w", req.Session, req.Name, err)
+		return ports.SessionInfo{}, err
 	}
 	return findSession(ctx, l, sess.ID)
 }
@@ -164,7 +163,7 @@ func (s *Service) RenameWindow(ctx context.Context, req RenameWindowRequest) (po
 		return ports.WindowInfo{}, err
 	}
 	if err := r.RenameWindow(ctx, req.WindowID, req.Name); err != nil {
-		return ports.WindowInfo{}, fmt.Errorf("rename window %s to %q: %w", req.WindowID, req.Name, err)
+		return ports.WindowInfo{}, err
 	}
 	return findWindow(ctx, l, req.WindowID)
 }

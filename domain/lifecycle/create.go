@@ -2,7 +2,6 @@ package lifecycle
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
@@ -37,10 +36,7 @@ func (s *Service) CreateSession(ctx context.Context, req CreateSessionRequest) (
 	}
 	created, err := c.CreateSession(ctx, ports.SessionSpec{Name: req.Name, Command: req.Command, Width: req.Width, Height: req.Height})
 	if err != nil {
-		if req.Name != "" {
-			return ports.Created{}, fmt.Errorf("create session %q: %w", req.Name, err)
-		}
-		return ports.Created{}, fmt.Errorf("create session: %w", err)
+		return ports.Created{}, err // named by the port, with the name
 	}
 	if runsShell(req.Command) {
 		s.created(created.Pane)
@@ -80,7 +76,7 @@ func (s *Service) CreateWindow(ctx context.Context, req CreateWindowRequest) (po
 	}
 	created, err := c.CreateWindow(ctx, req.Session, req.Name)
 	if err != nil {
-		return ports.Created{}, fmt.Errorf("create a window in session %s: %w", req.Session, err)
+		return ports.Created{}, err // named by the port, with the session
 	}
 	s.created(created.Pane)
 	return created, nil
@@ -101,7 +97,7 @@ func (s *Service) SplitWindow(ctx context.Context, req SplitWindowRequest) (port
 	}
 	created, err := c.SplitWindow(ctx, req.PaneID, req.Vertical, req.Size)
 	if err != nil {
-		return ports.Created{}, fmt.Errorf("split pane %s: %w", req.PaneID, err)
+		return ports.Created{}, err // named by the port, with the pane
 	}
 	s.created(created.Pane)
 	return created, nil

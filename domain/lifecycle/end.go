@@ -29,10 +29,7 @@ func (s *Service) ClearPaneScrollback(ctx context.Context, req ClearScrollbackRe
 				return fmt.Errorf("clear the history of pane %s: %w", req.PaneID, ports.ErrPaneNotFound)
 			}
 			cleared = infos[0].HistorySize
-			if err := r.ClearHistory(ctx, req.PaneID); err != nil {
-				return fmt.Errorf("clear the history of pane %s: %w", req.PaneID, err)
-			}
-			return nil
+			return r.ClearHistory(ctx, req.PaneID) // named by the port, with the pane
 		})
 	if err != nil {
 		return ClearScrollbackResult{}, err
@@ -81,7 +78,7 @@ func (s *Service) KillWindow(ctx context.Context, req KillWindowRequest) (KillRe
 	}
 	panes, err := l.ListPanes(ctx, ports.PaneFilter{Window: req.WindowID})
 	if err != nil {
-		return KillResult{}, fmt.Errorf("kill window %s: list its panes: %w", req.WindowID, err)
+		return KillResult{}, fmt.Errorf("kill window %s: %w", req.WindowID, err)
 	}
 	killed, err := s.end(ctx, paneIDs(panes), req.Force, req.Force, "kill_window "+req.WindowID,
 		"kill_window "+req.WindowID+" would end it", func([]ports.PaneInfo) error { return r.KillWindow(ctx, req.WindowID) })
@@ -119,7 +116,7 @@ func (s *Service) KillSession(ctx context.Context, req KillSessionRequest) (Kill
 	}
 	panes, err := l.ListPanes(ctx, ports.PaneFilter{Session: sess.ID})
 	if err != nil {
-		return KillResult{}, fmt.Errorf("kill session %s: list its panes: %w", req.Session, err)
+		return KillResult{}, fmt.Errorf("kill session %s: %w", req.Session, err)
 	}
 	what := fmt.Sprintf("kill_session %s (%q)", sess.ID, sess.Name)
 	killed, err := s.end(ctx, paneIDs(panes), req.Force, req.Force, what, what+" would end it",

@@ -19,7 +19,7 @@ func (s *Service) ListSessions(ctx context.Context) (SessionList, error) {
 	}
 	sessions, err := l.ListSessions(ctx)
 	if err != nil {
-		return SessionList{}, fmt.Errorf("list sessions: %w", err)
+		return SessionList{}, err // named by the port ("list sessions: …")
 	}
 	return SessionList{Sessions: nonNil(sessions)}, nil
 }
@@ -34,10 +34,7 @@ func (s *Service) ListWindows(ctx context.Context, req ListWindowsRequest) (Wind
 	}
 	windows, err := l.ListWindows(ctx, req.Session)
 	if err != nil {
-		if req.Session != "" {
-			return WindowList{}, fmt.Errorf("list windows of session %s: %w", req.Session, err)
-		}
-		return WindowList{}, fmt.Errorf("list windows: %w", err)
+		return WindowList{}, err // named by the port, with the session
 	}
 	return WindowList{Windows: nonNil(windows)}, nil
 }
@@ -57,7 +54,7 @@ func (s *Service) ListPanes(ctx context.Context, req ListPanesRequest) (PaneList
 	}
 	panes, err := l.ListPanes(ctx, ports.PaneFilter{Session: req.Session, Window: req.Window})
 	if err != nil {
-		return PaneList{}, fmt.Errorf("list panes: %w", err)
+		return PaneList{}, err // named by the port, with the session or window
 	}
 	out := PaneList{Panes: make([]Pane, 0, len(panes))}
 	for _, p := range panes {
@@ -112,7 +109,7 @@ func (s *Service) GetServerInfo(ctx context.Context) (ports.ServerInfo, error) {
 	}
 	info, err := l.ServerInfo(ctx)
 	if err != nil {
-		return ports.ServerInfo{}, fmt.Errorf("describe the server: %w", err)
+		return ports.ServerInfo{}, err // named by the port
 	}
 	return info, nil
 }

@@ -17,7 +17,8 @@
 // When it is missing, sshd is started in a mount namespace of its own
 // (unshare -m) with a private, empty /run, so that nothing is created on
 // the machine; where that cannot be done, Start fails with ErrMissing and
-// tests skip.
+// tests skip. A missing program is a MissingError, which tests hand to
+// the gate (gate.Missing): in CI, they fail.
 package sshtest
 
 import (
@@ -46,6 +47,17 @@ import (
 // sshd: a program is missing, or root's privilege-separation directory is
 // missing and cannot be provided privately.
 var ErrMissing = errors.New("sshtest: cannot run a private sshd here")
+
+// A MissingError is ErrMissing for want of a program.
+type MissingError struct {
+	Program string // "sshd", "ssh", "ssh-keygen", "unshare"
+	Why     string
+}
+
+func (e *MissingError) Error() string { return ErrMissing.Error() + ": " + e.Why }
+
+// Is makes a MissingError match ErrMissing.
+func (e *MissingError) Is(target error) bool { return target == ErrMissing }
 
 // Host is the host alias the client configuration defines.
 const Host = "tmcp-test"
@@ -87,8 +99,12 @@ func New(t testing.TB, opts Options) *Server {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := Start(ctx, opts)
-	if errors.Is(err, ErrMissing) {
-		t.Skipf("ssh test: %v", err)
+	var missing *MissingError
+	switch {
+	case errors.As(err, &missing):
+		gate.Missing(t, missing.Program, "ssh test: "+err.Error())
+	case errors.Is(err, ErrMissing):
+		t.Skipf("ssh test: %v", err) // the machine, not a program: no mount namespace to be had
 	}
 	if err != nil {
 		t.Fatalf("start a private sshd: %v", err)
@@ -109,11 +125,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	}
 	ssh, err := exec.LookPath("ssh")
 	if err != nil {
-		return nil, fmt.Errorf("%w: ssh is not on PATH (install openssh-client)", ErrMissing)
+		return nil, &MissingError{"ssh", "ssh is not on PATH (install openssh-client)"}
 	}
 	keygen, err := exec.LookPath("ssh-keygen")
 	if err != nil {
-		return nil, fmt.Errorf("%w: ssh-keygen is not on PATH (install openssh-client)", ErrMissing)
+		return nil, &MissingError{"ssh-keygen", "ssh-keygen is not on PATH (install openssh-client)"}
 	}
 	var wrap []string
 	if os.Geteuid() == 0 {
@@ -176,7 +192,7 @@ func findSSHD() (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%w: sshd not found (install openssh-server)", ErrMissing)
+	return "", &MissingError{"sshd", "sshd not found (install openssh-server)"}
 }
 
 // privsepWrapper returns what runs sshd as root: nothing when /run/sshd
@@ -187,7 +203,7 @@ func privsepWrapper() ([]string, error) {
 	}
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
-		return nil, fmt.Errorf("%w: sshd as root needs /run/sshd, which is missing, and unshare(1) is not on PATH to provide a private one", ErrMissing)
+		return nil, &MissingError{"unshare", "sshd as root needs /run/sshd, which is missing, and unshare(1) is not on PATH to provide a private one"}
 	}
 	// Check that a mount namespace can be had (not in every container).
 	if out, err := exec.Command(unshare, "-m", "true").CombinedOutput(); err != nil {
