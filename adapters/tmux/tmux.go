@@ -140,6 +140,10 @@ type Terminal struct {
 	// machine, or on the remote host.
 	scripts scriptStore
 
+	// proc reads the remote host's processes and terminals
+	// (remoteproc.go); nil when tmux runs here.
+	proc *procReader
+
 	// attachGate keeps the Terminal from making tmux 3.3a crash while one
 	// of its control clients attaches (see control.go).
 	attachGate sync.RWMutex
@@ -212,6 +216,13 @@ func New(opts Options) (*Terminal, error) {
 	}
 	if launch.remote() {
 		t.scripts = newRemoteScripts(t)
+		t.proc = &procReader{
+			start: func(ctx context.Context) (*procSession, error) {
+				return launch.startProcReader(ctx, opts.CommandTimeout, procCommand())
+			},
+			timeout: opts.CommandTimeout,
+			idle:    opts.IdleTimeout,
+		}
 	} else {
 		dir, err := scripts.Open(opts.ScriptDir)
 		if err != nil {
@@ -280,7 +291,10 @@ func (t *Terminal) Close() error {
 		wg.Go(func() { c.stop() })
 	}
 	wg.Wait()
-	// The clients were the connection's last users.
+	if t.proc != nil {
+		t.proc.close()
+	}
+	// The clients and the reader were the connection's last users.
 	return errors.Join(t.scripts.Close(), t.launch.close())
 }
 
