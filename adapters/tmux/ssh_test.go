@@ -378,6 +378,12 @@ func TestSSHBeyondTheSessionLimitCommandsStillRun(t *testing.T) {
 	if _, err := term.SplitWindow(ctx, p, false, 0); err != nil {
 		t.Errorf("SplitWindow beyond MaxSessions: %v", err)
 	}
+	// And the remote reader, a long-lived session, on a connection of its
+	// own.
+	s.waitPrompt(p)
+	if fg, err := term.Foreground(ctx, p); err != nil || fg.Group <= 0 {
+		t.Errorf("Foreground beyond MaxSessions = %+v, %v", fg, err)
+	}
 	if !strings.Contains(d.Log(), "no more sessions") {
 		t.Errorf("sshd never refused a session; the test proves nothing:\n%s", d.Log())
 	}

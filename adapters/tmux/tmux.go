@@ -89,8 +89,9 @@ type Options struct {
 	RingSize int
 
 	// IdleTimeout is how long a control-mode client stays attached to a
-	// session after the last stream on its panes closed. Default
-	// DefaultIdleTimeout.
+	// session after the last stream on its panes closed, and, with SSH,
+	// how long the remote reader (remoteproc.go) stays after its last
+	// question. Default DefaultIdleTimeout.
 	IdleTimeout time.Duration
 
 	// PollInterval is how often the panes of open streams are checked for
@@ -101,7 +102,8 @@ type Options struct {
 	// CommandTimeout is how long a command waits for tmux's answer, over a
 	// control client or as a process, before it fails with an error
 	// wrapping ports.ErrNoAnswer; a process that reads a paste's text is
-	// given the time to read it too (see commandTimeout). Default
+	// given the time to read it too (see commandTimeout). With SSH it
+	// bounds the remote reader's answers and its start alike. Default
 	// DefaultCommandTimeout.
 	CommandTimeout time.Duration
 
