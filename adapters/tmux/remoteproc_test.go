@@ -37,7 +37,13 @@ var readerShells = [][]string{
 // there, and returns its session once it has said hello.
 func startLocalReader(t *testing.T, argv []string) *procSession {
 	t.Helper()
-	cmd := exec.Command(argv[0], append(argv[1:], "-c", procScript)...)
+	return startReaderCmd(t, exec.Command(argv[0], append(argv[1:], "-c", procScript)...))
+}
+
+// startReaderCmd starts cmd, a reader, and returns its session once it
+// has said hello; it is closed when the test ends.
+func startReaderCmd(t *testing.T, cmd *exec.Cmd) *procSession {
+	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +61,7 @@ func startLocalReader(t *testing.T, argv []string) *procSession {
 	if err != nil {
 		cmd.Process.Kill()
 		cmd.Wait()
-		t.Fatalf("%q said no hello: %v", argv, err)
+		t.Fatalf("%q said no hello: %v", cmd.Args, err)
 	}
 	s.hello = h
 	go s.read(br, func() error { return cmd.Wait() })
@@ -235,39 +241,25 @@ func TestProcScriptAnswersAsTheLocalReadsInEveryShell(t *testing.T) {
 // no such shell is found.
 func TestProcCommandPicksAShellThatReadsNULs(t *testing.T) {
 	newTestServer(t) // for gate.Real: it starts processes
-	run := func(path string) procHello {
+	// run starts the reader with PATH set to path and returns its hello
+	// and the name of the program it runs under.
+	run := func(path string) (procHello, string) {
 		t.Helper()
 		cmd := exec.Command("/bin/sh", "-c", procCommand())
 		cmd.Env = append(os.Environ(), "PATH="+path, "BASH_ENV=/nonexistent/bash_env")
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { stdin.Close(); cmd.Wait() }()
-		h, err := greet(bufio.NewReader(stdout))
-		if err != nil {
-			t.Fatalf("PATH=%s: no hello: %v", path, err)
-		}
+		h := startReaderCmd(t, cmd).hello
 		args := tty.ReadArgs(h.pid)
 		if len(args) == 0 {
 			t.Fatalf("PATH=%s: the reader %d has no command line", path, h.pid)
 		}
-		t.Logf("PATH=%s: %q, %+v", path, filepath.Base(args[0]), h)
-		return h
+		return h, filepath.Base(args[0])
 	}
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash here")
 	}
-	if h := run(filepath.Dir(bash) + ":/usr/bin:/bin"); !h.nuls {
-		t.Errorf("with bash on PATH the reader = %+v; want it under a shell whose read splits at NULs", h)
+	if h, prog := run(filepath.Dir(bash) + ":/usr/bin:/bin"); !h.nuls || prog != "bash" {
+		t.Errorf("with bash on PATH the reader = %+v under %s; want it under bash, whose read splits at NULs", h, prog)
 	}
 	// A PATH with od and stty, and no bash.
 	dir := t.TempDir()
@@ -280,8 +272,8 @@ func TestProcCommandPicksAShellThatReadsNULs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if h := run(dir); h.nuls || !h.proc {
-		t.Errorf("without those shells the reader = %+v; want it under /bin/sh, reading with od", h)
+	if h, prog := run(dir); h.nuls || !h.proc || prog != "sh" {
+		t.Errorf("without bash the reader = %+v under %s; want it under /bin/sh, reading with od", h, prog)
 	}
 }
 
