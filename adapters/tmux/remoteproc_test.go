@@ -282,68 +282,79 @@ func TestProcCommandPicksAShellThatReadsNULs(t *testing.T) {
 // process was replaced. They are asked of one reader session, which runs
 // no process per question and no tmux process at all.
 func TestSSHJobControlTellsWhatIsToldLocally(t *testing.T) {
-	d := newSSHD(t, sshtest.Options{})
-	for name, shell := range map[string][]string{"bash": bashCmd, "dash": dashCmd} {
-		t.Run(name, func(t *testing.T) {
-			s := newTestServer(t)
-			p := s.session("main", shell)
-			s.waitPrompt(p)
-			local, remote := s.terminal(Options{}), s.sshTerminal(d, Options{})
-			ctx := testContext(t)
-			same := func(what string) {
-				t.Helper()
-				var l, r ports.Foreground
-				var le, re bool
-				var lerr, rerr, leErr, reErr error
-				// Between two reads the pane may change; what is told of
-				// a pane that stands still is the same.
-				eventually(t, 10*time.Second, what+": the same foreground and mode over ssh as here", func() bool {
-					l, lerr = local.Foreground(ctx, p)
-					r, rerr = remote.Foreground(ctx, p)
-					le, leErr = local.LineEditing(ctx, p)
-					re, reErr = remote.LineEditing(ctx, p)
-					return lerr == nil && rerr == nil && leErr == nil && reErr == nil && sameForeground(l, r) && le == re
-				})
-			}
-			same("at the prompt")
-			before := remote.processes.Load()
-			for range 20 {
-				if _, err := remote.Foreground(ctx, p); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if n := remote.processes.Load() - before; n != 0 {
-				t.Errorf("20 questions ran %d tmux processes, want none", n)
-			}
-			if n := remote.proc.starts.Load(); n != 1 {
-				t.Errorf("%d reader sessions started, want one for every question", n)
-			}
-
-			s.tmux("send-keys", "-t", string(p), "sleep 600", "Enter")
-			eventually(t, 10*time.Second, "sleep in front", func() bool {
-				fg, err := local.Foreground(ctx, p)
-				return err == nil && slices.Equal(fg.Args, []string{"sleep", "600"})
+	inEachShellOverSSH(t, func(t *testing.T, d *sshtest.Server, s *testServer, p ports.PaneID, shell []string) {
+		local, remote := s.terminal(Options{}), s.sshTerminal(d, Options{})
+		ctx := testContext(t)
+		same := func(what string) {
+			t.Helper()
+			var l, r ports.Foreground
+			var le, re bool
+			var lerr, rerr, leErr, reErr error
+			// Between two reads the pane may change; what is told of
+			// a pane that stands still is the same.
+			eventually(t, 10*time.Second, what+": the same foreground and mode over ssh as here", func() bool {
+				l, lerr = local.Foreground(ctx, p)
+				r, rerr = remote.Foreground(ctx, p)
+				le, leErr = local.LineEditing(ctx, p)
+				re, reErr = remote.LineEditing(ctx, p)
+				return lerr == nil && rerr == nil && leErr == nil && reErr == nil && sameForeground(l, r) && le == re
 			})
-			same("sleep in front")
-			if editing, err := remote.LineEditing(ctx, p); err != nil || editing {
-				t.Errorf("LineEditing while sleep runs = %v, %v; want false", editing, err)
+		}
+		same("at the prompt")
+		before := remote.processes.Load()
+		for range 20 {
+			if _, err := remote.Foreground(ctx, p); err != nil {
+				t.Fatal(err)
 			}
-			fg, err := remote.Foreground(ctx, p)
-			if err != nil || !slices.Equal(fg.Args, []string{"sleep", "600"}) {
-				t.Errorf("Foreground over ssh while sleep runs = %+v, %v", fg, err)
-			}
+		}
+		if n := remote.processes.Load() - before; n != 0 {
+			t.Errorf("20 questions ran %d tmux processes, want none", n)
+		}
+		if n := remote.proc.starts.Load(); n != 1 {
+			t.Errorf("%d reader sessions started, want one for every question", n)
+		}
 
-			// A new process in the pane: the remembered one has no entry
-			// any more, and tmux is asked for the new one.
-			s.tmux(append([]string{"respawn-pane", "-k", "-t", string(p)}, shell...)...)
+		s.tmux("send-keys", "-t", string(p), "sleep 600", "Enter")
+		eventually(t, 10*time.Second, "sleep in front", func() bool {
+			fg, err := local.Foreground(ctx, p)
+			return err == nil && slices.Equal(fg.Args, []string{"sleep", "600"})
+		})
+		same("sleep in front")
+		if editing, err := remote.LineEditing(ctx, p); err != nil || editing {
+			t.Errorf("LineEditing while sleep runs = %v, %v; want false", editing, err)
+		}
+		fg, err := remote.Foreground(ctx, p)
+		if err != nil || !slices.Equal(fg.Args, []string{"sleep", "600"}) {
+			t.Errorf("Foreground over ssh while sleep runs = %+v, %v", fg, err)
+		}
+
+		// A new process in the pane: the remembered one has no entry
+		// any more, and tmux is asked for the new one.
+		s.tmux(append([]string{"respawn-pane", "-k", "-t", string(p)}, shell...)...)
+		s.waitPrompt(p)
+		same("after respawn-pane")
+		if _, err := remote.Foreground(ctx, "%999"); !errors.Is(err, ports.ErrPaneNotFound) {
+			t.Errorf("Foreground of no pane = %v, want ErrPaneNotFound", err)
+		}
+		if _, err := remote.LineEditing(ctx, "%999"); !errors.Is(err, ports.ErrPaneNotFound) {
+			t.Errorf("LineEditing of no pane = %v, want ErrPaneNotFound", err)
+		}
+	})
+}
+
+// inEachShellOverSSH runs test with a private sshd and, for bash and
+// then dash, a server whose one pane runs that shell, at its prompt.
+func inEachShellOverSSH(t *testing.T, test func(t *testing.T, d *sshtest.Server, s *testServer, p ports.PaneID, shell []string)) {
+	d := newSSHD(t, sshtest.Options{})
+	for _, sh := range []struct {
+		name string
+		argv []string
+	}{{"bash", bashCmd}, {"dash", dashCmd}} {
+		t.Run(sh.name, func(t *testing.T) {
+			s := newTestServer(t)
+			p := s.session("main", sh.argv)
 			s.waitPrompt(p)
-			same("after respawn-pane")
-			if _, err := remote.Foreground(ctx, "%999"); !errors.Is(err, ports.ErrPaneNotFound) {
-				t.Errorf("Foreground of no pane = %v, want ErrPaneNotFound", err)
-			}
-			if _, err := remote.LineEditing(ctx, "%999"); !errors.Is(err, ports.ErrPaneNotFound) {
-				t.Errorf("LineEditing of no pane = %v, want ErrPaneNotFound", err)
-			}
+			test(t, d, s, p, sh.argv)
 		})
 	}
 }
@@ -435,29 +446,23 @@ func TestSSHAFrameTheShellGaveUpFreesThePaneAsLocally(t *testing.T) {
 // the command knows them; see test/realpanes_test.go for the same
 // locally.)
 func TestSSHAForgedEndIsIgnored(t *testing.T) {
-	d := newSSHD(t, sshtest.Options{})
-	for name, shell := range map[string][]string{"bash": bashCmd, "dash": dashCmd} {
-		t.Run(name, func(t *testing.T) {
-			s := newTestServer(t)
-			p := s.session("main", shell)
-			s.waitPrompt(p)
-			svc := domain.NewService(s.sshTerminal(d, Options{}), clock.New(), fake.NewIDs(), domain.DefaultConfig())
-			t.Cleanup(func() { svc.Close() })
-			// Ids: instance fakeid00000001; frame fakeid00000002, secret
-			// fakeid00000003fakeid00000004.
-			forged := `printf '\033]7717;tmcp;E;fakeid00000002;fakeid00000003fakeid00000004;0\007'; echo still running; sleep 1; exit 7`
-			res, err := svc.RunShellCommand(testContext(t), domain.RunRequest{PaneID: p, Command: forged, TimeoutMs: 20_000})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Outcome != domain.OutcomeCompleted || res.ExitStatus == nil || *res.ExitStatus != 7 || !res.ForeignOutputSuspected {
-				t.Fatalf("a command that printed its own end marker = %+v; want completed 7 (the real end), flagged", res)
-			}
-			if res.Output != "still running" {
-				t.Errorf("output %q, want \"still running\"", res.Output)
-			}
-		})
-	}
+	inEachShellOverSSH(t, func(t *testing.T, d *sshtest.Server, s *testServer, p ports.PaneID, _ []string) {
+		svc := domain.NewService(s.sshTerminal(d, Options{}), clock.New(), fake.NewIDs(), domain.DefaultConfig())
+		t.Cleanup(func() { svc.Close() })
+		// Ids: instance fakeid00000001; frame fakeid00000002, secret
+		// fakeid00000003fakeid00000004.
+		forged := `printf '\033]7717;tmcp;E;fakeid00000002;fakeid00000003fakeid00000004;0\007'; echo still running; sleep 1; exit 7`
+		res, err := svc.RunShellCommand(testContext(t), domain.RunRequest{PaneID: p, Command: forged, TimeoutMs: 20_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Outcome != domain.OutcomeCompleted || res.ExitStatus == nil || *res.ExitStatus != 7 || !res.ForeignOutputSuspected {
+			t.Fatalf("a command that printed its own end marker = %+v; want completed 7 (the real end), flagged", res)
+		}
+		if res.Output != "still running" {
+			t.Errorf("output %q, want \"still running\"", res.Output)
+		}
+	})
 }
 
 // No question waits longer than Options.CommandTimeout: a reader that
