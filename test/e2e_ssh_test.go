@@ -187,3 +187,36 @@ func TestManageNoToolRunsAClientsFormatOrCommandOverSSH(t *testing.T) {
 	}
 	checkNoPayloadRan(t, dir)
 }
+
+// A command that replaced itself with exec and then got C-c dies of a
+// signal the frame does not catch, and its shell drops the rest of the
+// frame: over ssh as on this host, wait_for_command then returns it
+// completed with its status unknown (the remote reader sees the shell
+// back at its prompt with no status written), and the pane takes the
+// next command. Before the reader, such a pane stayed busy until the
+// server restarted.
+func TestBinaryOverSSHFreesAPaneWhoseShellGaveUpTheFrame(t *testing.T) {
+	t.Parallel()
+	srv, p := newTmuxServer(t, bash)
+	d := newSSHD(t)
+	b := startBinary(t, nil, append(sshArgs(d), "-socket-name", srv.sock)...)
+	pane := string(p)
+
+	run := decodeRun(t, b.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo started; exec sleep 30", "timeoutMs": 1000}))
+	if run.Outcome != "timed_out" || !run.StillRunning {
+		t.Fatalf("exec sleep 30 with timeoutMs 1000 = %+v; want timed_out, still running", run)
+	}
+	srv.waitProcess(t, p, "sleep")
+	srv.tmux(t, "send-keys", "-t", pane, "C-c")
+	run = decodeRun(t, b.call(t, "wait_for_command", map[string]any{"paneId": pane, "timeoutMs": 15000}))
+	if run.Outcome != "completed" || run.ExitStatus != nil || run.StillRunning || run.OutputComplete || !strings.HasPrefix(run.Output, "started") {
+		t.Fatalf("wait_for_command after C-c = %+v; want completed, exitStatus null, the pane free", run)
+	}
+	eventually(t, 10*time.Second, "the prompt back", func() bool {
+		return strings.HasSuffix(strings.TrimRight(srv.screen(t, p), "\n"), "$")
+	})
+	run = decodeRun(t, b.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo next"}))
+	if run.Outcome != "completed" || run.Output != "next" {
+		t.Errorf("the next run_shell_command = %+v; want completed with its output", run)
+	}
+}

@@ -157,11 +157,39 @@
 // in is not on that host, so no remote pane is Self; tmux always runs
 // with -u, the remote locale being unknown; and a lost connection ends
 // the streams it fed as broken, not their panes as dead. Without a socket
-// setting the server is the remote user's default one. Nothing but tmux
-// and the login shell is needed on the remote host, and nothing is
-// written there except through tmux. The lease is judged on the tmux
-// server's clock (lease.go), so servers on machines whose clocks differ
-// still keep one writer per pane.
+// setting the server is the remote user's default one. Nothing but tmux,
+// the login shell and what POSIX hosts have (/bin/sh, od, stty, and stat
+// as GNU, busybox and toybox have it) is needed on the remote host, and
+// nothing is written there except through tmux. The lease is judged on
+// the tmux server's clock (lease.go), so servers on machines whose clocks
+// differ still keep one writer per pane.
+//
+// A pane's processes and terminal (JobControl) are read there by the
+// remote reader (remoteproc.go): one more session on the master runs a
+// fixed script (procscript.go) under bash, or /bin/sh where the host has
+// no bash, which answers numbered questions on its standard input with
+// what /proc and stty say: the stat of the pane's first process and the
+// foreground group's children and command line, the pane terminal's
+// device (once per pane) and its mode. These are the fields, from the
+// same files, that adapters/internal/tty reads locally, and the domain's
+// end confirmation and its detection of a frame the shell gave up work
+// over ssh as here. A question is a line each way on the connection and
+// no process on the remote host (under bash; under dash, one od); the
+// session starts with the first question, serves every caller with their
+// questions in flight at once, and ends after Options.IdleTimeout without
+// one. Only a verb and numbers are sent, checked before sending and again
+// by the script, and the script is fixed text, so no client text reaches
+// a remote shell here either. Every wait for an answer ends with the
+// caller's context or after Options.CommandTimeout; a reader that did not
+// answer in time is ended and the next question starts another, and its
+// failures wrap ports.ErrUnavailable or ports.ErrNoAnswer, never
+// ports.ErrUnsupported, which the domain would take for good. A host
+// without Linux's /proc (macOS, the BSDs) or a pane terminal that is not
+// /dev/pts/N answers ports.ErrUnsupported, never a guess: there the
+// secret alone guards a command's end, and a frame the shell gave up is
+// not seen. The terminal's mode (LineEditing) needs only stty and a
+// terminal named /dev/pts/N, and is asked without /proc too (FreeBSD's
+// terminals are named so; macOS's, /dev/ttysNNN, are not).
 //
 // # Errors
 //

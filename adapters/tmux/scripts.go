@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path"
 	"strconv"
@@ -173,6 +174,12 @@ func (r *remoteScripts) Read(ctx context.Context, pane ports.PaneID, p string) (
 		if missingFile(err) {
 			return nil, false, nil
 		}
+		if noBuffer(err, name) {
+			// load-buffer read the file and made no buffer of it: the
+			// file is empty, as a script leaves it once the shell has
+			// taken it, until it writes its status there.
+			return []byte{}, true, nil
+		}
 		return nil, false, fmt.Errorf("read the script %s: %w", p, err)
 	}
 	return []byte(out), true, nil
@@ -203,6 +210,11 @@ func (r *remoteScripts) Remove(ctx context.Context, pane ports.PaneID, p string)
 		return ports.ScriptUnknown, fmt.Errorf("remove the script %s: %w", p, err)
 	}
 	l := tagged(out, "B", 1)
+	if len(l) == 0 && strings.TrimSpace(out) == "" {
+		// load-buffer read the file and made no buffer of it: the
+		// script emptied it.
+		return ports.ScriptTaken, nil
+	}
 	if len(l) != 1 {
 		return ports.ScriptUnknown, nil
 	}
@@ -244,6 +256,13 @@ func (r *remoteScripts) mine(p string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.dir != "" && path.Dir(p) == r.dir && strings.HasPrefix(path.Base(p), "tmux-mcp-"+r.tag+"-")
+}
+
+// noBuffer reports whether tmux failed because the buffer name did not
+// exist: after a load-buffer into it that succeeded, the file was empty.
+func noBuffer(err error, name string) bool {
+	var ce *CommandError
+	return errors.As(err, &ce) && strings.Contains(ce.Message, "no buffer "+name)
 }
 
 // missingFile reports whether tmux failed because a file was not there.

@@ -95,7 +95,7 @@ func sshAdvice(dest, msg string) string {
 	case has("Could not resolve hostname", "Name or service not known", "Connection refused", "timed out", "No route to host", "Network is unreachable"):
 		return fmt.Sprintf("%s cannot be reached: check its name, port and network (\"ssh -v %s\" tells more)", dest, dest)
 	case has("open failed", "Session open refused", "administratively prohibited"):
-		return fmt.Sprintf("the ssh server of %s refused one more session on the shared connection: its MaxSessions (10 by default) must exceed the number of tmux sessions followed at once", dest)
+		return fmt.Sprintf("the ssh server of %s refused one more session on the shared connection: its MaxSessions (10 by default) must exceed the number of tmux sessions followed at once, plus one for the remote reader", dest)
 	case has("Broken pipe", "Connection closed", "Connection reset", "closed by remote host", "mux_client", "Control socket", "master"):
 		return "the connection was lost; the next call connects again"
 	}

@@ -378,6 +378,12 @@ func TestSSHBeyondTheSessionLimitCommandsStillRun(t *testing.T) {
 	if _, err := term.SplitWindow(ctx, p, false, 0); err != nil {
 		t.Errorf("SplitWindow beyond MaxSessions: %v", err)
 	}
+	// And the remote reader, a long-lived session, on a connection of its
+	// own.
+	s.waitPrompt(p)
+	if fg, err := term.Foreground(ctx, p); err != nil || fg.Group <= 0 {
+		t.Errorf("Foreground beyond MaxSessions = %+v, %v", fg, err)
+	}
 	if !strings.Contains(d.Log(), "no more sessions") {
 		t.Errorf("sshd never refused a session; the test proves nothing:\n%s", d.Log())
 	}
@@ -422,4 +428,40 @@ func running(pid int) bool {
 	}
 	end := strings.LastIndexByte(string(stat), ')')
 	return end < 0 || end+2 >= len(stat) || stat[end+2] != 'Z'
+}
+
+// Over ssh a script's file is read back through tmux's load-buffer, which
+// makes no buffer of an empty file. A script empties its file as the shell
+// takes it, and the file stays empty until the status is written before
+// the end marker: read back, it is empty and there, and removed, it was
+// taken, as the local store says. (Read as missing, the domain could never
+// tell that a shell gave up its frame over ssh: no status is ever written
+// then.)
+func TestSSHAnEmptiedScriptReadsAsEmptyAndTaken(t *testing.T) {
+	d := newSSHD(t, sshtest.Options{})
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	term := s.sshTerminal(d, Options{})
+	ctx := testContext(t)
+	path, err := term.PutScript(ctx, p, func(string) []byte { return []byte("echo hi\n") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, ok, err := term.ReadScript(ctx, p, path); err != nil || !ok || string(b) != "echo hi\n" {
+		t.Fatalf("ReadScript of the script = %q, %v, %v", b, ok, err)
+	}
+	// The "remote" host is this one: empty the file as the script does.
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	b, ok, err := term.ReadScript(ctx, p, path)
+	if err != nil || !ok || len(b) != 0 {
+		t.Errorf("ReadScript of the emptied script = %q, %v, %v; want it empty and there", b, ok, err)
+	}
+	if st, err := term.RemoveScript(ctx, p, path); err != nil || st != ports.ScriptTaken {
+		t.Errorf("RemoveScript of the emptied script = %v, %v; want ScriptTaken", st, err)
+	}
+	if _, ok, err := term.ReadScript(ctx, p, "/nowhere/"+path); ok || err != nil {
+		t.Errorf("ReadScript of no script of ours = %v, %v; want not there", ok, err)
+	}
 }

@@ -89,8 +89,9 @@ type Options struct {
 	RingSize int
 
 	// IdleTimeout is how long a control-mode client stays attached to a
-	// session after the last stream on its panes closed. Default
-	// DefaultIdleTimeout.
+	// session after the last stream on its panes closed, and, with SSH,
+	// how long the remote reader (remoteproc.go) stays after its last
+	// question. Default DefaultIdleTimeout.
 	IdleTimeout time.Duration
 
 	// PollInterval is how often the panes of open streams are checked for
@@ -101,7 +102,8 @@ type Options struct {
 	// CommandTimeout is how long a command waits for tmux's answer, over a
 	// control client or as a process, before it fails with an error
 	// wrapping ports.ErrNoAnswer; a process that reads a paste's text is
-	// given the time to read it too (see commandTimeout). Default
+	// given the time to read it too (see commandTimeout). With SSH it
+	// bounds the remote reader's answers and its start alike. Default
 	// DefaultCommandTimeout.
 	CommandTimeout time.Duration
 
@@ -139,6 +141,10 @@ type Terminal struct {
 	// scripts keeps the ScriptStore's files (scripts.go): on this
 	// machine, or on the remote host.
 	scripts scriptStore
+
+	// proc reads the remote host's processes and terminals
+	// (remoteproc.go); nil when tmux runs here.
+	proc *procReader
 
 	// attachGate keeps the Terminal from making tmux 3.3a crash while one
 	// of its control clients attaches (see control.go).
@@ -212,6 +218,13 @@ func New(opts Options) (*Terminal, error) {
 	}
 	if launch.remote() {
 		t.scripts = newRemoteScripts(t)
+		t.proc = &procReader{
+			start: func(ctx context.Context) (*procSession, error) {
+				return launch.startProcReader(ctx, opts.CommandTimeout, procCommand())
+			},
+			timeout: opts.CommandTimeout,
+			idle:    opts.IdleTimeout,
+		}
 	} else {
 		dir, err := scripts.Open(opts.ScriptDir)
 		if err != nil {
@@ -280,7 +293,10 @@ func (t *Terminal) Close() error {
 		wg.Go(func() { c.stop() })
 	}
 	wg.Wait()
-	// The clients were the connection's last users.
+	if t.proc != nil {
+		t.proc.close()
+	}
+	// The clients and the reader were the connection's last users.
 	return errors.Join(t.scripts.Close(), t.launch.close())
 }
 
