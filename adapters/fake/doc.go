@@ -100,7 +100,7 @@
 //     turned into "\r\n", as a tty's output processing does. Inject writes
 //     bytes exactly as given.
 //   - Input to a pane in a mode, or whose program is not a shell (see
-//     SetCommand), reaches no program: only Sent records it.
+//     SetCommand, SetProgram), reaches no program: only Sent records it.
 //
 // # The interpreter
 //

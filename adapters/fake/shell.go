@@ -148,6 +148,9 @@ func (p *pane) isShell() bool {
 	if p.override != "" {
 		prog = p.override
 	}
+	if p.exe != "" {
+		prog = p.exe
+	}
 	_, ok := frame.ShellFor(prog)
 	return ok
 }
@@ -320,7 +323,7 @@ func openQuote(text []byte) bool {
 
 // run runs an entered command line.
 func (p *pane) run(text string) {
-	fam, _ := frame.ShellFor(p.command())
+	fam, _ := frame.ShellFor(p.program())
 	if _, files, unread, ok := frame.ParseLine(fam, text); ok {
 		p.runFrame(fam, files, unread)
 		return

@@ -109,6 +109,7 @@ type pane struct {
 
 	mode      string
 	override  string   // the command SetCommand set, if any
+	exe       string   // the program SetProgram set, if any
 	args      []string // the command line SetForegroundArgs set, if any
 	watchers  []string
 	attended  bool
@@ -215,6 +216,7 @@ func (t *Terminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, e
 		Dead:         p.dead,
 		Mode:         p.mode,
 		Command:      p.command(),
+		Program:      p.program(),
 		Width:        p.spec.Width,
 		Height:       p.spec.Height,
 		HistorySize:  p.scr.historySize(),
@@ -236,7 +238,7 @@ func (t *Terminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, e
 		case ports.FactMode:
 			info.Mode = ""
 		case ports.FactCommand:
-			info.Command = ""
+			info.Command, info.Program = "", ""
 		}
 	}
 	return info, nil
@@ -251,6 +253,17 @@ func (p *pane) command() string {
 		return p.job.fg
 	}
 	return p.spec.Command
+}
+
+// program returns the executable the pane's foreground program runs:
+// what SetProgram set, else its name without a path or a login shell's
+// "-".
+func (p *pane) program() string {
+	if p.exe != "" {
+		return p.exe
+	}
+	name := strings.TrimPrefix(p.command(), "-")
+	return name[strings.LastIndexByte(name, '/')+1:]
 }
 
 // alsoReaches lists the other panes in p's synchronization group, in id
@@ -496,7 +509,7 @@ func (t *Terminal) Replace(id ports.PaneID) {
 
 // restart gives the pane a fresh process of its original command, alive,
 // with a new Generation and pid, out of any mode and without SetCommand's
-// program or SetForegroundArgs's command line; what the old process ran is abandoned, and the new terminal
+// name, SetProgram's program or SetForegroundArgs's command line; what the old process ran is abandoned, and the new terminal
 // has its line editing and echo as a new shell sets them. With blank, the
 // visible screen is cleared and the cursor put at its top left first, as
 // tmux does for a respawned pane (the history is kept). Open streams go
@@ -506,7 +519,7 @@ func (p *pane) restart(blank bool) {
 	p.ed = editor{}
 	p.dead, p.starting, p.startAhead, p.noEcho = false, false, nil, false
 	p.gen, p.pid = p.t.generation(), p.t.newPID()
-	p.mode, p.override, p.args = "", "", nil
+	p.mode, p.override, p.exe, p.args = "", "", "", nil
 	p.scr.bracketed = false
 	if blank {
 		p.scr.blankScreen()
@@ -573,6 +586,17 @@ func (t *Terminal) SetCommand(id ports.PaneID, name string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.must(id).override = name
+}
+
+// SetProgram makes the pane's foreground program run the executable
+// program under its name, as `exec -a bash python3` runs a Python REPL
+// named bash: Pane and Foreground report it as Program, and what is typed
+// reaches the scripted shell only while program is a shell (of its own
+// family), whatever the name; "" restores the name's own program.
+func (t *Terminal) SetProgram(id ports.PaneID, program string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.must(id).exe = program
 }
 
 // SetForegroundArgs makes Foreground report args as the command line of
