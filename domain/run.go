@@ -270,7 +270,8 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 			return nil, "", err
 		}
 	}
-	cmd := frame.Command{Shell: sh, IDs: ids, Text: req.Command}
+	pid := shellPID(r.before, r.noJobs)
+	cmd := s.frameFor(req.PaneID, info.Generation, pid, sh, ids, req.Command)
 	if err := r.stage(ctx, cmd); err != nil {
 		r.close()
 		return nil, "", err
@@ -291,6 +292,7 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 		r.close()
 		return nil, "", err
 	}
+	s.typed(req.PaneID, info.Generation, pid)
 	return r, "", nil
 }
 
