@@ -269,6 +269,11 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 			r.close()
 			return nil, "", err
 		}
+		// A shell in front that reads a line of its own (shells.go).
+		if o, err := s.awaitLineEditor(ctx, w, req.PaneID, info.Generation, &r.before); err != nil || o != "" {
+			r.close()
+			return nil, o, err
+		}
 	}
 	pid := shellPID(r.before, r.noJobs)
 	cmd := s.frameFor(req.PaneID, info.Generation, pid, sh, ids, req.Command)

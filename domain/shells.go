@@ -1,9 +1,14 @@
 package domain
 
 import (
+	"context"
+	"errors"
 	"sync"
+	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
+	"github.com/tmux-mcp/tmux-mcp/domain/policy"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -90,4 +95,69 @@ func (s *Service) frameFor(id ports.PaneID, gen string, pid int, sh frame.Shell,
 // typed records that a frame was typed into the shell pid.
 func (s *Service) typed(id ports.PaneID, gen string, pid int) {
 	s.shells.note(id, gen, pid, func(sh *shellSeen) { sh.framed = true })
+}
+
+// ReadingGrace bounds how long a run waits for a shell seen with line
+// editing at its prompt, in front again with its terminal canonical, to
+// turn its line editor back on: between a command and its prompt (its
+// precmd hooks and PROMPT_COMMAND run with the terminal canonical) it
+// does so soon; a shell that reads a line of its own does not.
+const ReadingGrace = 2 * time.Second
+
+// awaitLineEditor applies policy.CheckReading to the shell in front of
+// the pane (fg, the pane's foreground as the run read it) and remembers
+// what it sees. A terminal that says the shell is at its prompt is noted
+// for that shell; one that does not, for a shell seen at its prompt
+// before, is looked at every StartingPoll until it does, for at most
+// ReadingGrace and the call's own wait, and then refused. A shell that
+// turned its line editor back on is at its prompt only if it is still
+// the one in front: fg is read again then. A backend that cannot tell
+// the terminal's mode is not refused. It returns the outcome that ended
+// the wait first (cancellation) or the refusal.
+func (s *Service) awaitLineEditor(ctx context.Context, w *waiter, id ports.PaneID, gen string, fg *ports.Foreground) (Outcome, error) {
+	editing, err := s.term.LineEditing(ctx, id)
+	if err != nil {
+		return "", nil
+	}
+	pid := fg.Group
+	if editing {
+		s.shells.note(id, gen, pid, func(sh *shellSeen) { sh.editing = true })
+		return "", nil
+	}
+	seen := s.shells.seen(id, gen, pid).editing
+	if !seen {
+		return "", nil
+	}
+	until := s.clock.Now().Add(ReadingGrace)
+	for s.clock.Now().Before(until) {
+		switch s.startingPoll(ctx, w) {
+		case OutcomeCancelled:
+			return OutcomeCancelled, nil
+		case OutcomeTimedOut:
+			return "", policy.CheckReading(id, false, seen)
+		}
+		if editing, err = s.term.LineEditing(ctx, id); err != nil || editing {
+			return "", s.stillInFront(ctx, id, fg)
+		}
+	}
+	return "", policy.CheckReading(id, editing, seen)
+}
+
+// stillInFront reads the pane's foreground again into fg after a wait,
+// and refuses the pane if another group than fg's is in front now (the
+// shell ran something meanwhile, whose own line editor may be what the
+// terminal shows).
+func (s *Service) stillInFront(ctx context.Context, id ports.PaneID, fg *ports.Foreground) error {
+	now, err := s.term.Foreground(ctx, id)
+	switch {
+	case errors.Is(err, ports.ErrUnsupported):
+		return nil
+	case err != nil:
+		return err
+	case now.Group != fg.Group:
+		return &fault.RefusalError{Pane: id, Why: fault.RefusedNotAShell,
+			Reason: "another program came in front of its terminal while its shell was waited for at its prompt"}
+	}
+	*fg = now
+	return policy.CheckFront(id, now)
 }

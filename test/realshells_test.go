@@ -255,3 +255,48 @@ func testHistory(t *testing.T, c historyCase) {
 	}
 }
 
+// A person typed `read -p 'Password: ' pw` at the prompt: the shell itself
+// reads the next line, with nothing else in front. In the shells whose
+// line editor is on at their prompt, the terminal tells: canonical while
+// the shell reads, raw at its prompt. (fish reads with its line editor,
+// and dash has none: there nothing tells, as docs/CONTRACT.md says.)
+func TestTmuxRealShellReadingALineOfItsOwnIsNotTypedInto(t *testing.T) {
+	needTmux(t)
+	for _, sh := range shells {
+		read := map[string]string{"bash": "read -r -p 'Password: ' pw", "zsh": "read -r 'pw?Password: '", "mksh": "read -r pw?'Password: '"}[sh.name]
+		if read == "" {
+			continue
+		}
+		t.Run(sh.name, func(t *testing.T) {
+			t.Parallel()
+			needShell(t, sh)
+			r := newRig(t, sh)
+			// Seen at its prompt first.
+			wantCompleted(t, r.run(t, domain.RunRequest{Command: "echo at the prompt"}), "at the prompt", 0)
+			r.settle(t, r.pane)
+			got := filepath.Join(r.srv.home, "got")
+			r.srv.tmux(t, "send-keys", "-t", string(r.pane), "-l", read+`; echo "got [$pw]" > '`+got+`'`)
+			r.srv.tmux(t, "send-keys", "-t", string(r.pane), "Enter")
+			term := r.srv.terminal(t, tmux.Options{})
+			eventually(t, 10*time.Second, "the shell's read", func() bool {
+				editing, err := term.LineEditing(itContext(t), r.pane)
+				return err == nil && !editing && strings.HasSuffix(r.srv.screen(t, r.pane), "Password:")
+			})
+			_, err := r.svc.RunShellCommand(itContext(t), domain.RunRequest{PaneID: r.pane, Command: "echo typed", TimeoutMs: 20_000})
+			var refusal *fault.RefusalError
+			if !errors.As(err, &refusal) || refusal.Why != fault.RefusedReading {
+				t.Fatalf("run_shell_command while the shell reads: %v; want a reading refusal", err)
+			}
+			r.srv.tmux(t, "send-keys", "-t", string(r.pane), "-l", "answer")
+			r.srv.tmux(t, "send-keys", "-t", string(r.pane), "Enter")
+			eventually(t, 10*time.Second, "the read's answer", func() bool {
+				b, _ := os.ReadFile(got)
+				return len(b) > 0
+			})
+			if b, _ := os.ReadFile(got); strings.TrimSpace(string(b)) != "got [answer]" {
+				t.Errorf("the read got %q, want the person's answer alone", b)
+			}
+			freeAfter(t, r, "the shell's own read")
+		})
+	}
+}

@@ -117,7 +117,7 @@ func (p *pane) shellProgram() string {
 
 // LineEditing reports whether the pane's shell sits at its prompt with a
 // line editor: a started shell of a family other than sh, running no
-// command. A mode does not change it, as a mode is the multiplexer's and
+// command and reading no line of its own (Ask). A mode does not change it, as a mode is the multiplexer's and
 // leaves the terminal as the shell set it.
 func (t *Terminal) LineEditing(ctx context.Context, id ports.PaneID) (bool, error) {
 	t.mu.Lock()
@@ -130,5 +130,5 @@ func (t *Terminal) LineEditing(ctx context.Context, id ports.PaneID) (bool, erro
 		return false, fmt.Errorf("read the terminal of pane %s: %w", id, ports.ErrUnsupported)
 	}
 	fam, ok := frame.ShellFor(p.program())
-	return ok && fam != frame.ShellSh && !p.starting && p.job == nil, nil
+	return ok && fam != frame.ShellSh && !p.starting && p.job == nil && !p.asking, nil
 }

@@ -126,6 +126,9 @@ type pane struct {
 	job       *job
 	shellName string // base name of the shell, for its messages
 	noEcho    bool   // stty -echo: the tty echoes nothing while a command reads
+	asking    bool   // the shell reads a line itself, at its prompt (Ask)
+	asked     []byte // what is typed into that line so far
+	answers   []string
 }
 
 // AddPane adds a live pane and returns its id: "%0", "%1", ... in order.
@@ -520,6 +523,7 @@ func (p *pane) restart(blank bool) {
 	p.dead, p.starting, p.startAhead, p.noEcho = false, false, nil, false
 	p.gen, p.pid = p.t.generation(), p.t.newPID()
 	p.mode, p.override, p.exe, p.args = "", "", "", nil
+	p.asking, p.asked = false, nil
 	p.scr.bracketed = false
 	if blank {
 		p.scr.blankScreen()
@@ -586,6 +590,28 @@ func (t *Terminal) SetCommand(id ports.PaneID, name string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.must(id).override = name
+}
+
+// Ask has the pane's shell read a line itself, as a `read -p prompt x`
+// typed at its prompt does: it prints prompt, and the terminal is in
+// canonical mode while it reads (LineEditing is false), with no other
+// process in front. What is typed is echoed as a tty echoes it, and the
+// line, once ended, is the read's answer (Answers); the shell is then
+// back at its prompt. C-c abandons the read.
+func (t *Terminal) Ask(id ports.PaneID, prompt string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.mustLive(id)
+	p.asking, p.asked = true, nil
+	p.output(prompt)
+}
+
+// Answers returns the lines the pane's shell read itself (Ask), oldest
+// first.
+func (t *Terminal) Answers(id ports.PaneID) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.must(id).answers)
 }
 
 // SetProgram makes the pane's foreground program run the executable

@@ -187,6 +187,8 @@ var (
 		fault.RefusedNoCommand:     "use paste_text or send_keys instead",
 		fault.RefusedNotAShell:     "let that program finish or quit it, or use send_keys / paste_text to talk to it",
 		fault.RefusedShellStarting: "try again in a moment",
+		fault.RefusedReading: "capture_pane shows what it asks: answer it yourself with paste_text or send_keys if you mean to, " +
+			"or end it (send_keys C-c) and run the command again; if that shell has turned its line editor off, start a new one",
 	}
 	endAdvice = map[fault.Refusal]string{
 		fault.RefusedUnknown: "use a backend that can tell it, or end the pane by hand",

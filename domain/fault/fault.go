@@ -42,6 +42,7 @@ const (
 	RefusedNoCommand     Refusal = "no-command"     // the backend cannot tell the pane's program
 	RefusedNotAShell     Refusal = "not-a-shell"    // the pane's program is not a shell the frame supports
 	RefusedShellStarting Refusal = "shell-starting" // the pane's shell does not read input yet
+	RefusedReading       Refusal = "reading"        // the pane's shell reads a line of its own (read), not at its prompt
 )
 
 // A RefusalError says why a write to a pane was refused before anything was
