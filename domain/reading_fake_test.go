@@ -105,3 +105,57 @@ func TestRunCannotTellAShellNeverSeenAtItsPrompt(t *testing.T) {
 		}
 	}
 }
+
+// A call whose own wait is shorter than ReadingGrace ends at its deadline
+// as any call does before it types: timed_out, nothing typed.
+func TestRunWaitingForTheLineEditorEndsAtItsDeadline(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.run(domain.RunRequest{Command: "true"})
+	r.term.Ask(r.pane, "Password: ")
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "echo hi", TimeoutMs: 100})
+	for range pollsOf(100 * time.Millisecond) {
+		r.waitTimer(domain.StartingPoll)
+		r.clock.Advance(domain.StartingPoll)
+	}
+	got := r.await(reply)
+	if got.err != nil || got.res.Outcome != domain.OutcomeTimedOut || !got.res.NotStarted || got.res.StillRunning {
+		t.Fatalf("run = %+v, %v; want timed_out with nothing typed", got.res, got.err)
+	}
+	if a := r.term.Answers(r.pane); len(a) != 0 {
+		t.Errorf("the read got %q", a)
+	}
+}
+
+func TestRunRefusesAShellReplacedWhileItsLineEditorWasWaitedFor(t *testing.T) {
+	// Its line editor came back on, but another process leads in front
+	// of the terminal now: its line editor is not the shell's.
+	r := newRig(t, domain.DefaultConfig())
+	r.run(domain.RunRequest{Command: "true"})
+	r.term.Ask(r.pane, "")
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "echo hi"})
+	r.waitTimer(domain.StartingPoll)
+	r.term.Replace(r.pane)
+	r.clock.Advance(domain.StartingPoll)
+	got := r.await(reply)
+	var refusal *fault.RefusalError
+	if !errors.As(got.err, &refusal) || refusal.Why != fault.RefusedNotAShell || !strings.Contains(got.err.Error(), "came in front") {
+		t.Fatalf("run = %+v, %v; want a not-a-shell refusal saying another program came in front", got.res, got.err)
+	}
+}
+
+func TestRunIsCancelledWhileItWaitsForTheLineEditor(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.run(domain.RunRequest{Command: "true"})
+	r.term.Ask(r.pane, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	reply := r.runAsync(ctx, domain.RunRequest{Command: "echo hi"})
+	r.waitTimer(domain.StartingPoll)
+	cancel()
+	got := r.await(reply)
+	if got.err != nil || got.res.Outcome != domain.OutcomeCancelled || !got.res.NotStarted {
+		t.Fatalf("run = %+v, %v; want cancelled with nothing typed", got.res, got.err)
+	}
+	if a := r.term.Answers(r.pane); len(a) != 0 {
+		t.Errorf("the read got %q", a)
+	}
+}

@@ -109,11 +109,11 @@ const ReadingGrace = 2 * time.Second
 // what it sees. A terminal that says the shell is at its prompt is noted
 // for that shell; one that does not, for a shell seen at its prompt
 // before, is looked at every StartingPoll until it does, for at most
-// ReadingGrace and the call's own wait, and then refused. A shell that
-// turned its line editor back on is at its prompt only if it is still
-// the one in front: fg is read again then. A backend that cannot tell
-// the terminal's mode is not refused. It returns the outcome that ended
-// the wait first (cancellation) or the refusal.
+// ReadingGrace, and then refused. A shell that turned its line editor
+// back on is at its prompt only if it is still the one in front: fg is
+// read again then. A backend that cannot tell the terminal's mode is not
+// refused. It returns the outcome that ended the wait first (the call's
+// deadline or cancellation, nothing typed) or the refusal.
 func (s *Service) awaitLineEditor(ctx context.Context, w *waiter, id ports.PaneID, gen string, fg *ports.Foreground) (Outcome, error) {
 	editing, err := s.term.LineEditing(ctx, id)
 	if err != nil {
@@ -130,11 +130,8 @@ func (s *Service) awaitLineEditor(ctx context.Context, w *waiter, id ports.PaneI
 	}
 	until := s.clock.Now().Add(ReadingGrace)
 	for s.clock.Now().Before(until) {
-		switch s.startingPoll(ctx, w) {
-		case OutcomeCancelled:
-			return OutcomeCancelled, nil
-		case OutcomeTimedOut:
-			return "", policy.CheckReading(id, false, seen)
+		if o := s.startingPoll(ctx, w); o != "" {
+			return o, nil
 		}
 		if editing, err = s.term.LineEditing(ctx, id); err != nil || editing {
 			return "", s.stillInFront(ctx, id, fg)
