@@ -20,13 +20,20 @@ import (
 // pollsOf is how many StartingPoll intervals make d.
 func pollsOf(d time.Duration) int { return int(d / domain.StartingPoll) }
 
-func TestRunRefusesAShellReadingALineOfItsOwn(t *testing.T) {
+// askingAfterAPrompt returns a rig whose shell was seen at its prompt, by
+// a run, and now reads a line itself after printing prompt.
+func askingAfterAPrompt(t *testing.T, prompt string) *rig {
+	t.Helper()
 	r := newRig(t, domain.DefaultConfig())
-	// Seen at its prompt, line editing on.
 	if res := r.run(domain.RunRequest{Command: "echo at the prompt"}); res.Outcome != domain.OutcomeCompleted {
 		t.Fatalf("first run: %+v", res)
 	}
-	r.term.Ask(r.pane, "Password: ")
+	r.term.Ask(r.pane, prompt)
+	return r
+}
+
+func TestRunRefusesAShellReadingALineOfItsOwn(t *testing.T) {
+	r := askingAfterAPrompt(t, "Password: ")
 	sent := len(r.term.Sent(r.pane))
 	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "echo hi"})
 	// It may be drawing its prompt still: the run waits a while for the
@@ -59,9 +66,7 @@ func TestRunWaitsForALineEditorThatComesBack(t *testing.T) {
 	// Just after a command the shell runs its prompt hooks with the
 	// terminal still canonical; the run waits and types once the line
 	// editor is on.
-	r := newRig(t, domain.DefaultConfig())
-	r.run(domain.RunRequest{Command: "true"})
-	r.term.Ask(r.pane, "")
+	r := askingAfterAPrompt(t, "")
 	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "echo hi"})
 	for range 3 {
 		r.waitTimer(domain.StartingPoll)
@@ -109,9 +114,7 @@ func TestRunCannotTellAShellNeverSeenAtItsPrompt(t *testing.T) {
 // A call whose own wait is shorter than ReadingGrace ends at its deadline
 // as any call does before it types: timed_out, nothing typed.
 func TestRunWaitingForTheLineEditorEndsAtItsDeadline(t *testing.T) {
-	r := newRig(t, domain.DefaultConfig())
-	r.run(domain.RunRequest{Command: "true"})
-	r.term.Ask(r.pane, "Password: ")
+	r := askingAfterAPrompt(t, "Password: ")
 	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "echo hi", TimeoutMs: 100})
 	for range pollsOf(100 * time.Millisecond) {
 		r.waitTimer(domain.StartingPoll)
@@ -129,9 +132,7 @@ func TestRunWaitingForTheLineEditorEndsAtItsDeadline(t *testing.T) {
 func TestRunRefusesAShellReplacedWhileItsLineEditorWasWaitedFor(t *testing.T) {
 	// Its line editor came back on, but another process leads in front
 	// of the terminal now: its line editor is not the shell's.
-	r := newRig(t, domain.DefaultConfig())
-	r.run(domain.RunRequest{Command: "true"})
-	r.term.Ask(r.pane, "")
+	r := askingAfterAPrompt(t, "")
 	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "echo hi"})
 	r.waitTimer(domain.StartingPoll)
 	r.term.Replace(r.pane)
@@ -144,9 +145,7 @@ func TestRunRefusesAShellReplacedWhileItsLineEditorWasWaitedFor(t *testing.T) {
 }
 
 func TestRunIsCancelledWhileItWaitsForTheLineEditor(t *testing.T) {
-	r := newRig(t, domain.DefaultConfig())
-	r.run(domain.RunRequest{Command: "true"})
-	r.term.Ask(r.pane, "")
+	r := askingAfterAPrompt(t, "")
 	ctx, cancel := context.WithCancel(context.Background())
 	reply := r.runAsync(ctx, domain.RunRequest{Command: "echo hi"})
 	r.waitTimer(domain.StartingPoll)

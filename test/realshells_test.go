@@ -20,23 +20,13 @@ import (
 // run_shell_command and what a shell really is in real tmux panes under
 // every shell: the program that runs in front, whatever its name.
 
-func TestTmuxRealShells(t *testing.T) {
+func TestTmuxRealShellsAreToldByWhatRuns(t *testing.T) {
 	needTmux(t)
 	for _, sh := range shells {
 		t.Run(sh.name, func(t *testing.T) {
 			t.Parallel()
 			needShell(t, sh)
-			for _, c := range []struct {
-				name string
-				test func(t *testing.T, r *rig)
-			}{
-				{"a REPL started under the shell's name is not typed into", testProgramNamedLikeTheShell},
-			} {
-				t.Run(c.name, func(t *testing.T) {
-					t.Parallel()
-					c.test(t, newRig(t, sh))
-				})
-			}
+			testProgramNamedLikeTheShell(t, newRig(t, sh))
 		})
 	}
 }
