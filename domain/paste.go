@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
-	"github.com/tmux-mcp/tmux-mcp/domain/frame"
+	"github.com/tmux-mcp/tmux-mcp/domain/policy"
 )
 
 // startingPasteWait bounds how long paste_text waits for a starting shell
@@ -49,7 +49,7 @@ func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult,
 		case OutcomeTimedOut:
 			reason := "its shell is still starting and does not read input yet"
 			if now, err := s.term.Pane(ctx, req.PaneID); err == nil {
-				if _, shell := frame.ShellFor(now.Command); !shell && now.Command != "" {
+				if _, shell := policy.ShellOf(now.Program, now.Command); !shell && now.Command != "" {
 					// Some other program has been in front all this time:
 					// a shell's rc files still running, or the program the
 					// pane runs instead of a shell. The pane is waited for

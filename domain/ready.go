@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
+	"github.com/tmux-mcp/tmux-mcp/domain/policy"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -100,7 +101,7 @@ func (s *Service) awaitFront(ctx context.Context, w *waiter, info ports.PaneInfo
 // holding); or the outcome that ended the wait first.
 func (s *Service) awaitFrontWhile(ctx context.Context, w *waiter, info ports.PaneInfo, keep func() bool) (ports.PaneInfo, Outcome, error) {
 	for keep() && !info.Dead {
-		if _, ok := frame.ShellFor(info.Command); ok {
+		if _, ok := policy.ShellOf(info.Program, info.Command); ok {
 			break
 		}
 		if o := s.startingPoll(ctx, w); o != "" {
@@ -140,7 +141,7 @@ func (s *Service) awaitStarted(ctx context.Context, w *waiter, info ports.PaneIn
 	if o != "" || err != nil {
 		return o
 	}
-	if sh, ok := frame.ShellFor(info.Command); ok {
+	if sh, ok := policy.ShellOf(info.Program, info.Command); ok {
 		return s.awaitShell(ctx, w, info.ID, sh)
 	}
 	return ""

@@ -277,8 +277,14 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 			r.close()
 			return nil, "", err
 		}
+		// A shell in front that reads a line of its own (shells.go).
+		if o, err := s.awaitLineEditor(ctx, w, req.PaneID, info.Generation, &r.before); err != nil || o != "" {
+			r.close()
+			return nil, o, err
+		}
 	}
-	cmd := frame.Command{Shell: sh, IDs: ids, Text: req.Command}
+	pid := shellPID(r.before, r.noJobs)
+	cmd := s.frameFor(req.PaneID, info.Generation, pid, sh, ids, req.Command)
 	if err := r.stage(ctx, cmd); err != nil {
 		r.close()
 		return nil, "", err
@@ -307,6 +313,7 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 		r.close()
 		return nil, "", err
 	}
+	s.typed(req.PaneID, info.Generation, pid)
 	return r, "", nil
 }
 

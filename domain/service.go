@@ -35,6 +35,9 @@ type Service struct {
 	// ready.go).
 	starting startingShells
 	prompts  drawnPrompts
+	// shells is what the Service saw of the shells in front of each
+	// pane (shells.go).
+	shells shellsSeen
 
 	// runs are the commands followed after their calls returned, for
 	// wait_for_command (waitcommand.go).

@@ -98,6 +98,7 @@ func TestRunTypesTheFrameWithItsEnterAndReadsTheStream(t *testing.T) {
 		term.EXPECT().OpenOutput(gomock.Any(), ports.PaneID("%1")).Return(stream, nil),
 		stream.EXPECT().End().Return(int64(500)),
 		term.EXPECT().Foreground(gomock.Any(), ports.PaneID("%1")).Return(ports.Foreground{Group: shellPID, Children: []int{}}, nil),
+		term.EXPECT().LineEditing(gomock.Any(), ports.PaneID("%1")).Return(true, nil), // at its prompt
 		expectStaging(term, "%1", "/s/1"),
 		term.EXPECT().SendText(gomock.Any(), ports.PaneID("%1"), cmd.Line(frame.Files{Script: "/s/1"})).Return(nil),
 		stream.EXPECT().ReadFrom(int64(500)).Return(ports.OutputChunk{Offset: 500, Data: data}),
@@ -220,6 +221,7 @@ func TestTimedOutCallKeepsThePaneUntilTheCommandEnds(t *testing.T) {
 	expectStaging(term, "%8", "/s/8")
 	term.EXPECT().SendText(gomock.Any(), ports.PaneID("%8"), gomock.Any()).Return(nil)
 	term.EXPECT().Foreground(gomock.Any(), ports.PaneID("%8")).Return(ports.Foreground{Group: shellPID}, nil).AnyTimes()
+	term.EXPECT().LineEditing(gomock.Any(), ports.PaneID("%8")).Return(true, nil)
 	term.EXPECT().RemoveScript(gomock.Any(), ports.PaneID("%8"), "/s/8").Return(ports.ScriptTaken, nil)
 	stream.EXPECT().End().Return(int64(0))
 	stream.EXPECT().Changed().Return((<-chan struct{})(changed)).AnyTimes()
@@ -276,6 +278,7 @@ func TestWithdrawalThatRacedAStartKeepsThePaneUntilAnInterrupt(t *testing.T) {
 	term.EXPECT().Pane(gomock.Any(), ports.PaneID("%9")).Return(shellPane("%9"), nil).AnyTimes()
 	term.EXPECT().OpenOutput(gomock.Any(), ports.PaneID("%9")).Return(stream, nil)
 	term.EXPECT().Foreground(gomock.Any(), ports.PaneID("%9")).Return(ports.Foreground{Group: shellPID, Children: []int{}}, nil).AnyTimes()
+	term.EXPECT().LineEditing(gomock.Any(), ports.PaneID("%9")).Return(true, nil)
 	expectStaging(term, "%9", "/s/9")
 	term.EXPECT().SendText(gomock.Any(), ports.PaneID("%9"), gomock.Any()).Return(nil)
 	stream.EXPECT().End().Return(int64(0))

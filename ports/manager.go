@@ -98,8 +98,10 @@ type PaneSummary struct {
 	Dead bool
 
 	// Command is the name of the pane's foreground program, without a
-	// path; Path its working directory ("" when unknown).
+	// path, and Program the executable it runs, as in PaneInfo; Path its
+	// working directory ("" when unknown).
 	Command string
+	Program string
 	Path    string
 
 	// Width and Height are the size of the visible screen in cells.

@@ -94,6 +94,16 @@ type Foreground struct {
 	// commands from the terminal from one that runs a script or a -c
 	// command. Empty but not nil when the leader has exited (the rest of
 	// its group runs on, as the later commands of a pipeline do); nil when
-	// the backend could not read it.
+	// the backend could not read it. Its first word is only a name, which
+	// whoever started the leader chose (`exec -a bash python3`): Program
+	// says what runs.
 	Args []string
+
+	// Program is the executable the leader runs, without its path, as
+	// the process itself tells (see PaneInfo.Program): "python3.11" for a
+	// Python REPL started as "bash", the interpreter of a script. "" when
+	// it cannot be told: the leader has exited, or the backend could not
+	// read it (a backend that reads a remote host's processes fills it
+	// when it can read them there).
+	Program string
 }

@@ -42,8 +42,22 @@ type PaneInfo struct {
 	Mode string
 
 	// Command is the name of the pane's foreground program, such as "bash"
-	// or "vim", without a path.
+	// or "vim", without a path, as the multiplexer names it: tmux gives
+	// the name the program was started under (its argv[0]), which its
+	// starter chooses freely (`exec -a bash python3` is named "bash").
 	Command string
+
+	// Program is the executable the foreground program runs, without a
+	// path, as the process itself tells where the backend can see it: on
+	// Linux the file /proc/PID/exe links to, every symbolic link resolved
+	// ("dash" for a /bin/sh that links to it, "python3.11" for that REPL
+	// named "bash", a script's interpreter), or, where that cannot be read
+	// or was deleted since, the name the kernel gave the process when it
+	// executed its file. "" when the backend cannot tell: it cannot see
+	// the process (tmux over ssh), or the program in front has exited
+	// and the rest of its job runs on. A zero value that means unknown,
+	// never a program to trust.
+	Program string
 
 	// Width and Height are the size of the visible screen in cells.
 	Width, Height int

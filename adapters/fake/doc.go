@@ -89,6 +89,10 @@
 //     what was kept.
 //   - Other text is run by the interpreter as the shell itself would run
 //     it: exit there ends the shell and kills the pane.
+//   - The shell can be made to read a line itself at its prompt, as a
+//     `read -p` typed there does (Ask): the terminal is canonical
+//     (LineEditing is false), nothing else is in front, and the next
+//     line typed is the read's answer (Answers), not a command.
 //   - While a command runs, typed bytes are echoed as a tty in canonical
 //     mode echoes them ("^C" for C-c, "^[" for Escape, "\r\n" for a line
 //     end) and kept as type-ahead that the shell reads when the command
@@ -100,7 +104,7 @@
 //     turned into "\r\n", as a tty's output processing does. Inject writes
 //     bytes exactly as given.
 //   - Input to a pane in a mode, or whose program is not a shell (see
-//     SetCommand), reaches no program: only Sent records it.
+//     SetCommand, SetProgram), reaches no program: only Sent records it.
 //
 // # The interpreter
 //

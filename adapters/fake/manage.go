@@ -378,7 +378,7 @@ func (m *Manager) summary(w *fakeWindow, i int, id ports.PaneID) ports.PaneSumma
 	}
 	sum := ports.PaneSummary{
 		ID: id, Session: w.session.ref(), Window: w.ref(m.t), Index: i, Active: w.active == id,
-		Dead: p.dead, Command: p.command(), Path: path, Width: p.spec.Width, Height: p.spec.Height,
+		Dead: p.dead, Command: p.command(), Program: p.program(), Path: path, Width: p.spec.Width, Height: p.spec.Height,
 		PID: p.pid, CursorX: p.scr.cx, CursorY: p.scr.cy,
 		Title: title, Watchers: slices.Clone(p.watchers), Self: p.self,
 	}
@@ -389,7 +389,7 @@ func (m *Manager) summary(w *fakeWindow, i int, id ports.PaneID) ports.PaneSumma
 		case ports.FactSelf:
 			sum.Self = false
 		case ports.FactCommand:
-			sum.Command = ""
+			sum.Command, sum.Program = "", ""
 		case ports.FactPID:
 			sum.PID = 0
 		case ports.FactCursor:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -145,14 +146,14 @@ func (t *Terminal) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreg
 	case t.clock.Now().Before(p.leaderless.until):
 		return ports.Foreground{Group: p.leaderless.group, Args: []string{}}, nil
 	case p.job != nil && p.job.keepsTerm:
-		return ports.Foreground{Group: p.pid, Children: []int{p.job.pid}, Args: p.shellArgs()}, nil
+		return ports.Foreground{Group: p.pid, Children: []int{p.job.pid}, Args: p.shellArgs(), Program: p.shellProgram()}, nil
 	case p.job != nil:
-		// A command's own command line is not kept.
+		// A command's own command line and program are not kept.
 		return ports.Foreground{Group: p.job.pid}, nil
 	case p.promptJob != 0:
 		return ports.Foreground{Group: p.promptJob}, nil
 	}
-	return ports.Foreground{Group: p.pid, Children: []int{}, Args: p.shellArgs()}, nil
+	return ports.Foreground{Group: p.pid, Children: []int{}, Args: p.shellArgs(), Program: p.shellProgram()}, nil
 }
 
 // shellArgs is the command line of the pane's program: what
@@ -164,9 +165,20 @@ func (p *pane) shellArgs() []string {
 	return []string{p.spec.Command}
 }
 
+// shellProgram is the executable of the pane's own program, the one
+// Foreground reports while it runs no command: what SetProgram set, else
+// its command's base name.
+func (p *pane) shellProgram() string {
+	if p.exe != "" {
+		return p.exe
+	}
+	name := strings.TrimPrefix(p.spec.Command, "-")
+	return name[strings.LastIndexByte(name, '/')+1:]
+}
+
 // LineEditing reports whether the pane's shell sits at its prompt with a
 // line editor: a started shell of a family other than sh, running no
-// command. A mode does not change it, as a mode is the multiplexer's and
+// command and reading no line of its own (Ask). A mode does not change it, as a mode is the multiplexer's and
 // leaves the terminal as the shell set it.
 func (t *Terminal) LineEditing(ctx context.Context, id ports.PaneID) (bool, error) {
 	t.mu.Lock()
@@ -178,6 +190,6 @@ func (t *Terminal) LineEditing(ctx context.Context, id ports.PaneID) (bool, erro
 	if t.noJobs {
 		return false, fmt.Errorf("read the terminal of pane %s: %w", id, ports.ErrUnsupported)
 	}
-	fam, ok := frame.ShellFor(p.command())
-	return ok && fam != frame.ShellSh && !p.starting && p.job == nil, nil
+	fam, ok := frame.ShellFor(p.program())
+	return ok && fam != frame.ShellSh && !p.starting && p.job == nil && !p.asking, nil
 }

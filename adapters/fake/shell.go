@@ -148,6 +148,9 @@ func (p *pane) isShell() bool {
 	if p.override != "" {
 		prog = p.override
 	}
+	if p.exe != "" {
+		prog = p.exe
+	}
 	_, ok := frame.ShellFor(prog)
 	return ok
 }
@@ -185,6 +188,8 @@ func (p *pane) receive(b []byte) {
 			}
 			p.startAhead = append(p.startAhead, c)
 			p.emit(cookedByte(c))
+		case p.job == nil && p.asking:
+			p.askByte(c)
 		case p.job == nil:
 			p.editByte(c)
 		case p.job.reading:
@@ -320,7 +325,7 @@ func openQuote(text []byte) bool {
 
 // run runs an entered command line.
 func (p *pane) run(text string) {
-	fam, _ := frame.ShellFor(p.command())
+	fam, _ := frame.ShellFor(p.program())
 	if _, files, unread, ok := frame.ParseLine(fam, text); ok {
 		p.runFrame(fam, files, unread)
 		return
@@ -528,6 +533,29 @@ func (p *pane) typeAhead(c byte) {
 	}
 	p.cookedEcho(c)
 	j.typeahead = append(j.typeahead, c)
+}
+
+// askByte handles a byte typed while the shell reads a line itself (Ask),
+// the terminal in canonical mode.
+func (p *pane) askByte(c byte) {
+	switch c {
+	case 0x03:
+		p.emit([]byte("^C\r\n"))
+		p.asking, p.asked = false, nil
+		p.prompt()
+	case 0x15:
+		p.asked = nil
+	case '\r', '\n':
+		p.emit([]byte("\r\n"))
+		p.answers = append(p.answers, string(p.asked))
+		p.asking, p.asked = false, nil
+		p.prompt()
+	default:
+		p.asked = append(p.asked, c)
+		if !p.noEcho {
+			p.emit(cookedByte(c))
+		}
+	}
 }
 
 // killLine drops what follows the last line end in b.

@@ -110,6 +110,7 @@ type pane struct {
 
 	mode       string
 	override   string   // the command SetCommand set, if any
+	exe        string   // the program SetProgram set, if any
 	args       []string // the command line SetForegroundArgs set, if any
 	watchers   []string
 	attended   bool
@@ -128,6 +129,9 @@ type pane struct {
 	noEcho     bool   // stty -echo: the tty echoes nothing while a command reads
 	promptJob  int    // the group of a program the prompt runs, in front while no command is (PromptRuns)
 	slowPrompt bool   // every framed command's end puts a program the prompt runs in front (SlowPrompt)
+	asking     bool   // the shell reads a line itself, at its prompt (Ask)
+	asked      []byte // what is typed into that line so far
+	answers    []string
 
 	// A job whose leader has exited is in front until then
 	// (SetLeaderlessFront).
@@ -225,6 +229,7 @@ func (t *Terminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, e
 		Dead:         p.dead,
 		Mode:         p.mode,
 		Command:      p.command(),
+		Program:      p.program(),
 		Width:        p.spec.Width,
 		Height:       p.spec.Height,
 		HistorySize:  p.scr.historySize(),
@@ -246,7 +251,7 @@ func (t *Terminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, e
 		case ports.FactMode:
 			info.Mode = ""
 		case ports.FactCommand:
-			info.Command = ""
+			info.Command, info.Program = "", ""
 		}
 	}
 	return info, nil
@@ -261,6 +266,17 @@ func (p *pane) command() string {
 		return p.job.fg
 	}
 	return p.spec.Command
+}
+
+// program returns the executable the pane's foreground program runs:
+// what SetProgram set, else its name without a path or a login shell's
+// "-".
+func (p *pane) program() string {
+	if p.exe != "" {
+		return p.exe
+	}
+	name := strings.TrimPrefix(p.command(), "-")
+	return name[strings.LastIndexByte(name, '/')+1:]
 }
 
 // alsoReaches lists the other panes in p's synchronization group, in id
@@ -506,8 +522,8 @@ func (t *Terminal) Replace(id ports.PaneID) {
 
 // restart gives the pane a fresh process of its original command, alive,
 // with a new Generation and pid, out of any mode and without SetCommand's
-// program, SetForegroundArgs's command line or SetLeaderlessFront's job;
-// what the old process ran is abandoned, and the new terminal
+// name, SetProgram's program, SetForegroundArgs's command line or
+// SetLeaderlessFront's job; what the old process ran is abandoned, and the new terminal
 // has its line editing and echo as a new shell sets them. With blank, the
 // visible screen is cleared and the cursor put at its top left first, as
 // tmux does for a respawned pane (the history is kept). Open streams go
@@ -517,7 +533,8 @@ func (p *pane) restart(blank bool) {
 	p.ed = editor{}
 	p.dead, p.starting, p.startAhead, p.noEcho = false, false, nil, false
 	p.gen, p.pid = p.t.generation(), p.t.newPID()
-	p.mode, p.override, p.args = "", "", nil
+	p.mode, p.override, p.exe, p.args = "", "", "", nil
+	p.asking, p.asked = false, nil
 	p.leaderless.until = time.Time{}
 	p.scr.bracketed = false
 	if blank {
@@ -611,6 +628,39 @@ func (t *Terminal) SlowPrompt(id ports.PaneID, on bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.must(id).slowPrompt = on
+}
+
+// Ask has the pane's shell read a line itself, as a `read -p prompt x`
+// typed at its prompt does: it prints prompt, and the terminal is in
+// canonical mode while it reads (LineEditing is false), with no other
+// process in front. What is typed is echoed as a tty echoes it, and the
+// line, once ended, is the read's answer (Answers); the shell is then
+// back at its prompt. C-c abandons the read.
+func (t *Terminal) Ask(id ports.PaneID, prompt string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.mustLive(id)
+	p.asking, p.asked = true, nil
+	p.output(prompt)
+}
+
+// Answers returns the lines the pane's shell read itself (Ask), oldest
+// first.
+func (t *Terminal) Answers(id ports.PaneID) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.must(id).answers)
+}
+
+// SetProgram makes the pane's foreground program run the executable
+// program under its name, as `exec -a bash python3` runs a Python REPL
+// named bash: Pane and Foreground report it as Program, and what is typed
+// reaches the scripted shell only while program is a shell (of its own
+// family), whatever the name; "" restores the name's own program.
+func (t *Terminal) SetProgram(id ports.PaneID, program string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.must(id).exe = program
 }
 
 // SetForegroundArgs makes Foreground report args as the command line of

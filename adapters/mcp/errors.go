@@ -189,6 +189,8 @@ var (
 		fault.RefusedShellStarting: "try again in a moment",
 		fault.RefusedExposed: "a process of the server's user watches the server's private script directory; find and " +
 			"stop it before running commands here (it could make their results lie), then call again",
+		fault.RefusedReading: "capture_pane shows what it asks: answer it yourself with paste_text or send_keys if you mean to, " +
+			"or end it (send_keys C-c) and run the command again; if that shell has turned its line editor off, start a new one",
 	}
 	endAdvice = map[fault.Refusal]string{
 		fault.RefusedUnknown: "use a backend that can tell it, or end the pane by hand",

@@ -142,7 +142,8 @@ func TestClientTextAndAuditKindAgree(t *testing.T) {
 // and a refused kill or clear with advice about ending, not writing.
 func TestEveryRefusalSaysWhatToDo(t *testing.T) {
 	for _, why := range []fault.Refusal{fault.RefusedUnknown, fault.RefusedDead, fault.RefusedWatched, fault.RefusedSelf,
-		fault.RefusedSynchronized, fault.RefusedInMode, fault.RefusedNoCommand, fault.RefusedNotAShell, fault.RefusedShellStarting} {
+		fault.RefusedSynchronized, fault.RefusedInMode, fault.RefusedNoCommand, fault.RefusedNotAShell, fault.RefusedShellStarting,
+		fault.RefusedReading} {
 		err := &fault.RefusalError{Pane: "%4", Why: why, Reason: "a reason"}
 		if text := errorText(err); !strings.HasPrefix(text, err.Error()+"; ") || len(text) < len(err.Error())+10 {
 			t.Errorf("refused (%s): %q, want the message and advice", why, text)

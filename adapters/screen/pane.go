@@ -146,8 +146,8 @@ func (t *Terminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, e
 	info.Generation = gen
 	info.Dead = !w.live
 	if w.live {
-		if cmd, err := foreground(w.proc); err == nil {
-			info.Command = cmd
+		if cmd, program, err := foreground(w.proc); err == nil {
+			info.Command, info.Program = cmd, program
 		} else {
 			unknown = append(unknown, ports.FactCommand)
 		}

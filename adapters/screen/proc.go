@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"unsafe"
+
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/tty"
 )
 
 // What screen cannot say about a window's process, /proc can: screen starts
@@ -201,24 +203,25 @@ func alive(pid int, start uint64) bool {
 
 // foreground returns the command name of the foreground process group of
 // the terminal of the process st: its leader, or any process of the group
-// on the same terminal when the leader has exited.
-func foreground(st procStat) (string, error) {
+// on the same terminal when the leader has exited; and the executable the
+// leader runs (tty.Program), "" when it has exited.
+func foreground(st procStat) (name, program string, err error) {
 	if st.tpgid <= 0 {
-		return "", fmt.Errorf("process %d has no terminal foreground group", st.pid)
+		return "", "", fmt.Errorf("process %d has no terminal foreground group", st.pid)
 	}
 	if lead, err := readStat(st.tpgid); err == nil && lead.pgrp == st.tpgid {
-		return lead.comm, nil
+		return lead.comm, tty.Program(st.tpgid), nil
 	}
 	all, err := allPIDs()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	for _, p := range all {
 		if s, err := readStat(p); err == nil && s.pgrp == st.tpgid && s.ttyNr == st.ttyNr {
-			return s.comm, nil
+			return s.comm, "", nil
 		}
 	}
-	return "", fmt.Errorf("no process in foreground group %d", st.tpgid)
+	return "", "", fmt.Errorf("no process in foreground group %d", st.tpgid)
 }
 
 // ttyPath finds the device file of the process's controlling terminal:

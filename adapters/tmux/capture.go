@@ -69,7 +69,7 @@ func (t *Terminal) CaptureScreen(ctx context.Context, id ports.PaneID, joinWrapp
 	if err != nil {
 		return ports.PaneInfo{}, nil, fmt.Errorf("describe and capture pane %s: %w", id, err)
 	}
-	info, err := parsePaneInfo(id, out, t.self)
+	info, err := t.paneInfo(id, out)
 	if err != nil {
 		return ports.PaneInfo{}, nil, fmt.Errorf("describe pane %s: %w", id, err)
 	}

@@ -120,7 +120,7 @@ func (t *Terminal) AcquireAndDescribe(ctx context.Context, pane ports.PaneID, ow
 	if listener != nil {
 		t.confirmOwner(pane, listener, out, asked)
 	}
-	info, err := parsePaneInfo(pane, out, t.self)
+	info, err := t.paneInfo(pane, out)
 	if err != nil {
 		return false, "", ports.PaneInfo{}, fmt.Errorf("describe pane %s: %w", pane, err)
 	}

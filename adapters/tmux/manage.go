@@ -379,6 +379,7 @@ func (t *Terminal) ListPanes(ctx context.Context, f ports.PaneFilter) ([]ports.P
 		}
 		if info, err := described.info(id, t.self); err == nil {
 			sum.Watchers, sum.Self = info.Watchers, info.Self
+			sum.Program = t.program(described.byID[p[panID]])
 		} else {
 			sum.Unknown = []ports.Fact{ports.FactWatched, ports.FactSelf}
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/tty"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -41,6 +42,7 @@ const (
 	pServerPID
 	pServerStart
 	pCommand
+	pTTY
 	paneFieldCount
 )
 
@@ -50,7 +52,7 @@ var paneFormat = strings.Join([]string{
 	"#{pane_width}", "#{pane_height}", "#{history_size}", "#{history_limit}",
 	"#{pane_synchronized}", "#{window_id}", "#{window_zoomed_flag}",
 	clean("socket_path"), "#{pid}", "#{start_time}",
-	clean("pane_current_command"),
+	clean("pane_current_command"), clean("pane_tty"),
 }, sep)
 
 // Fields of a client line, in order; the line starts with "C". In
@@ -102,11 +104,39 @@ func (t *Terminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, e
 	if err != nil {
 		return ports.PaneInfo{}, fmt.Errorf("describe pane %s: %w", id, err)
 	}
-	info, err := parsePaneInfo(id, out, t.self)
+	info, err := t.paneInfo(id, out)
 	if err != nil {
 		return ports.PaneInfo{}, fmt.Errorf("describe pane %s: %w", id, err)
 	}
 	return info, nil
+}
+
+// paneInfo builds the PaneInfo of pane id from the output of Pane's
+// commands, and adds what the kernel says of its foreground program.
+func (t *Terminal) paneInfo(id ports.PaneID, out string) (ports.PaneInfo, error) {
+	d := parseDescriptions(out)
+	info, err := d.info(id, t.self)
+	if err == nil {
+		info.Program = t.program(d.byID[string(id)])
+	}
+	return info, err
+}
+
+// program names the executable that the leader of the pane's foreground
+// process group runs, read from /proc through the pane's first process
+// (internal/tty), whose controlling terminal is the pane's: tmux names
+// only what that leader was started as. "" over ssh, where the processes
+// are on another host, and wherever /proc cannot tell.
+func (t *Terminal) program(pane []string) string {
+	if t.launch.remote() || pane[pDead] == "1" {
+		return ""
+	}
+	pid := atoi(pane[pPID])
+	dev, err := tty.Device(pane[pTTY])
+	if pid <= 0 || err != nil || !strings.HasPrefix(pane[pTTY], "/dev/") {
+		return ""
+	}
+	return tty.FrontProgram(pid, dev)
 }
 
 // paneArgs are the commands of Pane.

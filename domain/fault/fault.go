@@ -43,6 +43,7 @@ const (
 	RefusedNotAShell     Refusal = "not-a-shell"    // the pane's program is not a shell the frame supports
 	RefusedShellStarting Refusal = "shell-starting" // the pane's shell does not read input yet
 	RefusedExposed       Refusal = "exposed"        // another process read the command's script first
+	RefusedReading       Refusal = "reading"        // the pane's shell reads a line of its own (read), not at its prompt
 )
 
 // A RefusalError says why a write to a pane was refused before anything was

@@ -13,6 +13,11 @@ type Command struct {
 	// Text is the command as the caller gave it. It must not hold a NUL
 	// byte, which no shell can take.
 	Text string
+	// NoPreview leaves the command out of the typed line, which then
+	// shows an empty preview (" : ''"): for a line that the shell may
+	// keep in its history, where no text of the command is to be. The
+	// first line typed into a zsh is one (see zshHistoryHook).
+	NoPreview bool
 }
 
 // Files are the paths of a framed command's files, as the pane's shell
@@ -98,13 +103,14 @@ func (c Command) TextFile() []byte {
 }
 
 // Line returns what to type into the pane: Kill, then one line that shows
-// the command's first line and sources the script at f.Script (and for
-// fish runs the command and sources f.End), printing the unread marker if
-// the shell cannot read it, then a line feed, which every supported shell
-// takes as Enter. The line starts with a space, which
-// keeps it out of the history of bash with HISTCONTROL=ignorespace, of zsh
-// with HIST_IGNORE_SPACE, and of fish; the script deletes it from bash's
-// history otherwise.
+// the command's first line (unless NoPreview) and sources the script at
+// f.Script (and for fish runs the command and sources f.End), printing
+// the unread marker if the shell cannot read it, then a line feed, which
+// every supported shell takes as Enter. The line starts with a space,
+// which keeps it out of the history of bash with HISTCONTROL=ignorespace,
+// of zsh with HIST_IGNORE_SPACE, of mksh and of fish; bash's script
+// deletes it from the history otherwise, and zsh's sets up the hook that
+// keeps every later line out (zshHistoryHook).
 //
 // Line panics if c.IDs is not valid or c.Text holds a NUL byte: the caller
 // validates both.
@@ -113,7 +119,11 @@ func (c Command) Line(f Files) string {
 		panic(fmt.Sprintf("frame: ids %+v are not three different ids of 1-64 ASCII letters, digits, '_' or '-'", c.IDs))
 	}
 	checkText(c.Text)
-	return c.line(f, Preview(c.Text), c.Unread)
+	preview := Preview(c.Text)
+	if c.NoPreview {
+		preview = ""
+	}
+	return c.line(f, preview, c.Unread)
 }
 
 func (c Command) line(f Files, preview, unread string) string {
@@ -227,6 +237,9 @@ func (c Command) script(f Files) []byte {
 		b.WriteString("case $__tmcp_h in *" + path + "*) history -d -1 2>/dev/null;; esac; unset __tmcp_h; ")
 	}
 	b.WriteString("__tmcp_o=$-; set +x; ")
+	if sh == ShellZsh {
+		b.WriteString(zshHistoryHook)
+	}
 	// The subshell traps SIGINT to exit 130: an interactive bash or dash
 	// whose job died of a C-c abandons the rest of the line, and the end
 	// marker would never be printed.
@@ -234,6 +247,27 @@ func (c Command) script(f Files) []byte {
 	b.WriteString("case $__tmcp_o in *x*) unset __tmcp_o; set -x;; *) unset __tmcp_o;; esac\n")
 	return []byte(b.String())
 }
+
+// zshHistoryHook keeps every later frame line out of zsh's history, the
+// list and $HISTFILE alike. zsh saves a line as it accepts it, before it
+// runs any of it (with SHARE_HISTORY, INC_APPEND_HISTORY or
+// INC_APPEND_HISTORY_TIME into $HISTFILE too), so nothing a script does
+// can take back the line that sourced it; but a zshaddhistory hook is
+// called with every line before it is saved, and one that switches to a
+// fresh history list of its own (fc -p, no file) has the line saved
+// there, into a list that zsh drops, unwritten, as soon as the line is
+// saved: nothing of it is left in the shell's list or in any file. The
+// hook, first among the zshaddhistory_functions, does so for a frame's
+// line only: one that starts as Line writes it (" : '") and holds the
+// unread marker's text, which no line of the user's does by chance; every
+// other line is left alone (it returns 0, which changes nothing). Each
+// script sets it up again, which costs nothing when it is there, and
+// restores it if it was taken away; it stays, defined in the shell, for
+// the next server as well. Both run with zsh's own options, whatever the
+// user set (emulate -L), and through builtin, whatever alias has the
+// name.
+const zshHistoryHook = `__tmcp_nohist() { builtin emulate -L zsh; [[ $1 == ' : '*'\033]7717;tmcp;X;'* ]] && builtin fc -p; return 0 }; ` +
+	`() { builtin emulate -L zsh; (( ${zshaddhistory_functions[(Ie)__tmcp_nohist]} )) || zshaddhistory_functions=(__tmcp_nohist "${zshaddhistory_functions[@]}") }; `
 
 // EndScript returns fish's second script, which f.End holds: it writes
 // the command's status into the first script's file and prints the end

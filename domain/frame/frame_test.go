@@ -144,12 +144,33 @@ func TestBashScriptDeletesItsTypedLineFromTheHistoryBeforeTheCommandRuns(t *test
 		at += i + len(step)
 	}
 	for _, sh := range shells {
-		if sh == ShellBash {
+		if sh == ShellBash || sh == ShellZsh {
 			continue
 		}
 		if s := string(testCommand(sh, "echo hi").Script(testFiles(sh))); strings.Contains(s, "history") {
-			t.Errorf("%s: script %q touches the history, which only bash's needs", sh, s)
+			t.Errorf("%s: script %q touches the history, which only bash's and zsh's need", sh, s)
 		}
+	}
+}
+
+// zsh has saved the typed line before anything of it runs, so its script
+// sets up the hook that keeps the next lines out (zshHistoryHook), with
+// xtrace off and before the command runs; the real zsh is
+// TestZshFrameKeepsLaterLinesOutOfTheHistory and the real-pane tests.
+func TestZshScriptSetsUpItsHistoryHookBeforeTheCommandRuns(t *testing.T) {
+	script := string(testCommand(ShellZsh, "echo hi").Script(Files{Script: testScript}))
+	at := 0
+	for _, step := range []string{"set +x; ", "__tmcp_nohist() {", "builtin fc -p", "zshaddhistory_functions=(__tmcp_nohist", "tmcp;S;", "eval "} {
+		i := strings.Index(script[at:], step)
+		if i < 0 {
+			t.Fatalf("the zsh script %q does not %q after byte %d", script, step, at)
+		}
+		at += i + len(step)
+	}
+	// The hook knows a frame's line by what Line writes.
+	line := testCommand(ShellZsh, "echo hi").Line(Files{Script: testScript})
+	if !strings.HasPrefix(strings.TrimPrefix(line, Kill), " : '") || !strings.Contains(line, `\033]7717;tmcp;X;`) {
+		t.Errorf("the zsh line %q is not one the hook knows", line)
 	}
 }
 
@@ -396,5 +417,25 @@ func BenchmarkFrame(b *testing.B) {
 	for b.Loop() {
 		c.Script(Files{Script: testScript})
 		c.Line(testFiles(ShellBash))
+	}
+}
+
+func TestALineWithoutPreviewHoldsNoTextOfTheCommand(t *testing.T) {
+	for _, sh := range shells {
+		c := testCommand(sh, "export TOKEN=hunter2")
+		c.NoPreview = true
+		f := testFiles(sh)
+		line := c.Line(f)
+		if strings.Contains(line, "TOKEN") || strings.Contains(line, "hunter2") {
+			t.Errorf("%s: the line %q shows the command", sh, line)
+		}
+		preview, got, unread, ok := ParseLine(sh, line)
+		if !ok || preview != "" || got != f || unread != testIDs.Unread {
+			t.Errorf("%s: ParseLine(%q) = %q, %+v, %q, %v; want no preview and the same files", sh, line, preview, got, unread, ok)
+		}
+		c.NoPreview = false
+		if !strings.Contains(c.Line(f), "TOKEN=hunter2") {
+			t.Errorf("%s: the line with a preview does not show the command", sh)
+		}
 	}
 }

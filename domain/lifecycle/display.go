@@ -36,7 +36,7 @@ func (s *Service) Display(ctx context.Context, req PaneRequest) (PaneFacts, erro
 		Height:  info.Height,
 		CursorX: p.CursorX,
 		CursorY: p.CursorY,
-		Command: info.Command,
+		Command: running(info.Program, info.Command),
 		Dead:    info.Dead,
 		InMode:  info.Mode != "",
 		Mode:    info.Mode,

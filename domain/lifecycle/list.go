@@ -89,7 +89,7 @@ func (s *Service) GetPaneInfo(ctx context.Context, req PaneRequest) (PaneDetails
 		AlsoReaches:  nonNil(info.AlsoReaches),
 		Attended:     info.Attended,
 	}
-	d.Dead, d.Command, d.Width, d.Height = info.Dead, info.Command, info.Width, info.Height
+	d.Dead, d.Command, d.Width, d.Height = info.Dead, running(info.Program, info.Command), info.Width, info.Height
 	d.Watchers, d.Self = nonNil(info.Watchers), info.Self
 	for _, f := range info.Unknown {
 		if !slices.Contains(d.Unknown, f) {
@@ -118,7 +118,18 @@ func (s *Service) GetServerInfo(ctx context.Context) (ports.ServerInfo, error) {
 func (s *Service) paneOf(p ports.PaneSummary) Pane {
 	holder, _, _ := s.writers.Lookup(p.ID)
 	p.Watchers = nonNil(p.Watchers)
+	p.Command = running(p.Program, p.Command)
 	return Pane{PaneSummary: p, Busy: holder}
+}
+
+// running is the foreground program as the tools report it: what runs
+// (program) where the backend can tell, and only otherwise the name it
+// was started under, which its starter chose (`exec -a bash python3`).
+func running(program, name string) string {
+	if program != "" {
+		return program
+	}
+	return name
 }
 
 // listPane returns the listing entry of one pane.

@@ -31,7 +31,9 @@ type ListPanesRequest struct {
 	Window  string // an id
 }
 
-// Pane is one pane of a listing.
+// Pane is one pane of a listing. Its Command is the executable that runs
+// where the backend can tell (PaneSummary.Program), else the name the
+// program was started under.
 type Pane struct {
 	ports.PaneSummary
 
@@ -92,7 +94,9 @@ type PaneFacts struct {
 	// screen, from (0, 0) at its top left.
 	CursorX, CursorY int
 
-	// Command is the pane's foreground program, without a path.
+	// Command is the pane's foreground program, without a path: the
+	// executable that runs where the backend can tell
+	// (ports.PaneInfo.Program), else the name it was started under.
 	Command string
 
 	// Dead reports that the pane's program has exited.

@@ -18,7 +18,8 @@ import (
 // answer to its "Continue? [y/N]" — and never run it. Such a shell is
 // named like one that reads its commands from the terminal, so only its
 // command line tells them apart (fg.Args); when the backend could not read
-// it, the pane is not refused for it.
+// it, the pane is not refused for it. A program named like a shell that
+// runs another executable (fg.Program) is refused as well.
 //
 // A job whose leader has exited (Args empty, not nil) is refused too: a
 // shell at its prompt leads its own group, so what is in front is the
@@ -33,7 +34,18 @@ func CheckFront(id ports.PaneID, fg ports.Foreground) error {
 			Reason: "the program that leads the job in front of its terminal has exited and the rest of the job runs on (a pipeline such as `curl … | sh`), not a shell at its prompt: the command would be read as that job's input"}
 	}
 	sh, ok := frame.ShellFor(fg.Args[0])
-	if !ok || ReadsTerminal(sh, fg.Args[1:]) {
+	if !ok {
+		return nil
+	}
+	if fg.Program != "" {
+		// Named like a shell, it may still be another program (`exec -a
+		// bash python3`), or a shell of another family.
+		if sh, ok = ShellOf(fg.Program, fg.Args[0]); !ok {
+			return &fault.RefusalError{Pane: id, Why: fault.RefusedNotAShell,
+				Reason: fmt.Sprintf("its foreground program is %s, not a shell: the command would be read as its input", describeProgram(fg.Program, fg.Args[0]))}
+		}
+	}
+	if ReadsTerminal(sh, fg.Args[1:]) {
 		return nil
 	}
 	return &fault.RefusalError{Pane: id, Why: fault.RefusedNotAShell,

@@ -104,7 +104,8 @@ func Check(info ports.PaneInfo, use Use, force bool, action string) error {
 
 // CheckRun is Check for a framed command, plus the rule of
 // run_shell_command: the pane's foreground program must be a shell that
-// the framing supports. It returns that shell.
+// the framing supports, by what runs and not only by its name (ShellOf).
+// It returns that shell.
 func CheckRun(info ports.PaneInfo, force bool) (frame.Shell, error) {
 	if err := Check(info, Type, force, ""); err != nil {
 		return "", err
@@ -113,10 +114,11 @@ func CheckRun(info ports.PaneInfo, force bool) (frame.Shell, error) {
 		return "", &fault.RefusalError{Pane: info.ID, Why: fault.RefusedNoCommand,
 			Reason: "the terminal backend cannot tell which program runs in the pane, so a framed command might not be understood"}
 	}
-	sh, ok := frame.ShellFor(info.Command)
+	sh, ok := ShellOf(info.Program, info.Command)
 	if !ok {
 		return "", &fault.RefusalError{Pane: info.ID, Why: fault.RefusedNotAShell,
-			Reason: fmt.Sprintf("its foreground program is %q, not a shell run_shell_command supports (bash, zsh, sh/dash, ksh, fish)", info.Command)}
+			Reason: fmt.Sprintf("its foreground program is %s, not a shell run_shell_command supports (bash, zsh, sh/dash, ksh, fish)",
+				describeProgram(info.Program, info.Command))}
 	}
 	return sh, nil
 }

@@ -445,7 +445,21 @@ func testForeground(t *testing.T, h Harness) {
 			t.Errorf("Foreground of a shell at its prompt has Args %q, want a shell that reads the terminal", fg.Args)
 		}
 	}
-	idle, shellArgs := fg.Children, fg.Args
+	// The program, when told, is what runs: a shell's executable, which
+	// the pane's description tells alike.
+	if fg.Program != "" {
+		name := fg.Program
+		if len(fg.Args) > 0 {
+			name = fg.Args[0]
+		}
+		if _, ok := policy.ShellOf(fg.Program, name); !ok {
+			t.Errorf("Foreground of a shell at its prompt has Program %q (Args %q), want a shell's executable", fg.Program, fg.Args)
+		}
+		if info := describe(t, h, id); info.Program != "" && info.Program != fg.Program {
+			t.Errorf("Pane says the program in front is %q, Foreground %q", info.Program, fg.Program)
+		}
+	}
+	idle, shellArgs, shellProgram := fg.Children, fg.Args, fg.Program
 	sendText(t, h, id, "sleep 1; echo slept\n")
 	h.Eventually(t, func() bool {
 		fg, err := term.Foreground(ctx, id)
@@ -454,6 +468,9 @@ func testForeground(t *testing.T, h Harness) {
 		// takes the terminal back.
 		if err == nil && fg.Group != pid && len(fg.Args) > 0 && !slices.Equal(fg.Args, []string{"sleep", "1"}) && !slices.Equal(fg.Args, shellArgs) {
 			t.Errorf("Foreground while sleep 1 runs has Args %q, want sleep's command line or nil", fg.Args)
+		}
+		if err == nil && fg.Group != pid && fg.Program != "" && fg.Program != "sleep" && fg.Program != shellProgram {
+			t.Errorf("Foreground while sleep 1 runs has Program %q, want sleep or the shell's fork", fg.Program)
 		}
 		return err == nil && fg.Group != pid
 	}, "a group other than the shell's in front while sleep runs")

@@ -59,7 +59,8 @@ func ParseStat(pid int, s string) (Stat, error) {
 
 // Foreground reads the foreground process group of the terminal that
 // process pid, on that terminal, has as its controlling terminal (device
-// dev): its id from pid's /proc entry, and the children of its leader.
+// dev): its id from pid's /proc entry, its leader's command line and
+// program, and the children of its leader.
 // A process on another terminal is an error wrapping ErrUnsupported.
 func Foreground(pid int, dev uint64) (ports.Foreground, error) {
 	st, err := ReadStat(pid)
@@ -70,6 +71,11 @@ func Foreground(pid int, dev uint64) (ports.Foreground, error) {
 		return ports.Foreground{}, fmt.Errorf("process %d is not on the pane's terminal: %w", pid, ports.ErrUnsupported)
 	}
 	fg := ports.Foreground{Group: st.Tpgid, Args: ReadArgs(st.Tpgid)}
+	if fg.Args == nil || len(fg.Args) > 0 {
+		// A leader that has exited runs nothing, whatever its zombie is
+		// named.
+		fg.Program = Program(st.Tpgid)
+	}
 	// A leader, being single-threaded as shells are, is its one task.
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(st.Tpgid) + "/task/" + strconv.Itoa(st.Tpgid) + "/children")
 	if err != nil {
