@@ -170,8 +170,9 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 		}
 	}
 	out.Flush()
-	t := tail.Result()
+	t, loss := tail.Result(), out.Loss()
 	res.Output, res.DroppedLines, res.OmittedBytes, res.ReturnedBytes = t.Text, t.DroppedLines, t.OmittedBytes, t.ReturnedBytes
+	res.ReplacedBytes, res.UnterminatedBytes = loss.Replaced, loss.Unterminated
 	res.Cursor = c.String()
 	screen, now, err := s.capturePane(context.WithoutCancel(ctx), CaptureRequest{PaneID: info.ID, MaxLines: req.MaxLines})
 	if err == nil {

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 )
 
 // normalizerCases are raw terminal bytes and the text a person would read.
