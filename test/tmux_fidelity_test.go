@@ -18,7 +18,7 @@ func TestTmuxOutputTheTextCannotCarryIsCounted(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, bash)
 	for _, c := range []struct {
-		name, command, output string
+		name, command, output  string
 		replaced, unterminated int64
 	}{
 		// The tty's line ends are "\r\n": 2 + 5×3 + 6 bytes after the

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/pattern"
 )
 
 // The prompts: the ways of working that take more than one call, written
@@ -401,10 +404,12 @@ func checkPromptArgs(p prompt, args map[string]string) error {
 	if p.name == "survey_panes" && args["session"] != "" && args["windowId"] != "" {
 		return fmt.Errorf("prompt %s: give session or windowId, not both", p.name)
 	}
-	if p.name == "watch_pane" && args["regex"] == "true" {
-		// As wait_for_text would refuse the pattern the prompt leads to.
-		if _, err := regexp.Compile(args["pattern"]); err != nil {
-			return fmt.Errorf("prompt %s: argument pattern %q is not an RE2 regular expression: %v", p.name, args["pattern"], err)
+	if p.name == "watch_pane" {
+		// As wait_for_text would refuse the pattern the prompt leads to,
+		// in its words.
+		var refused *fault.ArgumentError
+		if _, err := pattern.Compile([]string{args["pattern"]}, args["regex"] == "true"); errors.As(err, &refused) {
+			return fmt.Errorf("prompt %s: argument pattern: %s", p.name, refused.Reason)
 		}
 	}
 	return nil

@@ -187,7 +187,8 @@ const waitForTextDescription = "Read pane output; accepts no client-supplied exe
 	"(matched is the pattern exactly as you gave it), timed_out, pane_died, cancelled, or output_lost (the " +
 	"terminal lost output a match could have been in). output is the new output read while waiting, screen the " +
 	"visible screen at return, and cursor where to read on. timeoutMs defaults to 30000 and is clamped by the " +
-	"server ceiling; effectiveTimeoutMs says what was used."
+	"server ceiling; effectiveTimeoutMs says what was used. An empty pattern, a regular expression that can match " +
+	"where no character is (x*, ^), or an invalid regular expression is a tool error, as in search_panes."
 
 type waitArgs struct {
 	PaneID ports.PaneID `json:"paneId"`
