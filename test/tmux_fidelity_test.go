@@ -1,6 +1,7 @@
 package test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -84,5 +85,31 @@ func wantNotice(t *testing.T, res *sdk.CallToolResult, parts ...string) {
 		if !strings.Contains(notice, p) {
 			t.Errorf("notice %q lacks %q", notice, p)
 		}
+	}
+}
+
+// A request line whose text would be read altered is refused over stdio
+// with the call's id, and nothing reaches the pane: the shell is not typed
+// into, and the next call runs as sent.
+func TestBinaryRefusesARequestWhoseTextWouldBeAltered(t *testing.T) {
+	t.Parallel()
+	srv, p := newTmuxServer(t, bash)
+	s := startLineServer(t, "-socket-name", srv.sock)
+	call := func(id int, command string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"run_shell_command","arguments":{"paneId":%q,"command":"%s"}}}`,
+			id, p, command)
+	}
+	s.send(rpcInitialize(1), rpcInitialized, call(2, "echo typed-\xff\xfe"), call(3, `echo typed-\ud800x`))
+	for _, id := range []string{"2", "3"} {
+		if r := s.reply(id, 0); r.Error == nil || r.Error.Code != -32600 || !strings.Contains(r.Error.Message, "nothing was done") {
+			t.Errorf("call %s: %+v %s; want an invalid request error saying nothing was done", id, r.Error, r.Result)
+		}
+	}
+	s.send(call(4, `echo sent-\u00e9`))
+	if outcome, output := runReply(t, s.reply("4", 0)); outcome != "completed" || output != "sent-é" {
+		t.Errorf("the call after the refusals: %s %q", outcome, output)
+	}
+	if screen := srv.tmux(t, "capture-pane", "-p", "-t", string(p)); strings.Contains(screen, "typed-") {
+		t.Errorf("a refused command reached the pane:\n%s", screen)
 	}
 }
