@@ -119,8 +119,7 @@ func TestQuoteCommandCutsAtACharacterBoundaryPastSixtyBytes(t *testing.T) {
 }
 
 func TestTextMatcherFindsPatternsAcrossFeedsAndTrims(t *testing.T) {
-	match, _ := compilePatterns([]string{"needle-42"}, false)
-	m := newTextMatcher(match, []string{"needle-42"}, false)
+	m := newTextMatcher(mustCompile(t, []string{"needle-42"}, false))
 	for i := 0; i < 2000; i++ {
 		if _, ok := m.feed([]byte("hay hay hay hay\r\n")); ok {
 			t.Fatal("matched hay")
@@ -136,8 +135,7 @@ func TestTextMatcherFindsPatternsAcrossFeedsAndTrims(t *testing.T) {
 		t.Fatalf("split pattern: %q %v", p, ok)
 	}
 
-	rmatch, _ := compilePatterns([]string{`port (\d+) ready`}, true)
-	r := newTextMatcher(rmatch, []string{`port (\d+) ready`}, true)
+	r := newTextMatcher(mustCompile(t, []string{`port (\d+) ready`}, true))
 	r.feed([]byte("starting, port 80"))
 	r.feed([]byte("80 "))
 	if _, ok := r.feed([]byte("ready\r\n")); !ok {

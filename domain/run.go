@@ -904,7 +904,7 @@ func (r *commandRun) result(o Outcome) RunResult {
 		r.held.commit()
 	}
 	r.norm.Flush()
-	t := r.tail.Result()
+	t, loss := r.tail.Result(), r.norm.Loss()
 	res := RunResult{
 		PaneID:                 r.pane,
 		Outcome:                o,
@@ -913,6 +913,8 @@ func (r *commandRun) result(o Outcome) RunResult {
 		OmittedBytes:           t.OmittedBytes,
 		MissedBytes:            r.missed,
 		ReturnedBytes:          t.ReturnedBytes,
+		ReplacedBytes:          loss.Replaced,
+		UnterminatedBytes:      loss.Unterminated,
 		ForeignOutputSuspected: r.scanner.ForeignSeen(),
 		StillRunning:           (o == OutcomeTimedOut || o == OutcomeCancelled) && !r.withdrawn,
 		NotStarted:             r.withdrawn,
@@ -930,7 +932,7 @@ func (r *commandRun) result(o Outcome) RunResult {
 	// An abandoned frame's output runs on past the command's end, which no
 	// marker tells: it may hold the shell's own echo and prompt.
 	res.OutputComplete = res.DroppedLines == 0 && res.OmittedBytes == 0 && res.MissedBytes == 0 &&
-		res.UnattributedBytes == 0 && !res.Abandoned && !res.Unverified
+		res.UnattributedBytes == 0 && !res.Abandoned && !res.Unverified && loss.Exact()
 	switch status, ok := r.scanner.Ended(); {
 	case o != OutcomeCompleted || res.Unverified:
 	case ok:

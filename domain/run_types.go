@@ -40,6 +40,8 @@ type RunResult struct {
 	OmittedBytes           int64
 	MissedBytes            int64
 	ReturnedBytes          int64
+	ReplacedBytes          int64 // output bytes the text cannot carry (termtext.Loss)
+	UnterminatedBytes      int64 // output bytes at the end in an unfinished escape sequence (termtext.Loss)
 	OutputComplete         bool
 	ForeignOutputSuspected bool
 	StillRunning           bool

@@ -73,15 +73,15 @@ func (s *Service) CaptureSince(ctx context.Context, req CaptureSinceRequest) (Ca
 	data, skipped := chunk.Data, int64(0)
 	if len(data) > maxSinceRead {
 		skipped = int64(len(data) - maxSinceRead)
+		// Not in the middle of a character, which would read as bytes
+		// that are not UTF-8.
+		for i := 0; i < utf8.UTFMax-1 && !utf8.RuneStart(data[skipped]); i++ {
+			skipped++
+		}
 		data = data[skipped:]
 		res.RangeClamped = true
 	}
-	keep := completePrefix(data)
-	t := termtext.NewTail(s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
-	norm := termtext.NewNormalizer(t)
-	norm.Write(data[:keep])
-	norm.Flush()
-	tr := t.Result()
+	tr, loss, keep := sinceText(data, chunk.Ended != nil, s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
 	next := c
 	next.Offset = chunk.Offset + skipped + int64(keep)
 	cur := next.String()
@@ -91,9 +91,10 @@ func (s *Service) CaptureSince(ctx context.Context, req CaptureSinceRequest) (Ca
 	res.OmittedBytes = tr.OmittedBytes + skipped
 	res.ByteClamped = tr.OmittedBytes > 0
 	res.MissedBytes = chunk.Missed
+	res.ReplacedBytes, res.UnterminatedBytes = loss.Replaced, loss.Unterminated
 	s.lost(info.ID, chunk.Missed, "capture_since read it")
 	res.ReturnedBytes = tr.ReturnedBytes
-	if chunk.Ended != nil && keep == len(data) {
+	if chunk.Ended != nil {
 		res.Streaming = false
 	}
 	return res, nil
@@ -146,67 +147,40 @@ func (s *Service) waitForOutput(ctx context.Context, stream ports.OutputStream, 
 	}
 }
 
-// completePrefix returns how much of data can be handed out without
-// cutting an escape sequence or a UTF-8 character in two; the rest stays
-// behind the cursor for the next call.
-func completePrefix(data []byte) int {
-	n := len(data)
-	// An unfinished escape sequence near the end.
-	const lookback = 64 << 10
-	// Walk back over escapes: an unfinished one may sit inside an earlier
-	// string sequence (OSC, DCS) that is itself unfinished.
-	for i := len(data) - 1; i >= 0 && i >= len(data)-lookback; i-- {
-		if data[i] != 0x1b {
-			continue
-		}
-		if escapeComplete(data[i:]) {
-			break
-		}
-		n = i
-	}
-	// An unfinished UTF-8 character at the end.
-	for back := 1; back <= utf8.UTFMax && back <= n; back++ {
-		b := data[n-back]
-		if b < 0x80 {
-			break
-		}
-		if utf8.RuneStart(b) {
-			if !utf8.FullRune(data[n-back : n]) {
-				n -= back
-			}
-			break
-		}
-	}
-	return n
-}
+// maxHeld bounds the unfinished escape sequence (or character) at the end
+// of what capture_since reads that it holds back behind the cursor, for a
+// later call to read whole once it has ended. A longer one, which no
+// program that means it as an escape sequence writes, is handed out: the
+// text shows none of it and unterminatedBytes counts it, and the next call
+// reads on after it, as tmux itself gives up a string after a while.
+const maxHeld = 64 << 10
 
-// escapeComplete reports whether the escape sequence at the start of seq
-// (which begins with ESC) is finished.
-func escapeComplete(seq []byte) bool {
-	if len(seq) < 2 {
-		return false
+// sinceText normalizes data, a pane's output after a cursor, into the
+// call's text (kept within maxLines and maxBytes), and says what of data
+// the text does not carry and how many of its bytes were used. An escape
+// sequence or a character that data ends in the middle of is not used
+// (unless it is longer than maxHeld, or no more output will come: ended):
+// it stays behind the cursor, so that the next call reads it whole rather
+// than cut in two.
+func sinceText(data []byte, ended bool, maxLines, maxBytes int) (termtext.TailResult, termtext.Loss, int) {
+	t := termtext.NewTail(maxLines, maxBytes)
+	norm := termtext.NewNormalizer(t)
+	norm.Write(data)
+	norm.Flush()
+	loss := norm.Loss()
+	held := loss.Unterminated
+	if held == 0 || held > maxHeld || ended {
+		return t.Result(), loss, len(data)
 	}
-	switch seq[1] {
-	case '[': // CSI: parameters, then a final byte 0x40..0x7e
-		for _, b := range seq[2:] {
-			if b >= 0x40 && b <= 0x7e {
-				return true
-			}
-		}
-		return false
-	case ']', 'P', '_', '^', 'X': // strings ended by BEL or ESC \
-		for i := 2; i < len(seq); i++ {
-			if seq[i] == 0x07 && seq[1] == ']' {
-				return true
-			}
-			if seq[i] == 0x1b && i+1 < len(seq) && seq[i+1] == '\\' {
-				return true
-			}
-		}
-		return false
-	case '(', ')', '*', '+', '#', '%': // designations take one more byte
-		return len(seq) >= 3
-	default:
-		return true
-	}
+	// Once more without the unfinished end, so that a control carried
+	// out inside it (a line feed inside a CSI) is carried out once, by
+	// the call that reads the sequence whole.
+	keep := len(data) - int(held)
+	t = termtext.NewTail(maxLines, maxBytes)
+	norm = termtext.NewNormalizer(t)
+	norm.Write(data[:keep])
+	norm.Flush()
+	// What the prefix seems to leave unfinished is a string the first
+	// pass saw ended by the ESC that begins the held sequence.
+	return t.Result(), termtext.Loss{Replaced: norm.Loss().Replaced}, keep
 }

@@ -559,3 +559,37 @@ func TestErrorsNameThePaneOnce(t *testing.T) {
 		}
 	}
 }
+
+// wait_for_text and search_panes read patterns alike: what one refuses the
+// other refuses, in the same words, in either mode. A regular expression
+// that matches where no character is ("" above all) would end a wait at
+// once, before anything was printed.
+func TestWaitForTextAndSearchPanesRefuseTheSamePatterns(t *testing.T) {
+	clock := fake.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	term := fake.New(fake.WithClock(clock))
+	pane := term.AddPane(fake.PaneSpec{})
+	svc := newServer(t, term, fake.NewManager(term), clock, domain.DefaultConfig(), nil, "")
+	for _, c := range []struct {
+		name     string
+		patterns []string
+		regex    bool
+	}{
+		{"an empty substring", []string{"ok", ""}, false},
+		{"an empty regular expression", []string{""}, true},
+		{"a regular expression that matches no character", []string{"ok", "x*"}, true},
+		{"a start of line", []string{"^"}, true},
+		{"not RE2", []string{"(unclosed"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// Cancelled: a wait that takes the patterns returns at once.
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			_, waitErr := svc.WaitForText(ctx, domain.WaitForTextRequest{PaneID: pane, Patterns: c.patterns, Regex: c.regex})
+			_, searchErr := svc.life.SearchPanes(context.Background(), lifecycle.SearchPanesRequest{Patterns: c.patterns, Regex: c.regex})
+			var waitArg, searchArg *fault.ArgumentError
+			if !errors.As(waitErr, &waitArg) || !errors.As(searchErr, &searchArg) || waitArg.Field != "patterns" || waitErr.Error() != searchErr.Error() {
+				t.Errorf("wait_for_text: %v; search_panes: %v; want the same invalid patterns error", waitErr, searchErr)
+			}
+		})
+	}
+}

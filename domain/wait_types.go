@@ -37,6 +37,8 @@ type CaptureSinceResult struct {
 	OmittedBytes       int64
 	MissedBytes        int64
 	ReturnedBytes      int64
+	ReplacedBytes      int64 // bytes of the output the text cannot carry (termtext.Loss)
+	UnterminatedBytes  int64 // bytes at the end in an unfinished escape sequence (termtext.Loss)
 	RangeClamped       bool
 	ByteClamped        bool
 	EffectiveTimeoutMs int64
@@ -81,6 +83,8 @@ type WaitForTextResult struct {
 	OmittedBytes       int64
 	MissedBytes        int64
 	ReturnedBytes      int64
+	ReplacedBytes      int64   // bytes of the output the text cannot carry (termtext.Loss)
+	UnterminatedBytes  int64   // bytes at the end in an unfinished escape sequence (termtext.Loss)
 	StreamFailure      *string // why the output stream failed, if it did
 	EffectiveTimeoutMs int64
 }

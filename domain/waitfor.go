@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"regexp"
-	"strings"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/pattern"
 	"github.com/tmux-mcp/tmux-mcp/domain/termtext"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -31,17 +29,26 @@ type textMatcher struct {
 	match    func(string) (string, bool)
 }
 
-func newTextMatcher(match func(string) (string, bool), patterns []string, regex bool) *textMatcher {
-	m := &textMatcher{match: match, overlap: regexSpan}
-	if !regex {
-		m.overlap = 1
-		for _, p := range patterns {
+// newTextMatcher returns a matcher of set's patterns; a nil set matches
+// any text (wait_for_text without patterns).
+func newTextMatcher(set *pattern.Set) *textMatcher {
+	m := &textMatcher{match: anyText, overlap: 1}
+	if set != nil {
+		m.match = set.Match
+		if set.Regex() {
+			m.overlap = regexSpan
+		}
+		for _, p := range set.Patterns() {
 			m.overlap = max(m.overlap, len(p))
 		}
 	}
 	m.norm = termtext.NewNormalizer(&m.done)
 	return m
 }
+
+// anyText is the match of a wait without patterns: any new output that is
+// not only escape sequences ends it.
+func anyText(text string) (string, bool) { return "", text != "" }
 
 // feed takes raw output and reports the first pattern now found in it.
 func (m *textMatcher) feed(p []byte) (string, bool) {
@@ -72,8 +79,9 @@ func (m *textMatcher) feed(p []byte) (string, bool) {
 // the terminal lost output that a match could have been in, or the stream
 // failed (StreamFailure says why).
 //
-// Errors: *fault.ArgumentError for a bad request (no pattern, an invalid regular
-// expression, a bad cursor); wrapped ports errors from the terminal.
+// Errors: *fault.ArgumentError for a bad request (a pattern that
+// pattern.Compile refuses, a bad cursor); wrapped ports errors from the
+// terminal.
 func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (WaitForTextResult, error) {
 	if req.TimeoutMs < 0 {
 		return WaitForTextResult{}, &fault.ArgumentError{Field: "timeoutMs", Reason: "must be at least 1"}
@@ -81,9 +89,12 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 	if req.MaxLines < 0 {
 		return WaitForTextResult{}, &fault.ArgumentError{Field: "maxLines", Reason: "must be at least 1"}
 	}
-	match, err := compilePatterns(req.Patterns, req.Regex)
-	if err != nil {
-		return WaitForTextResult{}, err
+	var set *pattern.Set
+	if len(req.Patterns) > 0 {
+		var err error
+		if set, err = pattern.Compile(req.Patterns, req.Regex); err != nil {
+			return WaitForTextResult{}, err
+		}
 	}
 	info, err := s.term.Pane(ctx, req.PaneID)
 	if err != nil {
@@ -110,15 +121,15 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 	}
 	timeout := s.effectiveTimeout(req.TimeoutMs)
 	res := WaitForTextResult{PaneID: info.ID, EffectiveTimeoutMs: timeout.Milliseconds()}
-	if len(req.Patterns) > 0 {
+	if set != nil {
 		if screen, err := s.capture(ctx, info, CaptureRequest{PaneID: info.ID}, nil); err == nil {
-			_, res.AlreadyOnScreen = match(screen.Text)
+			_, res.AlreadyOnScreen = set.Match(screen.Text)
 		}
 	}
 
 	tail := termtext.NewTail(s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
 	out := termtext.NewNormalizer(tail)
-	matcher := newTextMatcher(match, req.Patterns, req.Regex)
+	matcher := newTextMatcher(set)
 	w := s.newWaiter(timeout, req.Progress)
 	defer w.stop()
 	in := streamReader{stream: stream, offset: c.Offset}
@@ -170,8 +181,9 @@ func (s *Service) WaitForText(ctx context.Context, req WaitForTextRequest) (Wait
 		}
 	}
 	out.Flush()
-	t := tail.Result()
+	t, loss := tail.Result(), out.Loss()
 	res.Output, res.DroppedLines, res.OmittedBytes, res.ReturnedBytes = t.Text, t.DroppedLines, t.OmittedBytes, t.ReturnedBytes
+	res.ReplacedBytes, res.UnterminatedBytes = loss.Replaced, loss.Unterminated
 	res.Cursor = c.String()
 	screen, now, err := s.capturePane(context.WithoutCancel(ctx), CaptureRequest{PaneID: info.ID, MaxLines: req.MaxLines})
 	if err == nil {
@@ -203,44 +215,4 @@ func (s *Service) replacedSince(then ports.PaneInfo) bool {
 		return true
 	}
 	return err == nil && replaced(then, now)
-}
-
-// compilePatterns returns a matcher that reports the first pattern, as
-// given, found in a text.
-func compilePatterns(patterns []string, regex bool) (func(string) (string, bool), error) {
-	if len(patterns) == 0 {
-		// Without patterns, any new output ends the wait.
-		return func(text string) (string, bool) { return "", text != "" }, nil
-	}
-	if !regex {
-		for _, p := range patterns {
-			if p == "" {
-				return nil, &fault.ArgumentError{Field: "patterns", Reason: "holds an empty pattern, which would match anything"}
-			}
-		}
-		return func(text string) (string, bool) {
-			for _, p := range patterns {
-				if strings.Contains(text, p) {
-					return p, true
-				}
-			}
-			return "", false
-		}, nil
-	}
-	res := make([]*regexp.Regexp, len(patterns))
-	for i, p := range patterns {
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return nil, &fault.ArgumentError{Field: "patterns", Reason: fmt.Sprintf("%q is not an RE2 regular expression: %v", p, err)}
-		}
-		res[i] = re
-	}
-	return func(text string) (string, bool) {
-		for i, re := range res {
-			if re.MatchString(text) {
-				return patterns[i], true
-			}
-		}
-		return "", false
-	}, nil
 }

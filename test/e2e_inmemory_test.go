@@ -276,12 +276,15 @@ type runOutput struct {
 	Output                 string `json:"output"`
 	OutputComplete         bool   `json:"outputComplete"`
 	PaneID                 string `json:"paneId"`
+	ReplacedBytes          int64  `json:"replacedBytes"`
 	ReturnedBytes          int64  `json:"returnedBytes"`
 	StillRunning           bool   `json:"stillRunning"`
+	UnterminatedBytes      int64  `json:"unterminatedBytes"`
 }
 
 var runFields = []string{"droppedLines", "effectiveTimeoutMs", "exitStatus", "foreignOutputSuspected", "missedBytes",
-	"omittedBytes", "outcome", "output", "outputComplete", "paneId", "returnedBytes", "stillRunning"}
+	"omittedBytes", "outcome", "output", "outputComplete", "paneId", "replacedBytes", "returnedBytes", "stillRunning",
+	"unterminatedBytes"}
 
 // decode checks a successful result's two halves (every field present, no
 // other; the first text block the same JSON) and decodes it into out.

@@ -200,6 +200,21 @@ func TestSearchPanesOnTheFake(t *testing.T) {
 			"invalid patterns", "empty pattern")
 		wantIn(t, "no patterns", toolRefused(e, "search_panes", map[string]any{"patterns": []string{}}),
 			"invalid patterns", "at least 1 item")
+		// wait_for_text refuses what search_panes does, in the same
+		// words: an empty regular expression would end its wait at once.
+		// (On a pane that does not exist: patterns it took would end in
+		// another error, not in a wait.)
+		for _, c := range []struct {
+			patterns []string
+			says     string
+		}{{[]string{""}, "empty pattern"}, {[]string{"ok", "x*"}, `"x*" can match where no character is`}, {[]string{"a(b"}, "RE2"}} {
+			search := toolRefused(e, "search_panes", map[string]any{"patterns": c.patterns, "regex": true})
+			wait := toolRefused(e, "wait_for_text", map[string]any{"paneId": "%99", "patterns": c.patterns, "regex": true})
+			wantIn(t, "search_panes", search, "invalid patterns", c.says)
+			if search != wait {
+				t.Errorf("patterns %q: search_panes says %q, wait_for_text %q; want the same", c.patterns, search, wait)
+			}
+		}
 	})
 
 	t.Run("bounded", func(t *testing.T) {

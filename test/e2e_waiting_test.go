@@ -30,14 +30,16 @@ type sinceOutput struct {
 	OmittedBytes       int64   `json:"omittedBytes"`
 	PaneID             string  `json:"paneId"`
 	RangeClamped       bool    `json:"rangeClamped"`
+	ReplacedBytes      int64   `json:"replacedBytes"`
 	ReturnedBytes      int64   `json:"returnedBytes"`
 	Seeded             bool    `json:"seeded"`
 	Streaming          bool    `json:"streaming"`
 	Text               string  `json:"text"`
+	UnterminatedBytes  int64   `json:"unterminatedBytes"`
 }
 
 var sinceFields = []string{"byteClamped", "cursor", "droppedLines", "effectiveTimeoutMs", "missedBytes", "omittedBytes",
-	"paneId", "rangeClamped", "returnedBytes", "seeded", "streaming", "text"}
+	"paneId", "rangeClamped", "replacedBytes", "returnedBytes", "seeded", "streaming", "text", "unterminatedBytes"}
 
 func decodeSince(t *testing.T, res *sdk.CallToolResult) sinceOutput {
 	t.Helper()
@@ -57,14 +59,17 @@ type waitOutput struct {
 	Outcome            string  `json:"outcome"`
 	Output             string  `json:"output"`
 	PaneID             string  `json:"paneId"`
+	ReplacedBytes      int64   `json:"replacedBytes"`
 	ReturnedBytes      int64   `json:"returnedBytes"`
 	Screen             string  `json:"screen"`
 	ScreenClamped      bool    `json:"screenClamped"`
 	StreamFailure      *string `json:"streamFailure"`
+	UnterminatedBytes  int64   `json:"unterminatedBytes"`
 }
 
 var waitFields = []string{"alreadyOnScreen", "cursor", "droppedLines", "effectiveTimeoutMs", "matched", "missedBytes",
-	"omittedBytes", "outcome", "output", "paneId", "returnedBytes", "screen", "screenClamped", "streamFailure"}
+	"omittedBytes", "outcome", "output", "paneId", "replacedBytes", "returnedBytes", "screen", "screenClamped", "streamFailure",
+	"unterminatedBytes"}
 
 func decodeWait(t *testing.T, res *sdk.CallToolResult) waitOutput {
 	t.Helper()

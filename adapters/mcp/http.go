@@ -43,7 +43,10 @@ func WithBearerToken(token string) HTTPOption {
 //     127.0.0.1 cannot reach the server;
 //   - refuses cross-origin requests from browsers (403);
 //   - with WithBearerToken, refuses (401) every request, on any path,
-//     without the token. The token is compared in constant time.
+//     without the token. The token is compared in constant time;
+//   - refuses (400, with a JSON-RPC invalid-request error under the
+//     call's id) a message whose text is not what its client wrote, as
+//     the stdio transport does (see textProblem), before the SDK reads it.
 //
 // A request body may be as large as a stdio message (16 MiB), so that large
 // pastes work on both transports; a call whose HTTP request goes away is
@@ -60,7 +63,7 @@ func (s *Server) HTTPHandler(opts ...HTTPOption) http.Handler {
 			PropagateRequestCancellation: true,
 		})
 	mux := http.NewServeMux()
-	mux.Handle(HTTPPath, http.NewCrossOriginProtection().Handler(codeUninitializedRefusals(mcpHandler)))
+	mux.Handle(HTTPPath, http.NewCrossOriginProtection().Handler(codeUninitializedRefusals(refuseAlteredText(mcpHandler))))
 	if cfg.token == "" {
 		return mux
 	}

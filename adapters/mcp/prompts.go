@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/pattern"
 )
 
 // The prompts: the ways of working that take more than one call, written
@@ -138,7 +141,7 @@ func runAndCheckPrompt() prompt {
 			w.line("   - timed_out with stillRunning false: the command never started (a notice in the result says why) and will not run later; look at the pane%s before trying again.",
 				w.with("capture_pane", " with capture_pane"))
 			w.line("   - pane_died: the pane, or its program, went away; output holds what the command printed until then.")
-			w.line("4. Check that output is the whole story: outputComplete false means lines were withheld (droppedLines: ask for more with maxLines), cut by the byte ceiling (omittedBytes) or lost by the terminal (missedBytes); foreignOutputSuspected true means something else printed into the pane. The text half of the result adds a notice when any of these happened.")
+			w.line("4. Check that output is the whole story: outputComplete false means lines were withheld (droppedLines: ask for more with maxLines), cut by the byte ceiling (omittedBytes), lost by the terminal (missedBytes), not carried by the text (replacedBytes: not UTF-8, or controls that show nothing) or hidden by an escape sequence that never ended (unterminatedBytes); foreignOutputSuspected true means something else printed into the pane. The text half of the result adds a notice when any of these happened.")
 			if exp := a["expect"]; exp != "" {
 				w.line("5. Success here means: %s. Say whether the result meets it, quoting the lines of output that show it.", exp)
 			} else {
@@ -401,10 +404,12 @@ func checkPromptArgs(p prompt, args map[string]string) error {
 	if p.name == "survey_panes" && args["session"] != "" && args["windowId"] != "" {
 		return fmt.Errorf("prompt %s: give session or windowId, not both", p.name)
 	}
-	if p.name == "watch_pane" && args["regex"] == "true" {
-		// As wait_for_text would refuse the pattern the prompt leads to.
-		if _, err := regexp.Compile(args["pattern"]); err != nil {
-			return fmt.Errorf("prompt %s: argument pattern %q is not an RE2 regular expression: %v", p.name, args["pattern"], err)
+	if p.name == "watch_pane" {
+		// As wait_for_text would refuse the pattern the prompt leads to,
+		// in its words.
+		var refused *fault.ArgumentError
+		if _, err := pattern.Compile([]string{args["pattern"]}, args["regex"] == "true"); errors.As(err, &refused) {
+			return fmt.Errorf("prompt %s: argument pattern: %s", p.name, refused.Reason)
 		}
 	}
 	return nil

@@ -166,6 +166,7 @@ func TestPromptArgumentsAreCheckedAsTheToolsCheckThem(t *testing.T) {
 		{"watch_pane", map[string]string{"paneId": "%1", "pattern": "x", "regex": "yes"}, `regex is "yes"`},
 		{"watch_pane", map[string]string{"paneId": "%1", "pattern": "x", "timeout": "5"}, "no argument timeout"},
 		{"watch_pane", map[string]string{"paneId": "%1", "pattern": "(", "regex": "true"}, "not an RE2 regular expression"},
+		{"watch_pane", map[string]string{"paneId": "%1", "pattern": "x*", "regex": "true"}, `"x*" can match where no character is`},
 	}
 	for _, tt := range tests {
 		_, err := cs.GetPrompt(context.Background(), &sdk.GetPromptParams{Name: tt.prompt, Arguments: tt.args})

@@ -166,8 +166,10 @@ func TestRunShellCommandReportsEveryField(t *testing.T) {
 		"output":                 "a > b & <c>\n",
 		"outputComplete":         true,
 		"paneId":                 "%3",
+		"replacedBytes":          0,
 		"returnedBytes":          12,
 		"stillRunning":           false,
+		"unterminatedBytes":      0,
 	}
 	if !jsonEqual(got, want) {
 		t.Errorf("structured content = %v\nwant %v", got, want)
@@ -217,6 +219,10 @@ func TestRunShellCommandTextCarriesANoticeWhenOutputIsIncomplete(t *testing.T) {
 			[]string{"4096 bytes", "ceiling"}},
 		{"bytes lost by the terminal", func(r *domain.RunResult) { r.MissedBytes, r.OutputComplete = 512, false },
 			[]string{"512 bytes", "lost", "partway"}},
+		{"bytes text cannot carry", func(r *domain.RunResult) { r.ReplacedBytes, r.OutputComplete = 2, false },
+			[]string{"output is incomplete", "2 bytes that text cannot carry", "U+FFFD", "od -c"}},
+		{"an escape sequence that never ended", func(r *domain.RunResult) { r.UnterminatedBytes, r.OutputComplete = 23, false },
+			[]string{"output is incomplete", "last 23 bytes", "escape sequence that never ended", "od -c"}},
 		{"incomplete for a reason not counted", func(r *domain.RunResult) { r.OutputComplete = false },
 			[]string{"incomplete"}},
 		{"another writer's output", func(r *domain.RunResult) { r.ForeignOutputSuspected = true },

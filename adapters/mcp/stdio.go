@@ -32,7 +32,9 @@ import (
 //     progress an invalid request error, and a line longer than
 //     MaxMessageBytes an invalid request error, each with id null (or the
 //     request's id, when it could be read and is free) as JSON-RPC asks;
-//     the session goes on. Only well-formed messages reach the SDK, in the
+//     so does a message whose text is not what its client wrote (bytes
+//     that are not UTF-8, half a surrogate pair: see textProblem), which
+//     is never handed on. The session goes on. Only well-formed messages reach the SDK, in the
 //     order they came, so initialize is handled before what follows it.
 //   - It counts the calls in flight: a call is in flight from the moment
 //     its line is read until its reply has been written.
@@ -226,6 +228,10 @@ func (in *stdioIn) handle(line []byte) {
 			in.out.replyError(jsonrpc.ID{}, codeInvalidRequest, "Invalid Request: "+reason)
 			return
 		}
+		if problem := textProblem(line); problem != "" {
+			in.refuseText(problem, jsonrpc.ID{})
+			return
+		}
 		for _, raw := range raws {
 			msg, err := jsonrpc.DecodeMessage(raw)
 			if err != nil {
@@ -254,6 +260,10 @@ func (in *stdioIn) handle(line []byte) {
 			in.out.replyError(idOf(line), codeInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message: "+err.Error())
 			return
 		}
+		if problem := textProblem(line); problem != "" {
+			in.refuseText(problem, refusedTextID(msg))
+			return
+		}
 		if _, ok := msg.(*jsonrpc.Request); ok {
 			if problem := idProblem(line); problem != "" {
 				in.out.replyError(jsonrpc.ID{}, codeInvalidRequest, "Invalid Request: "+problem)
@@ -280,6 +290,16 @@ func (in *stdioIn) handle(line []byte) {
 		// The session has ended; the calls will not be answered.
 		in.out.end(calls)
 	}
+}
+
+// refuseText answers a line whose text is not what its client wrote (see
+// textProblem), under id unless that is a call's in flight.
+func (in *stdioIn) refuseText(problem string, id jsonrpc.ID) {
+	in.log.Warn("stdin message is not Unicode text; answered with an error", "problem", problem)
+	if in.out.busy(id) {
+		id = jsonrpc.ID{}
+	}
+	in.out.replyError(id, codeInvalidRequest, refusedText(problem))
 }
 
 // parseError answers a line that is not JSON.
@@ -498,6 +518,14 @@ func (o *stdioOut) replyError(id jsonrpc.ID, code int, message string) {
 	if _, err := o.w.Write(append(data, '\n')); err != nil && o.err == nil {
 		o.err = err
 	}
+}
+
+// busy reports whether id is that of a call in flight.
+func (o *stdioOut) busy(id jsonrpc.ID) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, ok := o.inflight[id]
+	return ok
 }
 
 // batchRefusal says why a batch of n messages is refused, or "".

@@ -231,8 +231,8 @@ const searchPanesDescription = "Search pane output; accepts no client-supplied e
 	"the top of the screen, negative rows are history), its text and the pattern that matched. Bounded: at most " +
 	"maxMatches rows in all (default 100, at most 1000), 262144 bytes of text in all, 512 bytes of a row around " +
 	"its first match (cut says a row was longer), the newest 100000 rows of a pane; truncated says a row that " +
-	"matched was left out, and the search stopped there. An empty pattern or an invalid regular expression is a " +
-	"tool error. Nothing is refused for a pane's state; a pane that closes during the search is skipped."
+	"matched was left out, and the search stopped there. An empty pattern, a regular expression that can match " +
+	"where no character is (x*, ^), or an invalid regular expression is a tool error, as in wait_for_text. Nothing is refused for a pane's state; a pane that closes during the search is skipped."
 
 type searchPanesArgs struct {
 	Session    sessionRef `json:"session,omitempty" jsonschema:"Only the panes of this session's windows: its id (e.g. $1) or its exact name (list_sessions lists them). Omit it to search every pane."`

@@ -121,10 +121,12 @@ type captureSinceOutput struct {
 	OmittedBytes       int64        `json:"omittedBytes" jsonschema:"Output bytes omitted by the result ceiling or the read ceiling."`
 	PaneID             ports.PaneID `json:"paneId"`
 	RangeClamped       bool         `json:"rangeClamped" jsonschema:"Whether a ceiling shortened what was read: more was written after the cursor than one call reads, so the oldest of it was skipped."`
+	ReplacedBytes      int64        `json:"replacedBytes" jsonschema:"Bytes of the output read that text cannot carry as they were: bytes that are not UTF-8, each shown as U+FFFD, and NUL and the other control characters that do nothing on a terminal, dropped. 0 when seeded."`
 	ReturnedBytes      int64        `json:"returnedBytes" jsonschema:"UTF-8 bytes of text returned."`
 	Seeded             bool         `json:"seeded" jsonschema:"True when text is the visible screen (no cursor was given), false when it is the output written after the cursor."`
 	Streaming          bool         `json:"streaming" jsonschema:"Whether the pane's output is being followed. False when the pane's process has ended or its output cannot be read: later calls will bring nothing new."`
 	Text               string       `json:"text" jsonschema:"The output written after the cursor as plain text (escape sequences removed, carriage returns and backspaces applied), or the visible screen when seeded."`
+	UnterminatedBytes  int64        `json:"unterminatedBytes" jsonschema:"Bytes at the end of the output read that are inside an escape sequence (or a character) that never ended, not in text. While the pane goes on, such an end stays behind the cursor for the next call instead, up to 64 KiB; this counts it once the pane's output has ended, or when it is longer."`
 }
 
 func fromCaptureSinceResult(r domain.CaptureSinceResult) captureSinceOutput {
@@ -137,17 +139,19 @@ func fromCaptureSinceResult(r domain.CaptureSinceResult) captureSinceOutput {
 		OmittedBytes:       r.OmittedBytes,
 		PaneID:             r.PaneID,
 		RangeClamped:       r.RangeClamped,
+		ReplacedBytes:      r.ReplacedBytes,
 		ReturnedBytes:      r.ReturnedBytes,
 		Seeded:             r.Seeded,
 		Streaming:          r.Streaming,
 		Text:               r.Text,
+		UnterminatedBytes:  r.UnterminatedBytes,
 	}
 }
 
 // captureSinceNotice is runNotice for capture_since: it warns when text is
 // not the whole of what the pane wrote after the cursor (or of its screen).
 func captureSinceNotice(o captureSinceOutput) string {
-	return incomplete("text", "the pane's output", o.DroppedLines, o.OmittedBytes, o.MissedBytes, false)
+	return incomplete("text", "the pane's output", o.DroppedLines, o.OmittedBytes, o.MissedBytes, o.ReplacedBytes, o.UnterminatedBytes, false)
 }
 
 func (s *Server) waitForText() declaration {
@@ -183,7 +187,8 @@ const waitForTextDescription = "Read pane output; accepts no client-supplied exe
 	"(matched is the pattern exactly as you gave it), timed_out, pane_died, cancelled, or output_lost (the " +
 	"terminal lost output a match could have been in). output is the new output read while waiting, screen the " +
 	"visible screen at return, and cursor where to read on. timeoutMs defaults to 30000 and is clamped by the " +
-	"server ceiling; effectiveTimeoutMs says what was used."
+	"server ceiling; effectiveTimeoutMs says what was used. An empty pattern, a regular expression that can match " +
+	"where no character is (x*, ^), or an invalid regular expression is a tool error, as in search_panes."
 
 type waitArgs struct {
 	PaneID ports.PaneID `json:"paneId"`
@@ -206,10 +211,12 @@ type waitOutput struct {
 	Outcome            string       `json:"outcome" jsonschema:"Why this returned. Read it rather than inferring from the text." schema:"enum=matched|timed_out|pane_died|cancelled|output_lost"`
 	Output             string       `json:"output" jsonschema:"The new output read while waiting, as plain text (escape sequences removed)."`
 	PaneID             ports.PaneID `json:"paneId"`
+	ReplacedBytes      int64        `json:"replacedBytes" jsonschema:"Bytes of the output read that output cannot carry as they were: bytes that are not UTF-8, each shown as U+FFFD, and NUL and the other control characters that do nothing on a terminal, dropped."`
 	ReturnedBytes      int64        `json:"returnedBytes" jsonschema:"UTF-8 bytes of output returned."`
 	Screen             string       `json:"screen" jsonschema:"The visible screen when the call returned."`
 	ScreenClamped      bool         `json:"screenClamped" jsonschema:"Whether screen was trimmed by maxLines or the byte ceiling."`
 	StreamFailure      *string      `json:"streamFailure" jsonschema:"Why the pane's output could no longer be read, when that ended the wait (outcome output_lost); null otherwise."`
+	UnterminatedBytes  int64        `json:"unterminatedBytes" jsonschema:"Bytes at the end of the output read that are inside an escape sequence (or a character) that had not ended when the call returned: not in output, and no pattern can match inside them, as nothing of them is on a terminal's screen."`
 }
 
 func fromWaitResult(r domain.WaitForTextResult) waitOutput {
@@ -230,21 +237,23 @@ func fromWaitResult(r domain.WaitForTextResult) waitOutput {
 		Outcome:            string(r.Outcome),
 		Output:             r.Output,
 		PaneID:             r.PaneID,
+		ReplacedBytes:      r.ReplacedBytes,
 		ReturnedBytes:      r.ReturnedBytes,
 		Screen:             r.Screen,
 		ScreenClamped:      r.ScreenClamped,
 		StreamFailure:      r.StreamFailure,
+		UnterminatedBytes:  r.UnterminatedBytes,
 	}
 }
 
 // waitNotice is runNotice for wait_for_text's output.
 func waitNotice(o waitOutput) string {
-	return incomplete("output", "the pane's output", o.DroppedLines, o.OmittedBytes, o.MissedBytes, false)
+	return incomplete("output", "the pane's output", o.DroppedLines, o.OmittedBytes, o.MissedBytes, o.ReplacedBytes, o.UnterminatedBytes, false)
 }
 
 // incomplete says what is missing from field, or returns "" when nothing
 // is; otherIncomplete reports a loss the counts do not show.
-func incomplete(field, whole string, dropped, omitted, missed int64, otherIncomplete bool) string {
+func incomplete(field, whole string, dropped, omitted, missed, replaced, unterminated int64, otherIncomplete bool) string {
 	var parts []string
 	if dropped > 0 {
 		parts = append(parts, fmt.Sprintf("%s from the start withheld by maxLines (read them from the pane's history with capture_pane, or give a larger maxLines next time)",
@@ -256,6 +265,17 @@ func incomplete(field, whole string, dropped, omitted, missed int64, otherIncomp
 	if missed > 0 {
 		parts = append(parts, fmt.Sprintf("%s lost by the terminal before they could be read, so the %s starts partway through",
 			plural(missed, "byte"), field))
+	}
+	if replaced > 0 {
+		parts = append(parts, fmt.Sprintf("%s that text cannot carry (not UTF-8, shown as U+FFFD, or control characters that show nothing, dropped)",
+			plural(replaced, "byte")))
+	}
+	if unterminated > 0 {
+		parts = append(parts, fmt.Sprintf("its last %s are inside an escape sequence that never ended (an ESC ] or ESC P without its end hides what follows it, on a terminal too), so they are not shown",
+			plural(unterminated, "byte")))
+	}
+	if replaced > 0 || unterminated > 0 {
+		parts = append(parts, "to see every byte, run the command again through od -c or base64")
 	}
 	if otherIncomplete && len(parts) == 0 {
 		parts = append(parts, "some of "+whole+" is missing")

@@ -34,8 +34,10 @@ func (s *Server) runShellCommand() declaration {
 
 // runRequiredOrder is the order of run_shell_command's output schema's
 // required list, as its page gives it.
+// The fields issues added since come last.
 var runRequiredOrder = []string{"effectiveTimeoutMs", "droppedLines", "missedBytes", "omittedBytes", "foreignOutputSuspected",
-	"exitStatus", "outcome", "output", "outputComplete", "paneId", "returnedBytes", "stillRunning"}
+	"exitStatus", "outcome", "output", "outputComplete", "paneId", "returnedBytes", "stillRunning",
+	"replacedBytes", "unterminatedBytes"}
 
 const runShellCommandDescription = "Run a shell command in a pane with your user's permissions. " +
 	"Run a shell command in a pane, wait for it to finish, and report its exit status and output. " +
@@ -68,8 +70,10 @@ type runOutput struct {
 	Output                 string       `json:"output" jsonschema:"The bounded tail of the command's output."`
 	OutputComplete         bool         `json:"outputComplete" jsonschema:"False when capture or result limits omitted any command output."`
 	PaneID                 ports.PaneID `json:"paneId"`
+	ReplacedBytes          int64        `json:"replacedBytes" jsonschema:"Output bytes the text cannot carry as they were: bytes that are not UTF-8, each shown as U+FFFD, and NUL and the other control characters that do nothing on a terminal, dropped. Nonzero means output is not exactly what the command printed (outputComplete is false); run it through od -c or base64 to see those bytes."`
 	ReturnedBytes          int64        `json:"returnedBytes" jsonschema:"UTF-8 output bytes returned."`
 	StillRunning           bool         `json:"stillRunning" jsonschema:"Whether the command may still be running after this call returned."`
+	UnterminatedBytes      int64        `json:"unterminatedBytes" jsonschema:"Output bytes at the end that are inside an escape sequence (or a character) that never ended, such as ESC ] without its BEL or ST, which hides all that follows it on a terminal: they are not in output, though they may have been meant as text (outputComplete is false)."`
 }
 
 func fromRunResult(r domain.RunResult) runOutput {
@@ -90,8 +94,10 @@ func fromRunResult(r domain.RunResult) runOutput {
 		Output:                 r.Output,
 		OutputComplete:         r.OutputComplete,
 		PaneID:                 r.PaneID,
+		ReplacedBytes:          r.ReplacedBytes,
 		ReturnedBytes:          r.ReturnedBytes,
 		StillRunning:           r.StillRunning,
+		UnterminatedBytes:      r.UnterminatedBytes,
 	}
 }
 
@@ -123,7 +129,8 @@ func runNotice(o runOutput, r domain.RunResult) string {
 		notice = append(notice, fmt.Sprintf("Notice: the pane's process was replaced while the command ran; %s read since it was last seen to be the same process were dropped, as they may be the new process's.",
 			plural(r.UnattributedBytes, "byte")))
 	}
-	if n := incomplete("output", "the command's output", o.DroppedLines, o.OmittedBytes, o.MissedBytes, !o.OutputComplete && r.UnattributedBytes == 0); n != "" {
+	if n := incomplete("output", "the command's output", o.DroppedLines, o.OmittedBytes, o.MissedBytes, o.ReplacedBytes, o.UnterminatedBytes,
+		!o.OutputComplete && r.UnattributedBytes == 0); n != "" {
 		notice = append(notice, n)
 	}
 	if o.ForeignOutputSuspected {

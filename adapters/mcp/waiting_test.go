@@ -74,23 +74,24 @@ func TestCaptureSinceReportsEveryField(t *testing.T) {
 			result: domain.CaptureSinceResult{PaneID: "%1", Text: "a > b\n", Cursor: &cur, Streaming: true,
 				ReturnedBytes: 6, EffectiveTimeoutMs: 2000},
 			want: map[string]any{"byteClamped": false, "cursor": cur, "droppedLines": 0, "effectiveTimeoutMs": 2000,
-				"missedBytes": 0, "omittedBytes": 0, "paneId": "%1", "rangeClamped": false, "returnedBytes": 6,
-				"seeded": false, "streaming": true, "text": "a > b\n"},
+				"missedBytes": 0, "omittedBytes": 0, "paneId": "%1", "rangeClamped": false, "replacedBytes": 0, "returnedBytes": 6,
+				"seeded": false, "streaming": true, "text": "a > b\n", "unterminatedBytes": 0},
 		},
 		{
 			name:   "a pane whose output cannot be followed: null cursor",
 			result: domain.CaptureSinceResult{PaneID: "%1", Text: "$\n", Seeded: true, ReturnedBytes: 2},
 			want: map[string]any{"byteClamped": false, "cursor": nil, "droppedLines": 0, "effectiveTimeoutMs": 0,
-				"missedBytes": 0, "omittedBytes": 0, "paneId": "%1", "rangeClamped": false, "returnedBytes": 2,
-				"seeded": true, "streaming": false, "text": "$\n"},
+				"missedBytes": 0, "omittedBytes": 0, "paneId": "%1", "rangeClamped": false, "replacedBytes": 0, "returnedBytes": 2,
+				"seeded": true, "streaming": false, "text": "$\n", "unterminatedBytes": 0},
 		},
 		{
 			name: "every count and flag set",
 			result: domain.CaptureSinceResult{PaneID: "%1", Text: "x", Cursor: &cur, Streaming: true, DroppedLines: 3,
-				OmittedBytes: 4, MissedBytes: 5, ReturnedBytes: 1, RangeClamped: true, ByteClamped: true, EffectiveTimeoutMs: 7},
+				OmittedBytes: 4, MissedBytes: 5, ReturnedBytes: 1, RangeClamped: true, ByteClamped: true, EffectiveTimeoutMs: 7,
+				ReplacedBytes: 8, UnterminatedBytes: 9},
 			want: map[string]any{"byteClamped": true, "cursor": cur, "droppedLines": 3, "effectiveTimeoutMs": 7,
-				"missedBytes": 5, "omittedBytes": 4, "paneId": "%1", "rangeClamped": true, "returnedBytes": 1,
-				"seeded": false, "streaming": true, "text": "x"},
+				"missedBytes": 5, "omittedBytes": 4, "paneId": "%1", "rangeClamped": true, "replacedBytes": 8, "returnedBytes": 1,
+				"seeded": false, "streaming": true, "text": "x", "unterminatedBytes": 9},
 		},
 	}
 	for _, tt := range tests {
@@ -118,6 +119,10 @@ func TestCaptureSinceTextCarriesANoticeWhenOutputIsIncomplete(t *testing.T) {
 			[]string{"text is incomplete", "4096 bytes lost", "partway"}},
 		{"lines withheld", domain.CaptureSinceResult{PaneID: "%1", Cursor: &cur, DroppedLines: 9},
 			[]string{"9 lines", "maxLines"}},
+		{"bytes text cannot carry", domain.CaptureSinceResult{PaneID: "%1", Cursor: &cur, ReplacedBytes: 2},
+			[]string{"text is incomplete", "2 bytes that text cannot carry", "U+FFFD", "od -c"}},
+		{"an escape sequence that never ended", domain.CaptureSinceResult{PaneID: "%1", Cursor: &cur, UnterminatedBytes: 23},
+			[]string{"text is incomplete", "last 23 bytes", "escape sequence that never ended", "od -c"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -212,15 +217,17 @@ func TestWaitForTextReportsEveryField(t *testing.T) {
 				Output: "ok 42\n", Screen: "$ make\nok 42\n", Cursor: "cur", ReturnedBytes: 6, EffectiveTimeoutMs: 30000},
 			want: map[string]any{"alreadyOnScreen": true, "cursor": "cur", "droppedLines": 0, "effectiveTimeoutMs": 30000,
 				"matched": pattern, "missedBytes": 0, "omittedBytes": 0, "outcome": "matched", "output": "ok 42\n",
-				"paneId": "%1", "returnedBytes": 6, "screen": "$ make\nok 42\n", "screenClamped": false, "streamFailure": nil},
+				"paneId": "%1", "replacedBytes": 0, "returnedBytes": 6, "screen": "$ make\nok 42\n", "screenClamped": false, "streamFailure": nil,
+				"unterminatedBytes": 0},
 		},
 		{
 			name: "the stream failed",
 			result: domain.WaitForTextResult{PaneID: "%1", Outcome: domain.WaitOutputLost, StreamFailure: &failure,
-				Cursor: "cur", Screen: "$\n", ScreenClamped: true, DroppedLines: 2, OmittedBytes: 3, MissedBytes: 4},
+				Cursor: "cur", Screen: "$\n", ScreenClamped: true, DroppedLines: 2, OmittedBytes: 3, MissedBytes: 4, ReplacedBytes: 5, UnterminatedBytes: 6},
 			want: map[string]any{"alreadyOnScreen": false, "cursor": "cur", "droppedLines": 2, "effectiveTimeoutMs": 0,
 				"matched": nil, "missedBytes": 4, "omittedBytes": 3, "outcome": "output_lost", "output": "",
-				"paneId": "%1", "returnedBytes": 0, "screen": "$\n", "screenClamped": true, "streamFailure": failure},
+				"paneId": "%1", "replacedBytes": 5, "returnedBytes": 0, "screen": "$\n", "screenClamped": true, "streamFailure": failure,
+				"unterminatedBytes": 6},
 		},
 		{
 			// A domain slip must not reach the client as a match.
@@ -228,7 +235,8 @@ func TestWaitForTextReportsEveryField(t *testing.T) {
 			result: domain.WaitForTextResult{PaneID: "%1", Outcome: domain.WaitTimedOut, Matched: &pattern, Cursor: "cur"},
 			want: map[string]any{"alreadyOnScreen": false, "cursor": "cur", "droppedLines": 0, "effectiveTimeoutMs": 0,
 				"matched": nil, "missedBytes": 0, "omittedBytes": 0, "outcome": "timed_out", "output": "",
-				"paneId": "%1", "returnedBytes": 0, "screen": "", "screenClamped": false, "streamFailure": nil},
+				"paneId": "%1", "replacedBytes": 0, "returnedBytes": 0, "screen": "", "screenClamped": false, "streamFailure": nil,
+				"unterminatedBytes": 0},
 		},
 	}
 	for _, tt := range tests {

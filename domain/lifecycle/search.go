@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/pattern"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -31,15 +30,16 @@ const (
 // first match. Reading is never refused: nothing is held, and a pane that
 // is gone before its rows are read is skipped.
 //
-// Errors: *fault.ArgumentError for no pattern, an empty one, a regular
-// expression that RE2 does not accept or a negative bound; wrapped ports
+// Errors: *fault.ArgumentError for patterns that pattern.Compile refuses
+// (none, one that matches without a character, a regular expression that
+// RE2 does not accept) or a negative bound; wrapped ports
 // errors (ErrNotFound for an unknown session, ErrUnavailable); ctx's.
 func (s *Service) SearchPanes(ctx context.Context, req SearchPanesRequest) (SearchPanesResult, error) {
 	l, err := require("search_panes", s.b.Lister)
 	if err != nil {
 		return SearchPanesResult{}, err
 	}
-	match, err := compileSearch(req.Patterns, req.Regex)
+	set, err := pattern.Compile(req.Patterns, req.Regex)
 	if err != nil {
 		return SearchPanesResult{}, err
 	}
@@ -76,7 +76,7 @@ func (s *Service) SearchPanes(ctx context.Context, req SearchPanesRequest) (Sear
 		res.RangeClamped = res.RangeClamped || clamped
 		found := PaneMatches{PaneID: p.ID, Session: p.Session, Window: p.Window}
 		for i, row := range rows {
-			pattern, at, ok := match(row)
+			matched, at, ok := set.Find(row)
 			if !ok {
 				continue
 			}
@@ -85,7 +85,7 @@ func (s *Service) SearchPanes(ctx context.Context, req SearchPanesRequest) (Sear
 				res.Truncated = true
 				break
 			}
-			found.Lines = append(found.Lines, LineMatch{Row: first + i, Text: text, Cut: cut, Pattern: pattern})
+			found.Lines = append(found.Lines, LineMatch{Row: first + i, Text: text, Cut: cut, Pattern: matched})
 			res.Matches++
 			bytes += len(text)
 		}
@@ -130,45 +130,6 @@ func (s *Service) rowsOf(ctx context.Context, id ports.PaneID, height int, histo
 		return nil, 0, false, err
 	}
 	return rows, first, clamped, nil
-}
-
-// compileSearch returns a matcher that reports the first of patterns, as
-// given, that matches a row, and where in the row its match starts.
-func compileSearch(patterns []string, regex bool) (func(row string) (pattern string, at int, ok bool), error) {
-	if len(patterns) == 0 {
-		return nil, &fault.ArgumentError{Field: "patterns", Reason: "is empty; give at least one pattern to look for"}
-	}
-	for _, p := range patterns {
-		if p == "" {
-			return nil, &fault.ArgumentError{Field: "patterns", Reason: "holds an empty pattern, which would match every row"}
-		}
-	}
-	if !regex {
-		return func(row string) (string, int, bool) {
-			for _, p := range patterns {
-				if at := strings.Index(row, p); at >= 0 {
-					return p, at, true
-				}
-			}
-			return "", 0, false
-		}, nil
-	}
-	res := make([]*regexp.Regexp, len(patterns))
-	for i, p := range patterns {
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return nil, &fault.ArgumentError{Field: "patterns", Reason: fmt.Sprintf("%q is not an RE2 regular expression: %v", p, err)}
-		}
-		res[i] = re
-	}
-	return func(row string) (string, int, bool) {
-		for i, re := range res {
-			if loc := re.FindStringIndex(row); loc != nil {
-				return patterns[i], loc[0], true
-			}
-		}
-		return "", 0, false
-	}, nil
 }
 
 // around returns the row, or when it is longer than MaxSearchLineBytes the

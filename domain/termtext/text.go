@@ -15,9 +15,12 @@ import (
 //   - Escape sequences are removed: CSI (ESC [ ... final), OSC (ESC ] ...
 //     ended by BEL or ST), DCS, SOS, PM and APC strings and screen's title
 //     string ESC k (each ended by ST, ESC \), two-byte ESC sequences and
-//     charset designations (ESC ( B). CAN and SUB cancel a sequence, as in
-//     a terminal; a string sequence that never ends hides the rest of the
-//     output, also as in a terminal.
+//     charset designations (ESC ( B). As in tmux, CAN and SUB cancel a
+//     sequence, any ESC ends a string (ESC \ is ST), and the other C0
+//     controls inside a string are part of it, line feeds included: a
+//     string sequence that never ends hides the rest of the output, as it
+//     does on the pane's screen. Its bytes are not lost silently, though:
+//     see Loss.
 //   - "\r\n" ends a line; a lone "\r" returns to the start of the line, so
 //     later text overwrites it ("10%\r50%\r100%\n" gives "100%\n").
 //   - Backspace moves back one character without erasing it.
@@ -27,6 +30,10 @@ import (
 //     U+009F) are dropped.
 //   - Invalid UTF-8 becomes U+FFFD, one per byte that does not start a
 //     valid character.
+//   - Loss counts what of the bytes the text does not carry: bytes
+//     replaced or dropped although they were neither text nor a control
+//     with an effect, and an escape sequence or character left unfinished
+//     at the end.
 //
 // Each line goes to the sink, with its "\n", as soon as the "\n" arrives;
 // Flush passes on a last line that has none. Other cursor movements are
@@ -48,7 +55,41 @@ type Normalizer struct {
 	cur  int    // cursor: byte offset in line, at a character boundary
 	pad  int    // erased cells between the end of line and the cursor
 	out  []byte // complete lines not yet written to the sink
+
+	// The account of Loss: bytes taken so far (pos), where the rune being
+	// handled begins (at), where the unfinished escape sequence begins
+	// (seqStart, while state is not escGround) and where the ESC that
+	// may end a string is (escAt, in escStringST).
+	pos, at, seqStart, escAt int64
+	replaced                 int64
 }
+
+// Loss says how much of the bytes written the text does not carry as
+// they were. A text is exact when both counts are 0.
+type Loss struct {
+	// Replaced counts the bytes that are neither text nor a control with
+	// an effect on a terminal: each byte that is not UTF-8 (shown as
+	// U+FFFD), and NUL, the C0 controls that do nothing (all but BEL, BS,
+	// HT, LF, VT, FF, CR, SO, SI, CAN, SUB and ESC), DEL and the C1
+	// controls (dropped), wherever they are not part of an escape
+	// sequence. A terminal shows none of them either; counted all the
+	// same, since they were output that the text cannot hold.
+	Replaced int64
+	// Unterminated counts the last bytes written when they begin an
+	// escape sequence or a UTF-8 character that has not ended: an OSC
+	// without its BEL or ST, say, with all that followed it. They are not
+	// in the text (a terminal would not show them yet either), and later
+	// bytes may still end them; until then they may as well have been
+	// text.
+	Unterminated int64
+}
+
+// Exact reports whether the text carries every byte written.
+func (l Loss) Exact() bool { return l.Replaced == 0 && l.Unterminated == 0 }
+
+// invalidByte stands, in the parser, for a byte that is not UTF-8: beyond
+// every rune, so that no range of the parser takes it for a control.
+const invalidByte rune = utf8.MaxRune + 1
 
 type escState uint8
 
@@ -91,9 +132,7 @@ func (n *Normalizer) Write(p []byte) (int, error) {
 				n.carry = append(n.carry[:0], buf[i:]...)
 				return total, n.err
 			}
-			r, size := utf8.DecodeRune(buf[i:])
-			n.rune(r)
-			i += size
+			i += n.decoded(buf[i:])
 		}
 		n.carry = n.carry[:0]
 		p = p[i-nc:]
@@ -114,42 +153,58 @@ func (n *Normalizer) write(p []byte) {
 				i++
 			}
 			n.text(p[:i])
+			n.pos += int64(i)
 			p = p[i:]
 			continue
 		}
-		if c < utf8.RuneSelf {
-			n.rune(rune(c))
-			p = p[1:]
-			continue
-		}
-		if !utf8.FullRune(p) {
+		if c >= utf8.RuneSelf && !utf8.FullRune(p) {
 			n.carry = append(n.carry, p...)
 			return
 		}
-		r, size := utf8.DecodeRune(p)
-		n.rune(r)
-		p = p[size:]
+		p = p[n.decoded(p):]
 	}
 }
 
-// Flush passes on the current line if it holds anything, without a "\n",
-// and returns the normalizer to its initial state: a split character at
-// the end becomes U+FFFD and an unfinished escape sequence is dropped. It
-// returns the first error the sink has returned.
-func (n *Normalizer) Flush() error {
-	for len(n.carry) > 0 {
-		r, size := utf8.DecodeRune(n.carry)
-		n.rune(r)
-		n.carry = n.carry[size:]
+// decoded feeds the character at the start of p, which holds a whole one
+// or a byte that is not UTF-8, and returns its length.
+func (n *Normalizer) decoded(p []byte) int {
+	r, size := rune(p[0]), 1
+	if r >= utf8.RuneSelf {
+		if r, size = utf8.DecodeRune(p); r == utf8.RuneError && size == 1 {
+			r = invalidByte
+		}
 	}
-	n.carry = n.carry[:0]
+	n.at = n.pos
+	n.rune(r)
+	n.pos += int64(size)
+	return size
+}
+
+// Flush passes on the current line if it holds anything, without a "\n",
+// and starts a new line. An escape sequence or a character left unfinished
+// at the end stays so (Loss counts its bytes as Unterminated): should
+// more bytes come, they go on with it, as on a terminal, so that a Flush
+// in the middle of the output (a result taken while a command runs on)
+// does not turn the rest of a sequence into text. It returns the first
+// error the sink has returned.
+func (n *Normalizer) Flush() error {
 	if len(n.line) > 0 {
 		n.out = append(n.out, n.line...)
 	}
 	n.line, n.cur, n.pad = n.line[:0], 0, 0
-	n.state, n.params = escGround, n.params[:0]
 	n.flushOut(true)
 	return n.err
+}
+
+// Loss returns the account of what the text written so far does not
+// carry (see Loss). Replaced counts from the first Write; Unterminated is
+// that of the end of what was written so far.
+func (n *Normalizer) Loss() Loss {
+	l := Loss{Replaced: n.replaced, Unterminated: int64(len(n.carry))}
+	if n.state != escGround {
+		l.Unterminated += n.pos - n.seqStart
+	}
+	return l
 }
 
 // Pending returns the current line, which has no "\n" yet, as a terminal
@@ -188,9 +243,9 @@ func (n *Normalizer) rune(r rune) {
 	case r == 0x1b:
 		switch n.state {
 		case escOSC, escString:
-			n.state = escStringST
+			n.state, n.escAt = escStringST, n.at
 		default:
-			n.state = escStart
+			n.state, n.seqStart = escStart, n.at
 		}
 		return
 	}
@@ -253,18 +308,21 @@ func (n *Normalizer) rune(r rune) {
 			return
 		}
 		// Not ST: the string ends and the ESC starts a new sequence.
-		n.state = escStart
+		n.state, n.seqStart = escStart, n.escAt
 		n.rune(r)
 	}
 }
 
 // inSequence handles a character that is not part of the escape sequence
 // being read: a C0 control is carried out without ending the sequence, as
-// terminals do; anything else ends it and is text.
+// terminals do (one that does nothing is the sequence's, not output
+// lost); anything else ends it and is text.
 func (n *Normalizer) inSequence(r rune) {
 	switch {
 	case r < 0x20:
-		n.ground(r)
+		if r == '\b' || r == '\t' || r == '\n' || r == '\r' {
+			n.ground(r)
+		}
 	case r == 0x7f:
 	default:
 		n.state = escGround
@@ -323,12 +381,31 @@ func (n *Normalizer) ground(r rune) {
 		}
 	case r == '\t':
 		n.text([]byte{'\t'})
+	case r == invalidByte:
+		n.replaced++
+		n.text([]byte(string(utf8.RuneError)))
 	case r < 0x20 || r >= 0x7f && r <= 0x9f:
-		// Other C0 controls, DEL and C1 controls show nothing.
+		// Other C0 controls, DEL and C1 controls show nothing; those
+		// that do nothing on a terminal either are output lost.
+		if !acts(r) {
+			n.replaced += int64(utf8.RuneLen(r))
+		}
 	default:
 		var buf [utf8.UTFMax]byte
 		n.text(utf8.AppendRune(buf[:0], r))
 	}
+}
+
+// acts reports whether the control r (C0, DEL or C1) has an effect on a
+// terminal that the text leaves out as it does an escape sequence's: a
+// bell, a cursor movement, a change of character set, the end of a
+// sequence.
+func acts(r rune) bool {
+	switch r {
+	case 0x07, 0x0b, 0x0c, 0x0e, 0x0f, 0x18, 0x1a, 0x1b:
+		return true
+	}
+	return false
 }
 
 // text writes valid UTF-8 at the cursor, overwriting what is there.

@@ -3,10 +3,12 @@ package termtext
 import (
 	"bytes"
 	"errors"
-	"github.com/tmux-mcp/tmux-mcp/domain/frame"
+	"io"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 )
 
 // normalizerCases are raw terminal bytes and the text a person would read.
@@ -81,7 +83,7 @@ var normalizerCases = []struct {
 	{"an unterminated CSI is dropped", "a\x1b[1", "a"},
 	{"invalid UTF-8", "a\xffb\n", "a\uFFFDb\n"},
 	{"a truncated character", "\xe2\x82A\n", "\uFFFD\uFFFDA\n"},
-	{"a truncated character at the end", "ab\xe2\x82", "ab\uFFFD\uFFFD"},
+	{"a truncated character at the end is unfinished", "ab\xe2\x82", "ab"},
 	{"a surrogate", "\xed\xa0\x80\n", "\uFFFD\uFFFD\uFFFD\n"},
 	{"an overlong encoding", "\xc0\xaf\n", "\uFFFD\uFFFD\n"},
 	{"four-byte characters", "🎉 日本\n", "🎉 日本\n"},
@@ -176,17 +178,96 @@ func TestTextNormalizerPassesOnEachLineWhenItsNewlineArrives(t *testing.T) {
 	}
 }
 
-func TestTextNormalizerFlushStartsAfresh(t *testing.T) {
+// A Flush in the middle of the output (a result taken while a command
+// runs on) passes on the line so far, but leaves an unfinished escape
+// sequence or character as it is: what comes next goes on with it, as on
+// the terminal, and only Loss says, meanwhile, that it is unfinished.
+func TestTextNormalizerFlushKeepsWhatIsUnfinished(t *testing.T) {
 	var out bytes.Buffer
 	n := NewNormalizer(&out)
 	n.Write([]byte("abc\x1b]0;unfinished title"))
 	n.Flush()
-	n.Write([]byte("\rx\n"))
+	if got, want := n.Loss(), (Loss{Unterminated: int64(len("\x1b]0;unfinished title"))}); got != want {
+		t.Errorf("after the Flush: %+v, want %+v", got, want)
+	}
+	n.Write([]byte(" goes on\x07\rx\n\xe2\x82"))
 	n.Flush()
-	// Flush passed on "abc" as a last line, without a newline, and dropped
-	// the unfinished title, which would otherwise have hidden "\rx\n".
-	if want := "abcx\n"; out.String() != want {
+	if got, want := n.Loss(), (Loss{Unterminated: 2}); got != want {
+		t.Errorf("after the title's end: %+v, want %+v", got, want)
+	}
+	n.Write([]byte("\xacy\n"))
+	n.Flush()
+	// Flush passed on "abc" as a last line, without a newline; the title
+	// went on to its BEL, and the character to its last byte.
+	if want := "abcx\n€y\n"; out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
+	}
+	if got := n.Loss(); !got.Exact() {
+		t.Errorf("in the end: %+v, want nothing lost", got)
+	}
+}
+
+// lossCases are raw bytes, the text, and what of the bytes the text does
+// not carry. Every case is also checked split at every byte.
+var lossCases = []struct {
+	name, raw, want string
+	loss            Loss
+}{
+	{"plain text", "a\tb\r\nc\bd\n", "a\tb\nd\n", Loss{}},
+	{"escape sequences and controls that act are not lost", "\x1b[1mA\x1b[0m\x07\x0b\x0c\x0e\x0fB\x1b]0;t\x07\x1b]0;t\x1b\\\x1bP1$r\x1b\\\x1b[1\x18\x1b]0\x1a\n",
+		"AB\n", Loss{}},
+	{"a literal U+FFFD is text", "\uFFFD\n", "\uFFFD\n", Loss{}},
+	{"bytes that are not UTF-8", "a\xff\xfeb\n", "a\uFFFD\uFFFDb\n", Loss{Replaced: 2}},
+	{"a surrogate's bytes", "\xed\xa0\x80\n", "\uFFFD\uFFFD\uFFFD\n", Loss{Replaced: 3}},
+	{"a character cut short in the middle", "\xe2\x82A\n", "\uFFFD\uFFFDA\n", Loss{Replaced: 2}},
+	{"NUL", "a\x00b\n", "ab\n", Loss{Replaced: 1}},
+	{"C0 controls that do nothing, and DEL", "\x01\x02\x03\x04\x05\x06\x10\x11\x12\x13\x14\x15\x16\x17\x19\x1c\x1d\x1e\x1f\x7fx",
+		"x", Loss{Replaced: 20}},
+	{"C1 controls, two bytes each", "a\u0085b\u009b\n", "ab\n", Loss{Replaced: 4}},
+	{"a NUL inside CSI is the sequence's", "\x1b[1\x00mx\n", "x\n", Loss{}},
+	{"bytes inside a string are the string's", "\x1b]0;\xff\x00\u0085\x07x\n", "x\n", Loss{}},
+	{"a byte that is not UTF-8 ends a CSI, and is lost", "\x1b[1\xffx\n", "\uFFFDx\n", Loss{Replaced: 1}},
+	{"an OSC never ended", "\x1b]1\r\n2\r\ntail\r\n", "", Loss{Unterminated: 14}},
+	{"an OSC never ended after text", "ok\r\n\x1b]" + "1\n2\n", "ok\n", Loss{Unterminated: 6}},
+	{"an OSC whose ESC may be ST", "ok\x1b]0;t\x1b", "ok", Loss{Unterminated: 6}},
+	{"an ESC ends a string and starts a sequence", "\x1b]0;t\x1b[3", "", Loss{Unterminated: 3}},
+	{"an unfinished CSI", "a\x1b[31", "a", Loss{Unterminated: 4}},
+	{"a lone ESC", "a\x1b", "a", Loss{Unterminated: 1}},
+	{"an unfinished designation", "a\x1b(", "a", Loss{Unterminated: 2}},
+	{"a DCS never ended", "a\x1bPq#0;2;0;0;0\n", "a", Loss{Unterminated: 14}},
+	{"a character cut at the end", "a\xf0\x9f\x8e", "a", Loss{Unterminated: 3}},
+	{"an unfinished sequence holding a cut character", "a\x1b]0;\xe2\x82", "a", Loss{Unterminated: 6}},
+	{"both", "\xff\x1b]", "\uFFFD", Loss{Replaced: 1, Unterminated: 2}},
+}
+
+// lossOf is the Loss of chunks written in turn.
+func lossOf(chunks ...[]byte) Loss {
+	n := NewNormalizer(io.Discard)
+	for _, c := range chunks {
+		n.Write(c)
+	}
+	n.Flush()
+	return n.Loss()
+}
+
+func TestTextNormalizerAccountsForWhatTheTextCannotCarry(t *testing.T) {
+	for _, c := range lossCases {
+		t.Run(c.name, func(t *testing.T) {
+			b := []byte(c.raw)
+			for i := 0; i <= len(b); i++ {
+				var out bytes.Buffer
+				n := NewNormalizer(&out)
+				n.Write(b[:i])
+				n.Write(b[i:])
+				n.Flush()
+				if out.String() != c.want || n.Loss() != c.loss {
+					t.Fatalf("split at %d: %q, %+v; want %q, %+v", i, out.String(), n.Loss(), c.want, c.loss)
+				}
+			}
+			if exact := c.loss.Replaced == 0 && c.loss.Unterminated == 0; c.loss.Exact() != exact {
+				t.Errorf("Exact() = %v for %+v", !exact, c.loss)
+			}
+		})
 	}
 }
 
@@ -280,6 +361,13 @@ func FuzzTextNormalizer(f *testing.F) {
 		}
 		if split := normalizeChunks(t, chunks...); split != whole {
 			t.Fatalf("split into %d chunks: %q; in one piece: %q", len(chunks), split, whole)
+		}
+		one, split := lossOf(raw), lossOf(chunks...)
+		if one != split {
+			t.Fatalf("split into %d chunks: %+v; in one piece: %+v", len(chunks), split, one)
+		}
+		if one.Replaced+one.Unterminated > int64(len(raw)) {
+			t.Fatalf("%+v of %d bytes", one, len(raw))
 		}
 	})
 }
