@@ -7,13 +7,15 @@ COVER_MIN := 90
 
 .PHONY: build run demo test test-unit cover mutation bench generate lint clean dist
 
-# The version stamped into the binary (tmux-mcp -version, and serverInfo in
-# the MCP initialize reply): the nearest v* tag as git describe gives it
-# (v1.2.0, or v1.2.0-3-g94c696b three commits on, -dirty with changes), else
-# devel- and the commit. Outside a git checkout it is empty, and the binary
-# reports what Go recorded in it instead. Override with VERSION=....
-VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null || \
-	git describe --always --dirty 2>/dev/null | sed 's/^/devel-/')
+# The version stamped into the binary (tmux-mcp -version, serverInfo in the
+# MCP initialize reply), the release packages, the npm packages and the
+# Homebrew formula; it comes from one place. A commit that is tagged vX.Y.Z,
+# with a clean tree, is version X.Y.Z. Anything else is the next release's
+# version, which the VERSION file holds, plus the revision: 0.1.0-dev.g94c696b
+# (.dirty appended with uncommitted changes), which sorts before 0.1.0 as
+# semver, npm, dpkg and rpm order versions. Outside a git checkout it is
+# VERSION-dev. Override with VERSION=....
+VERSION ?= $(shell sh packaging/version.sh)
 LDFLAGS := $(if $(VERSION),-X github.com/tmux-mcp/tmux-mcp/app.version=$(VERSION))
 
 build:
