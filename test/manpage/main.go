@@ -196,4 +196,3 @@ func escape(s string) string {
 	}
 	return s
 }
-
