@@ -5,7 +5,7 @@ ARGS    ?=
 PKG     := ./...
 COVER_MIN := 90
 
-.PHONY: build run demo test test-unit cover mutation bench generate lint clean dist
+.PHONY: build run demo test test-unit cover mutation bench generate lint clean dist release npm
 
 # The version stamped into the binary (tmux-mcp -version, serverInfo in the
 # MCP initialize reply), the release packages, the npm packages and the
@@ -142,6 +142,34 @@ dist:
 	@cd $(DIST) && if command -v sha256sum >/dev/null 2>&1; then sha256sum tmux-mcp-*; \
 	  else shasum -a 256 tmux-mcp-*; fi > SHA256SUMS
 	@cat $(DIST)/SHA256SUMS
+
+# Release artifacts, built here and published nowhere: goreleaser, in
+# snapshot mode, builds into dist/ the archives for linux and darwin on
+# amd64 and arm64,
+# SHA256SUMS, the .deb and .rpm packages (with the manual page
+# test/manpage renders from -help) and the Homebrew formula, all stamped
+# with VERSION (see .goreleaser.yaml). goreleaser is built from the Go
+# module proxy into bin/ on first use, pinned, as staticcheck is; that
+# first build takes some minutes. packaging/check-deb.sh tries the .deb,
+# and docs/RELEASING.md says how a real release is made.
+GORELEASER_VERSION ?= v2.15.1
+GORELEASER         := bin/goreleaser-$(GORELEASER_VERSION)/goreleaser
+
+$(GORELEASER):
+	GOBIN=$(CURDIR)/$(dir $(GORELEASER)) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+
+release: $(GORELEASER)
+	TMUX_MCP_VERSION=$(VERSION) $(GORELEASER) release --snapshot --clean
+	@echo "release $(VERSION): $$(cd dist && ls *.tar.gz *.deb *.rpm SHA256SUMS | tr '\n' ' ')"
+
+# The npm packages for npx -y tmux-mcp, in DIST/npm: tmux-mcp, whose bin/
+# launcher runs the binary of the @tmux-mcp/OS-CPU package npm installed
+# for this system, and one such package for each release binary, made from
+# make release's binaries (run it first) and stamped with VERSION.
+# packaging/npm/check.sh packs and installs them offline and talks MCP to
+# the installed command.
+npm:
+	node packaging/npm/build.mjs --dist $(DIST) --version $(VERSION)
 
 clean:
 	rm -rf bin $(DIST)
