@@ -21,7 +21,14 @@ if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
 	dirty=.dirty
 fi
 if [ -z "$dirty" ] && tag=$(git describe --tags --exact-match --match 'v[0-9]*' 2>/dev/null); then
-	echo "${tag#v}"
+	if [ "${tag#v}" != "$next" ]; then
+		# server.json and the npm manifest are checked against VERSION,
+		# so a release whose tag says otherwise would describe itself
+		# wrongly.
+		echo "HEAD is tagged $tag but VERSION holds $next: set VERSION (and server.json, packaging/npm/package.json) to ${tag#v} before tagging" >&2
+		exit 1
+	fi
+	echo "$next"
 	exit 0
 fi
 echo "$next-dev.g$(git rev-parse --short=7 HEAD)$dirty"
