@@ -79,3 +79,21 @@ func TestEscapeKeepsTextPlain(t *testing.T) {
 		}
 	}
 }
+
+// The version reads as the binary prints it, and one that roff would
+// take for markup is refused.
+func TestVersionGoesInAsItIs(t *testing.T) {
+	usage := "Usage: tmux-mcp [flags]\n\nWords.\n\n  -x\n    \tdoes x\n"
+	page, err := render("0.1.0-dev.g94c696b", usage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"tmux-mcp 0.1.0-dev.g94c696b"`; !strings.Contains(string(page), want) {
+		t.Errorf("page lacks %s:\n%s", want, page)
+	}
+	for _, v := range []string{"", `1\fB`, `1" "x`, ".1"} {
+		if _, err := render(v, usage); err == nil {
+			t.Errorf("render accepted the version %q", v)
+		}
+	}
+}
