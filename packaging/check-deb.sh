@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 dist=${1:-dist}
 fail() { echo "check-deb: $*" >&2; exit 1; }
 
-version=$(sh packaging/version.sh)
+version=${VERSION:-$(sh packaging/version.sh)}
 arch=$(dpkg --print-architecture)
 deb=$dist/tmux-mcp_${version}_$arch.deb
 # nfpm writes a semver pre-release (0.1.0-dev.g...) the way dpkg orders it
@@ -70,6 +70,9 @@ if [ "${CI:-}" = true ]; then
 	fi
 	dpkg -i "$deb"
 	check_binary /usr/bin/tmux-mcp
+	if command -v man >/dev/null 2>&1; then
+		[ "$(man -w tmux-mcp)" = /usr/share/man/man1/tmux-mcp.1.gz ] || fail "man does not find tmux-mcp(1) after dpkg -i"
+	fi
 	dpkg -r tmux-mcp
 	[ ! -e /usr/bin/tmux-mcp ] || fail "dpkg -r tmux-mcp left /usr/bin/tmux-mcp behind"
 	echo "check-deb: dpkg -i and dpkg -r of $deb"

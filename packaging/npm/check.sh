@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 dist=${1:-dist}
 fail() { echo "check-npm: $*" >&2; exit 1; }
 
-version=$(sh packaging/version.sh)
+version=${VERSION:-$(sh packaging/version.sh)}
 case "$(uname -s)/$(uname -m)" in
 Linux/x86_64) platform=linux-x64 ;;
 Linux/aarch64 | Linux/arm64) platform=linux-arm64 ;;
@@ -80,8 +80,11 @@ echo "check-npm: the installed tmux-mcp $version answered initialize and tools/l
 grep -q 'no-such-flag' "$work/stderr" || fail "the launcher lost the binary's error: $(cat "$work/stderr")"
 
 # A signal to the launcher reaches the server, and the launcher ends as
-# the server did.
-signal_status() { # signal_status PROGRAM: the status PROGRAM ends with on SIGTERM while serving
+# the server did: SIGTERM, which the server handles and exits on, and
+# SIGHUP, which it does not and is ended by. When the server is killed
+# outright (SIGKILL, to it, not the launcher), the launcher ends by the
+# same signal too.
+signal_status() { # signal_status PROGRAM SIGNAL [child]: PROGRAM's status when SIGNAL reaches it (or its child) while serving
 	rm -f "$work/in" && mkfifo "$work/in"
 	"$1" -backend fake <"$work/in" >/dev/null 2>&1 &
 	p=$!
@@ -89,17 +92,27 @@ signal_status() { # signal_status PROGRAM: the status PROGRAM ends with on SIGTE
 	exec 3>"$work/in"
 	printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"check-npm","version":"0"}}}' >&3
 	sleep 1
-	kill -TERM "$p"
+	target=$p
+	if [ "${3:-}" = child ]; then
+		target=$(ps -o pid= --ppid "$p" | tr -d ' ')
+		[ -n "$target" ] || fail "$1 started no server process"
+	fi
+	kill "-$2" "$target"
 	s=0
-	wait "$p" || s=$?
+	{ wait "$p"; } 2>/dev/null || s=$?
 	exec 3>&-
 	echo "$s"
 }
-want=$(signal_status "$real")
-got=$(signal_status "$bin")
-[ "$got" = "$want" ] || fail "on SIGTERM tmux-mcp ended with status $got through npm, $want itself"
+for sig in TERM HUP; do
+	want=$(signal_status "$real" $sig)
+	got=$(signal_status "$bin" $sig)
+	[ "$got" = "$want" ] || fail "on SIG$sig tmux-mcp ended with status $got through npm, $want itself"
+	echo "check-npm: SIG$sig to the launcher ends it as it ends the server (status $want)"
+done
+got=$(signal_status "$bin" KILL child)
+[ "$got" = 137 ] || fail "the launcher of a server killed by SIGKILL ended with status $got, want 137 (killed by SIGKILL)"
 if ps -eo args | grep -F "$real" | grep -qv grep; then
-	fail "the server binary outlived its launcher: $(ps -eo pid,args | grep -F "$real" | grep -v grep)"
+	fail "a server binary outlived its launcher: $(ps -eo pid,args | grep -F "$real" | grep -v grep)"
 fi
-echo "check-npm: exit status and SIGTERM pass through the launcher ($want)"
+echo "check-npm: the exit status and the signal of the server's end pass through the launcher"
 echo "check-npm: ok"
