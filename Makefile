@@ -16,6 +16,9 @@ COVER_MIN := 90
 # semver, npm, dpkg and rpm order versions. Outside a git checkout it is
 # VERSION-dev. Override with VERSION=....
 VERSION ?= $(shell sh packaging/version.sh)
+ifeq ($(strip $(VERSION)),)
+$(error no version: packaging/version.sh failed, as it says above)
+endif
 LDFLAGS := $(if $(VERSION),-X github.com/tmux-mcp/tmux-mcp/app.version=$(VERSION))
 
 build:
