@@ -148,11 +148,10 @@ dist:
 
 # Release artifacts, built here and published nowhere: goreleaser, in
 # snapshot mode, builds into dist/ the archives for linux and darwin on
-# amd64 and arm64,
-# SHA256SUMS, the .deb and .rpm packages (with the manual page
-# test/manpage renders from -help) and the Homebrew formula, all stamped
-# with VERSION (see .goreleaser.yaml). goreleaser is built from the Go
-# module proxy into bin/ on first use, pinned, as staticcheck is; that
+# amd64 and arm64, SHA256SUMS, the .deb and .rpm packages (with the manual
+# page test/manpage renders from -help) and the Homebrew formula, all
+# stamped with VERSION (see .goreleaser.yaml). goreleaser is built from the
+# Go module proxy into bin/ on first use, pinned, as staticcheck is; that
 # first build takes some minutes. packaging/check-deb.sh tries the .deb,
 # and docs/RELEASING.md says how a real release is made.
 GORELEASER_VERSION ?= v2.15.1
