@@ -2,7 +2,7 @@
 # Tries the release make release built in dist/ as a user would meet it:
 # the .deb for this machine is unpacked and its tmux-mcp asked for its
 # version and answers an MCP initialize; the checksums, the formula and the
-# rpm's name carry the same version. In CI (CI=true) the .deb is also
+# rpm (read with rpm where it is, as in CI) carry the same version. In CI (CI=true) the .deb is also
 # installed with dpkg -i, run from /usr/bin and removed again. .ci/run
 # calls this after make release; make test does not.
 #
@@ -55,7 +55,23 @@ check_binary "$work/root/usr/bin/tmux-mcp"
 for target in linux_amd64 linux_arm64 darwin_amd64 darwin_arm64; do
 	grep -q " tmux-mcp_${version}_$target.tar.gz\$" "$dist/SHA256SUMS" || fail "SHA256SUMS lists no tmux-mcp_${version}_$target.tar.gz"
 done
-ls "$dist"/tmux-mcp-"$debversion"*.rpm >/dev/null 2>&1 || fail "no rpm of version $debversion in $dist"
+rpmfile=$(ls "$dist"/tmux-mcp-"$debversion"-1.*.rpm 2>/dev/null | head -n1)
+[ -f "$rpmfile" ] || fail "no rpm of version $debversion in $dist"
+# rpm itself, where it is (CI installs it), reads the rpm as dnf would.
+if command -v rpm >/dev/null 2>&1; then
+	got=$(rpm -qp --queryformat '%{NAME} %{VERSION} %{LICENSE}' "$rpmfile")
+	[ "$got" = "tmux-mcp $debversion MIT" ] || fail "$rpmfile is \"$got\", want \"tmux-mcp $debversion MIT\""
+	rpm -qp --requires "$rpmfile" | grep -qx tmux || fail "$rpmfile does not require tmux"
+	files=$(rpm -qpl "$rpmfile")
+	for f in /usr/bin/tmux-mcp /usr/share/doc/tmux-mcp/README.md /usr/share/licenses/tmux-mcp/LICENSE \
+		/usr/share/man/man1/tmux-mcp.1.gz; do
+		echo "$files" | grep -qx "$f" || fail "$rpmfile has no $f"
+	done
+	rpm -qpL "$rpmfile" | grep -qx /usr/share/licenses/tmux-mcp/LICENSE || fail "$rpmfile does not mark its LICENSE as the license"
+	rpm -qpd "$rpmfile" | grep -qx /usr/share/doc/tmux-mcp/README.md || fail "$rpmfile does not mark its README as documentation"
+elif [ "${CI:-}" = true ]; then
+	fail "rpm is needed in CI to read $rpmfile"
+fi
 formula=$dist/homebrew/Formula/tmux-mcp.rb
 [ -f "$formula" ] || fail "no Homebrew formula at $formula"
 grep -q "version \"$version\"" "$formula" || fail "$formula is not at version $version"
