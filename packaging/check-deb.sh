@@ -85,6 +85,9 @@ if [ "${CI:-}" = true ]; then
 		fail "tmux-mcp is installed already; this check installs and removes its own"
 	fi
 	dpkg -i "$deb"
+	# Removed however the check ends, so that a failure leaves no package
+	# behind for the next run to trip over.
+	trap 'dpkg -r tmux-mcp >/dev/null 2>&1 || true; rm -rf "$work"' EXIT INT TERM
 	check_binary /usr/bin/tmux-mcp
 	if command -v man >/dev/null 2>&1; then
 		[ "$(man -w tmux-mcp)" = /usr/share/man/man1/tmux-mcp.1.gz ] || fail "man does not find tmux-mcp(1) after dpkg -i"

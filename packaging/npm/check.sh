@@ -57,6 +57,17 @@ bin=$work/app/node_modules/.bin/tmux-mcp
 real=$work/app/node_modules/@tmux-mcp/$platform/bin/tmux-mcp
 [ -x "$real" ] || fail "npm installed no @tmux-mcp/$platform binary"
 
+# Without its platform package (npm install --omit=optional), the command
+# says what is missing and how to get it, and fails.
+mkdir "$work/bare"
+(cd "$work/bare" && echo '{"name":"try-tmux-mcp-bare","private":true}' > package.json &&
+	npm install --offline --no-audit --no-fund --silent --omit=optional "$main") || fail "npm install --omit=optional of $(basename "$main") failed"
+"$work/bare/node_modules/.bin/tmux-mcp" -version >"$work/out" 2>"$work/stderr" && fail "tmux-mcp without its platform package ran: $(cat "$work/out")"
+grep -q "@tmux-mcp/$platform.*not installed.*without that option" "$work/stderr" ||
+	fail "tmux-mcp without its platform package said: $(cat "$work/stderr")"
+[ ! -s "$work/out" ] || fail "tmux-mcp without its platform package wrote to stdout: $(cat "$work/out")"
+echo "check-npm: without @tmux-mcp/$platform the command says so and fails"
+
 out=$("$bin" -version) || fail "tmux-mcp -version failed"
 [ "$out" = "tmux-mcp $version" ] || fail "tmux-mcp -version printed \"$out\", want \"tmux-mcp $version\""
 out=$(cd "$work/app" && npm exec --offline --no -- tmux-mcp -version) || fail "npm exec tmux-mcp -version failed"
