@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
+	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
 
 func TestParseLoadavgReadsTheNewestProcessID(t *testing.T) {
@@ -63,9 +64,7 @@ func TestLastPIDGrowsWithANewProcess(t *testing.T) {
 	if _, err := os.Stat("/proc/loadavg"); err != nil {
 		t.Skip("no /proc")
 	}
-	if testing.Short() {
-		t.Skip("starts a process")
-	}
+	gate.Real(t, "a process started")
 	before, err := LastPID()
 	if err != nil || before <= 0 {
 		t.Fatalf("LastPID = %d, %v", before, err)
