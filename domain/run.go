@@ -248,6 +248,12 @@ type commandRun struct {
 	abandon int // liveness checks in a row that found the frame abandoned
 	quiet   int // liveness checks in a row with the shell back, no end marker and no output
 
+	// The processes on the pane's terminal as the line was typed, for
+	// what the command leaves running (left.go); marked false where the
+	// terminal cannot tell.
+	mark   ports.ProcessMark
+	marked bool
+
 	poked   chan struct{} // an interrupt reached the pane (see Service.interrupt)
 	command string        // the command, quoted for messages
 
@@ -318,6 +324,14 @@ func (r *commandRun) result(o Outcome) RunResult {
 	case r.end == endFile:
 		status := r.fileStatus
 		res.ExitStatus = &status
+	}
+	if o == OutcomeCompleted && r.marked {
+		ctx, cancel := r.s.bounded(reopenTimeout)
+		if ps, ok := r.s.leftBy(ctx, r.pane, r.mark, r.scanner.ShellPID()); ok {
+			res.LeftRunning = listed(ps)
+			r.s.left.add(r.pane, r.mark, ps)
+		}
+		cancel()
 	}
 	return res
 }

@@ -105,6 +105,7 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 	// that the line, should the terminal type it later, runs nothing.
 	typeCtx, cancel := s.clock.WithTimeout(context.WithoutCancel(ctx), min(typeTimeout, w.left()))
 	defer cancel()
+	r.mark, r.marked = s.markProcesses(typeCtx, req.PaneID)
 	if err := s.term.SendText(typeCtx, req.PaneID, cmd.Line(r.files)); err != nil {
 		if !paneGone(err) && !errors.Is(err, ports.ErrNoAnswer) && typeCtx.Err() == nil {
 			_ = s.term.SendKeys(typeCtx, req.PaneID, []string{"C-c"})

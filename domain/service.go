@@ -42,6 +42,8 @@ type Service struct {
 	// runs are the commands followed after their calls returned, for
 	// wait_for_command (waitcommand.go).
 	runs runs
+	// left is what those commands left running, by pane (left.go).
+	left leftRecords
 
 	// The commands followed after their calls returned (run.go):
 	// closing is closed by Close, which then waits for bg.
