@@ -67,10 +67,12 @@ func TestBinaryLeftRunningSkipsWhatThePromptRuns(t *testing.T) {
 	pane := string(p)
 	srv.tmux(t, "send-keys", "-t", pane, "PROMPT_COMMAND='sleep 0.4; (sleep 0.3)'", "Enter")
 	// The prompt that line draws runs the sleeps in front of the shell: a
-	// write then is refused (a program that is not a shell is in front),
-	// as for any prompt the server did not see drawn.
+	// write meanwhile is refused (a program that is not a shell is in
+	// front), as for any prompt the server did not see drawn. The prompt
+	// shows once they are done.
 	eventually(t, 10*time.Second, "the first slow prompt to be drawn", func() bool {
-		return srv.tmux(t, "display-message", "-p", "-t", pane, "#{pane_current_command}") == "bash"
+		lines := strings.Split(strings.TrimRight(srv.tmux(t, "capture-pane", "-p", "-t", pane), "\n"), "\n")
+		return len(lines) >= 2 && strings.HasPrefix(lines[len(lines)-2], "$ PROMPT_COMMAND=") && lines[len(lines)-1] == "$"
 	})
 	b := startBinary(t, nil, "-socket-name", srv.sock)
 	e := &inmem{t: t, cs: b.cs}
