@@ -24,6 +24,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/app"
 	"github.com/tmux-mcp/tmux-mcp/test/gate"
+	"github.com/tmux-mcp/tmux-mcp/test/tmuxtest"
 )
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of loggers.
@@ -217,16 +218,9 @@ func TestMainServesAPrivateTmuxServer(t *testing.T) {
 		t.Fatalf("no private socket named in the log:\n%s", stderr.String())
 	}
 	socket := m[1]
-	t.Cleanup(func() {
-		// In case the server failed to: never leave a tmux server behind.
-		_ = exec.Command("tmux", "-L", socket, "kill-server").Run()
-		// tmux 3.3a leaves the socket file of a killed server.
-		dir := os.Getenv("TMUX_TMPDIR")
-		if dir == "" {
-			dir = "/tmp"
-		}
-		_ = os.Remove(filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), socket))
-	})
+	// In case the server failed to: never leave a tmux server, or the
+	// socket file tmux leaves, behind.
+	t.Cleanup(func() { (&tmuxtest.Server{Bin: "tmux", Socket: socket}).Kill() })
 	runEcho(t, cs, "%0")
 	code, lines := end()
 	if code != app.ExitOK {
