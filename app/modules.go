@@ -15,10 +15,10 @@ import (
 
 	"go.uber.org/fx"
 
-	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp/audit"
 	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/adapters/screen"
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/sysclock"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -132,7 +132,7 @@ type resources struct {
 // clock) and end with base, the Server's closing context.
 func newResources(t Tools, m ManageTools, c ports.Clock, logger *slog.Logger, base context.Context, opts *sdk.ServerOptions) *resources {
 	if c == nil {
-		c = clock.New()
+		c = sysclock.New()
 	}
 	r := &resources{
 		screens:  t,
