@@ -89,12 +89,6 @@ func parseResourceURI(uri string) (kind resourceKind, pane ports.PaneID, ok bool
 	return kindPane, pane, true
 }
 
-// PaneURI returns the URI of a pane's description resource.
-func PaneURI(pane ports.PaneID) string { return "tmux://panes/" + paneNumber(pane) }
-
-// PaneContentURI returns the URI of a pane's screen resource.
-func PaneContentURI(pane ports.PaneID) string { return PaneURI(pane) + "/content" }
-
 func paneNumber(pane ports.PaneID) string {
 	s := string(pane)
 	if len(s) > 0 && s[0] == '%' {
