@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -61,8 +60,8 @@ func (u *Undo) Add(f func() error) {
 // closing is open, a plain constructor of something that must be closed,
 // as fx provides it: closed when the application stops, or by the Undo
 // when building the application fails.
-func closing[T interface{ Close() error }](open func(Config, *slog.Logger) (T, error)) func(fx.Lifecycle, *Undo, Config, *slog.Logger) (T, error) {
-	return func(lc fx.Lifecycle, undo *Undo, cfg Config, log *slog.Logger) (T, error) {
+func closing[T interface{ Close() error }](open func(Config, *Logger) (T, error)) func(fx.Lifecycle, *Undo, Config, *Logger) (T, error) {
+	return func(lc fx.Lifecycle, undo *Undo, cfg Config, log *Logger) (T, error) {
 		v, err := open(cfg, log)
 		if err != nil {
 			return v, err
@@ -118,7 +117,7 @@ func NewPool(l ports.Leaser, clk ports.Clock, owner string) *writers.Pool {
 
 // NewProcessPool is NewPool for the process: its leases, when there is a
 // leaser, are taken under a fresh NewLeaseOwner, which log is told.
-func NewProcessPool(l ports.Leaser, clk ports.Clock, log *slog.Logger) *writers.Pool {
+func NewProcessPool(l ports.Leaser, clk ports.Clock, log *Logger) *writers.Pool {
 	owner := NewLeaseOwner()
 	if l != nil {
 		log.Info("leasing panes so that other tmux-mcp processes on the same server do not write into them at once",
@@ -132,7 +131,7 @@ func NewProcessPool(l ports.Leaser, clk ports.Clock, log *slog.Logger) *writers.
 // Its events are logged to log, when not nil, as warnings: what an
 // operator wants to hear of (see domain.Event). The panes in starting
 // are waited for before the Service first types into them.
-func NewService(term ports.Terminal, clk ports.Clock, ids ports.IDSource, cfg domain.Config, pool *writers.Pool, log *slog.Logger, starting ...ports.PaneID) *domain.Service {
+func NewService(term ports.Terminal, clk ports.Clock, ids ports.IDSource, cfg domain.Config, pool *writers.Pool, log *Logger, starting ...ports.PaneID) *domain.Service {
 	opts := []domain.Option{domain.WithWriters(pool)}
 	if log != nil {
 		opts = append(opts, domain.WithEvents(func(e domain.Event) {
@@ -350,7 +349,7 @@ type TmuxTarget struct {
 // to remove it. ssh failing to connect or log in fails the start; a
 // remote host with no tmux server running yet is only logged, since
 // create_session starts one.
-func NewTmuxBackend(cfg Config, log *slog.Logger) (*TmuxBackend, error) {
+func NewTmuxBackend(cfg Config, log *Logger) (*TmuxBackend, error) {
 	target := TmuxTarget{Bin: cfg.TmuxBin, SocketName: cfg.SocketName, SocketPath: cfg.SocketPath, SSH: cfg.SSH}
 	if cfg.SSH != "" {
 		t, err := tmux.New(tmux.Options{Bin: cfg.TmuxBin, SocketName: cfg.SocketName, SocketPath: cfg.SocketPath, Logger: log,
@@ -468,7 +467,7 @@ func (b *ScreenBackend) workspace() Workspace {
 // When cfg names none it starts a private screen session with one
 // window, which Close quits, so that the server never writes into a
 // session nobody named; the log says how to attach to it.
-func NewScreenBackend(cfg Config, log *slog.Logger) (*ScreenBackend, error) {
+func NewScreenBackend(cfg Config, log *Logger) (*ScreenBackend, error) {
 	opts := screen.Options{Session: cfg.ScreenSession, AssumeNoCopyMode: cfg.ScreenNoCopyMode}
 	b := &ScreenBackend{Session: cfg.ScreenSession}
 	stopPrivate := func() error { return nil }
@@ -518,7 +517,7 @@ var AuditModule = fx.Module("audit",
 // returns nil when cfg names none (a nil *audit.Log records nothing, and
 // closes). A file that cannot be opened fails the start: a server asked
 // to audit must not serve unaudited.
-func NewAuditLog(cfg Config, log *slog.Logger) (*audit.Log, error) {
+func NewAuditLog(cfg Config, log *Logger) (*audit.Log, error) {
 	if cfg.AuditPath == "" {
 		return nil, nil
 	}
@@ -543,7 +542,7 @@ var MCPModule = fx.Module("mcp",
 // life is a backend that cannot list and shape sessions: those tools,
 // which would only fail, are not offered, and the instructions tell
 // clients how ws's pane ids are found instead.
-func NewMCPServer(s *domain.Service, life *lifecycle.Service, cfg Config, auditLog *audit.Log, log *slog.Logger, logs *mcp.LogBridge, ws Workspace) *mcp.Server {
+func NewMCPServer(s *domain.Service, life *lifecycle.Service, cfg Config, auditLog *audit.Log, log *Logger, logs *mcp.LogBridge, ws Workspace) *mcp.Server {
 	opts := mcp.Options{Version: Version(), Logger: log, Safety: mcp.Tier(cfg.Safety), Tools: cfg.Tools, Audit: auditLog, Logs: logs, PanesNote: ws.PaneIDs}
 	if life != nil {
 		opts.Manage = life

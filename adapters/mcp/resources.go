@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"regexp"
 	"sync"
 	"time"
@@ -104,7 +103,7 @@ type resources struct {
 	screens  screenReader
 	listings listingReader // nil: no sessions or pane resources
 	clock    ports.Clock
-	logger   *slog.Logger
+	logger   Logger
 	// base is the Server's closing context: every watch ends with it.
 	base context.Context
 	// notify tells the subscribers of uri that it changed. It is set by
@@ -124,7 +123,7 @@ type resources struct {
 // opts. The sessions and pane descriptions are served only when m is not
 // nil; the screens always are. Subscriptions are timed on c (nil means the system
 // clock) and end with base, the Server's closing context.
-func newResources(t Tools, m ManageTools, c ports.Clock, logger *slog.Logger, base context.Context, opts *sdk.ServerOptions) *resources {
+func newResources(t Tools, m ManageTools, c ports.Clock, logger Logger, base context.Context, opts *sdk.ServerOptions) *resources {
 	if c == nil {
 		c = sysclock.New()
 	}
