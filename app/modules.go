@@ -57,6 +57,19 @@ func (u *Undo) Add(f func() error) {
 	u.fns = append(u.fns, f)
 }
 
+// Run calls the registered functions, the last first, and forgets them.
+func (u *Undo) Run() error {
+	u.mu.Lock()
+	fns := u.fns
+	u.fns = nil
+	u.mu.Unlock()
+	var errs []error
+	for i := len(fns) - 1; i >= 0; i-- {
+		errs = append(errs, fns[i]())
+	}
+	return errors.Join(errs...)
+}
+
 // closing is open, a plain constructor of something that must be closed,
 // as fx provides it: closed when the application stops, or by the Undo
 // when building the application fails.
@@ -70,19 +83,6 @@ func closing[T interface{ Close() error }](open func(Config, *Logger) (T, error)
 		lc.Append(fx.StopHook(v.Close))
 		return v, nil
 	}
-}
-
-// Run calls the registered functions, the last first, and forgets them.
-func (u *Undo) Run() error {
-	u.mu.Lock()
-	fns := u.fns
-	u.fns = nil
-	u.mu.Unlock()
-	var errs []error
-	for i := len(fns) - 1; i >= 0; i-- {
-		errs = append(errs, fns[i]())
-	}
-	return errors.Join(errs...)
 }
 
 // DomainModule provides what carries out the calls: the writers.Pool of
