@@ -11,11 +11,13 @@ import (
 // keptLines is a Logger that keeps what it is given.
 type keptLines []string
 
-func (l *keptLines) add(level, msg string, kv []any) { *l = append(*l, fmt.Sprint(level, " ", msg, " ", kv)) }
-func (l *keptLines) Debug(msg string, kv ...any)     { l.add("DEBUG", msg, kv) }
-func (l *keptLines) Info(msg string, kv ...any)      { l.add("INFO", msg, kv) }
-func (l *keptLines) Warn(msg string, kv ...any)      { l.add("WARN", msg, kv) }
-func (l *keptLines) Error(msg string, kv ...any)     { l.add("ERROR", msg, kv) }
+func (l *keptLines) add(level, msg string, kv []any) {
+	*l = append(*l, fmt.Sprint(level, " ", msg, " ", kv))
+}
+func (l *keptLines) Debug(msg string, kv ...any) { l.add("DEBUG", msg, kv) }
+func (l *keptLines) Info(msg string, kv ...any)  { l.add("INFO", msg, kv) }
+func (l *keptLines) Warn(msg string, kv ...any)  { l.add("WARN", msg, kv) }
+func (l *keptLines) Error(msg string, kv ...any) { l.add("ERROR", msg, kv) }
 
 // What the SDK logs through its *slog.Logger reaches a Logger that is
 // not one at its level, with every attribute as a key and its value,
