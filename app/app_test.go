@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -273,18 +272,24 @@ func TestMainExitCodes(t *testing.T) {
 	}
 }
 
-func TestSlogLoggerWritesThroughZap(t *testing.T) {
+// The adapters' logger writes through zap: its key-value pairs become
+// the entry's fields. (The SDK's slog records reach it as pairs too: see
+// adapters/mcp's logger tests.)
+func TestAdapterLoggerWritesThroughZap(t *testing.T) {
 	var buf syncBuffer
-	log := app.NewSlogLogger(app.NewLogger(&buf)).With("session", "s1").WithGroup("call")
+	log := app.NewAdapterLogger(app.NewLogger(&buf))
 	log.Debug("hidden below info")
-	log.Info("tool call done", "tool", "capture_pane", "duration", 1500*time.Millisecond, slog.Group("pane", "id", "%1"))
+	log.Info("tool call done", "tool", "capture_pane", "duration", 1500*time.Millisecond, "call.pane.id", "%1")
+	log.Warn("warned", "error", errors.New("boom"))
+	log.Error("failed", "calls", 2)
 	out := buf.String()
 	if strings.Contains(out, "hidden") {
 		t.Errorf("debug line written at info level: %s", out)
 	}
-	for _, s := range []string{"INFO", "tool call done", `"session": "s1"`, `"call.tool": "capture_pane"`, `"call.duration": "1.5s"`, `"call.pane.id": "%1"`} {
+	for _, s := range []string{"INFO", "tool call done", `"tool": "capture_pane"`, `"duration": "1.5s"`, `"call.pane.id": "%1"`,
+		"WARN", `"error": "boom"`, "ERROR", `"calls": 2`} {
 		if !strings.Contains(out, s) {
-			t.Errorf("log line lacks %s: %s", s, out)
+			t.Errorf("log lines lack %s: %s", s, out)
 		}
 	}
 }

@@ -13,6 +13,9 @@
 //	term.Clock().WaitForTimers(ctx, 1)    // the code under test now waits
 //	term.Clock().Advance(2 * time.Second) // the command ends: "ok", status 1
 //
+// The package's examples run such a test in full: a run_shell_command
+// call on the domain's Service, at once and on the moved clock.
+//
 // The fake passes the contract suite of test/contract, which every
 // Terminal adapter passes, so code tested on it meets real backends on the
 // same terms. Where the fake is stricter than a real backend it is so on

@@ -848,12 +848,6 @@ func TestCoalesceTellsAtMostOncePerIntervalAndNeverDropsTheLast(t *testing.T) {
 }
 
 func TestResourceURIs(t *testing.T) {
-	if got := PaneURI("%3"); got != "tmux://panes/3" {
-		t.Errorf("PaneURI(%%3) = %q", got)
-	}
-	if got := PaneContentURI("%3"); got != "tmux://panes/3/content" {
-		t.Errorf("PaneContentURI(%%3) = %q", got)
-	}
 	tests := []struct {
 		uri  string
 		kind resourceKind

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp/audit"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -90,7 +90,7 @@ type Options struct {
 	PanesNote string
 	// Logger receives the transport's and the SDK's logs; nil discards
 	// them. It must not write to the stdio transport's output.
-	Logger *slog.Logger
+	Logger Logger
 
 	// Manage serves the inspect and lifecycle tools (list_sessions,
 	// create_session, kill_pane, ...), normally the same *domain.Service
@@ -143,7 +143,9 @@ type Server struct {
 	manage ManageTools
 	tier   Tier
 	audit  *audit.Log
-	logger *slog.Logger
+	logger Logger
+	// sdkLogger is logger as the SDK takes one.
+	sdkLogger *slog.Logger
 
 	// checkResults: see Options.CheckResults.
 	checkResults bool
@@ -172,10 +174,7 @@ type Server struct {
 // programming error that the package's tests catch, and if opts.Safety is
 // not a tier.
 func NewServer(t Tools, opts Options) *Server {
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger := orDiscard(opts.Logger)
 	version := opts.Version
 	if version == "" {
 		version = "devel"
@@ -186,6 +185,7 @@ func NewServer(t Tools, opts Options) *Server {
 		tier:         tierOrDefault(opts.Safety),
 		audit:        opts.Audit,
 		logger:       logger,
+		sdkLogger:    sdkLogger(logger),
 		promptArgs:   map[string][]promptArg{},
 		checkResults: opts.CheckResults || alwaysCheckResults,
 		closing:      closing,
@@ -238,7 +238,7 @@ func NewServer(t Tools, opts Options) *Server {
 	}
 	// The instructions name the tools offered, so the server is made once
 	// they are known.
-	sdkOpts := &sdk.ServerOptions{Instructions: instructionsFor(s.offered, opts.PanesNote), Logger: logger, CompletionHandler: s.complete}
+	sdkOpts := &sdk.ServerOptions{Instructions: instructionsFor(s.offered, opts.PanesNote), Logger: s.sdkLogger, CompletionHandler: s.complete}
 	res := newResources(t, opts.Manage, opts.Clock, logger, closing, sdkOpts)
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: Name, Title: "tmux MCP server", Version: version}, sdkOpts)
 	for _, o := range tools {

@@ -249,3 +249,6 @@ func (s *testSession) alive() bool {
 	_, err := s.term.query(ctx, "echo", "-n", "alive")
 	return err == nil
 }
+
+// paneID is the id of window n.
+func paneID(n int) ports.PaneID { return ports.PaneID("%" + strconv.Itoa(n)) }

@@ -2,7 +2,7 @@
 // or newer. It runs the tmux client with argv only, never through a shell
 // (with a remote host, through the one shell ssh cannot avoid, every
 // argument quoted: see Remote hosts), and imports nothing but the standard
-// library and ports.
+// library, ports and the parts the backends share (adapters/internal).
 //
 // # Calls
 //

@@ -148,12 +148,6 @@ func paneArgs(id ports.PaneID) []string {
 	}
 }
 
-// parsePaneInfo builds the PaneInfo of pane id from the output of Pane's
-// invocation.
-func parsePaneInfo(id ports.PaneID, out string, self selfPane) (ports.PaneInfo, error) {
-	return parseDescriptions(out).info(id, self)
-}
-
 // descriptions are the pane, client and window lines of an invocation
 // that lists them with paneFormat, clientFormat and windowFormat, parsed
 // once however many panes are then described from them.
