@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"go.uber.org/fx"
-	"go.uber.org/fx/fxevent"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -104,15 +103,6 @@ func slogLevelOf(l zapcore.Level) slog.Level {
 // and the SDK), so that every log line takes the same way out.
 func NewSlogLogger(z *zap.Logger) *slog.Logger {
 	return slog.New(&zapHandler{core: z.Core()})
-}
-
-// NewFxLogger returns fx's event logger on z. fx's own chatter (every
-// provide and invoke) goes out at debug level, below what NewLogger
-// writes; its errors still show.
-func NewFxLogger(z *zap.Logger) fxevent.Logger {
-	l := &fxevent.ZapLogger{Logger: z}
-	l.UseLogLevel(zapcore.DebugLevel)
-	return l
 }
 
 // LoggingModule provides the process's loggers, all writing to stderr,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -378,6 +379,9 @@ func NewTmuxBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo) (
 		}
 		return &TmuxBackend{Terminal: t, Target: target}, nil
 	}
+	if err := checkLocalPrograms(cfg); err != nil {
+		return nil, err
+	}
 	stopPrivate := func() error { return nil }
 	if cfg.SocketName == "" && cfg.SocketPath == "" {
 		name, session, stop, err := tmux.StartPrivate(tmux.Options{Bin: cfg.TmuxBin, Shell: cfg.Shell, Logger: log})
@@ -478,6 +482,9 @@ func (b *ScreenBackend) workspace() Workspace {
 // application stops, so that the server never writes into a session
 // nobody named; the log says how to attach to it.
 func NewScreenBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo) (*ScreenBackend, error) {
+	if _, err := exec.LookPath("screen"); err != nil {
+		return nil, &StartError{Cause: "GNU screen not found on PATH", Fix: "install it (apt-get install screen, brew install screen), or use -backend tmux", Err: err}
+	}
 	opts := screen.Options{Session: cfg.ScreenSession, AssumeNoCopyMode: cfg.ScreenNoCopyMode}
 	b := &ScreenBackend{Session: cfg.ScreenSession}
 	stopPrivate := func() error { return nil }
@@ -535,7 +542,8 @@ func NewAuditLog(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*audit.Log, err
 	}
 	a, err := audit.Open(cfg.AuditPath)
 	if err != nil {
-		return nil, err
+		return nil, &StartError{Cause: fmt.Sprintf("-audit %s: %v", cfg.AuditPath, rootOf(err)),
+			Fix: "name a file you may create or append to, in a directory that exists", Setting: true, Err: err}
 	}
 	log.Info("writing an audit line per tool call", "path", cfg.AuditPath)
 	lc.Append(fx.StopHook(a.Close))

@@ -200,7 +200,7 @@ func ServeHTTP(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logg
 			}
 			ln, err := net.Listen("tcp", set.Listen)
 			if err != nil {
-				return fmt.Errorf("listen on %s: %w", set.Listen, err)
+				return listenError(set.Listen, err)
 			}
 			// A name that looked like loopback may have been bound to
 			// another address: what counts is where the server listens.
@@ -236,8 +236,9 @@ func ServeHTTP(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logg
 }
 
 func notGuarded(addr string) error {
-	return fmt.Errorf("refusing to serve on %s: %w; other machines could reach it and run commands as you. "+
-		"Set -token-file PATH or %s, or listen on a loopback address such as %s", addr, ErrTokenRequired, EnvToken, DefaultListen)
+	return &StartError{Cause: fmt.Sprintf("refusing to serve on %s: %v; other machines could reach it and run commands as you", addr, ErrTokenRequired),
+		Fix: fmt.Sprintf("set -token-file PATH or %s, or listen on a loopback address such as %s", EnvToken, DefaultListen),
+		Setting: true, Err: ErrTokenRequired}
 }
 
 // LoopbackAddress reports whether the host of addr (host:port) is a
