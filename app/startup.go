@@ -89,7 +89,7 @@ func checkLocalPrograms(cfg Config) error {
 	if cfg.Shell != "" {
 		if _, err := exec.LookPath(cfg.Shell); err != nil {
 			return &StartError{Cause: fmt.Sprintf("-shell %q: %v", cfg.Shell, rootOf(err)),
-				Fix: "name an installed shell (bash, zsh, dash, ksh, fish, sh) or its path, or leave -shell out for your login shell",
+				Fix:     "name an installed shell (bash, zsh, dash, ksh, fish, sh) or its path, or leave -shell out for your login shell",
 				Setting: true, Err: err}
 		}
 	}

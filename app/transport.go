@@ -237,7 +237,7 @@ func ServeHTTP(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logg
 
 func notGuarded(addr string) error {
 	return &StartError{Cause: fmt.Sprintf("refusing to serve on %s: %v; other machines could reach it and run commands as you", addr, ErrTokenRequired),
-		Fix: fmt.Sprintf("set -token-file PATH or %s, or listen on a loopback address such as %s", EnvToken, DefaultListen),
+		Fix:     fmt.Sprintf("set -token-file PATH or %s, or listen on a loopback address such as %s", EnvToken, DefaultListen),
 		Setting: true, Err: ErrTokenRequired}
 }
 
