@@ -3,6 +3,7 @@ module github.com/tmux-mcp/tmux-mcp
 go 1.26
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/golang/mock v1.6.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
