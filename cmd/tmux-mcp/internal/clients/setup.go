@@ -209,10 +209,7 @@ func EnvFrom(getenv func(string) string) Env {
 
 func checkURL(s string) error {
 	u, err := url.Parse(s)
-	if err != nil {
-		return err
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return errors.New("want an http:// or https:// URL, such as http://127.0.0.1:8808/mcp")
 	}
 	return nil
