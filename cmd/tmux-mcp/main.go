@@ -31,9 +31,10 @@ func main() {
 }
 
 // executable is the absolute path of this binary, its symbolic links
-// resolved, as a client's configuration is to name it: the path npm or
-// Homebrew link into PATH may change when it is updated, the one it
-// points to does not, and a desktop app does not search the user's PATH.
+// resolved, as a client's configuration is to name it: a desktop app does
+// not search the user's PATH, and a link such as npx's in its cache may
+// not outlive the command that made it. An upgrade that moves the binary
+// (Homebrew's versioned Cellar) needs setup run again; doctor says so.
 func executable() string {
 	exe, err := os.Executable()
 	if err != nil {
