@@ -386,7 +386,7 @@ func NewTmuxBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo) (
 	if cfg.SocketName == "" && cfg.SocketPath == "" {
 		name, session, stop, err := tmux.StartPrivate(tmux.Options{Bin: cfg.TmuxBin, Shell: cfg.Shell, Logger: log})
 		if err != nil {
-			return nil, err
+			return nil, unavailable(err)
 		}
 		target.SocketName, target.Session, stopPrivate = name, session, stop
 		undo.Add(stop)
@@ -395,7 +395,7 @@ func NewTmuxBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo) (
 	}
 	t, err := tmux.New(tmux.Options{Bin: target.Bin, SocketName: target.SocketName, SocketPath: target.SocketPath, Logger: log})
 	if err != nil {
-		return nil, errors.Join(err, stopPrivate())
+		return nil, unavailable(errors.Join(err, stopPrivate()))
 	}
 	lc.Append(fx.StopHook(func() error { return errors.Join(t.Close(), stopPrivate()) }))
 	b := &TmuxBackend{Terminal: t, Target: target}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"os"
 	"os/exec"
 	"syscall"
 
@@ -14,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
+	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
 // StartError is why the server did not start, said for the person who
@@ -96,6 +98,16 @@ func checkLocalPrograms(cfg Config) error {
 	return nil
 }
 
+// unavailable is a backend that could not be reached at the start, such
+// as a tmux too old: the adapter's error says what, and doctor checks the
+// rest.
+func unavailable(err error) error {
+	if !errors.Is(err, ports.ErrUnavailable) {
+		return err
+	}
+	return &StartError{Cause: err.Error(), Fix: "`tmux-mcp doctor` checks what the server needs", Err: err}
+}
+
 // listenError explains an address the HTTP transport cannot listen on.
 func listenError(addr string, err error) *StartError {
 	fix := "choose another address with -listen, such as " + DefaultListen
@@ -106,7 +118,7 @@ func listenError(addr string, err error) *StartError {
 }
 
 // rootOf is the innermost error under err that still says something:
-// what an *fs.PathError, *exec.Error or *net.OpError holds, beneath the
+// what an *fs.PathError, *exec.Error, *os.SyscallError or *net.OpError holds, beneath the
 // operation and path the caller names itself.
 func rootOf(err error) error {
 	var pe *fs.PathError
@@ -116,6 +128,10 @@ func rootOf(err error) error {
 	var ee *exec.Error
 	if errors.As(err, &ee) {
 		return ee.Err
+	}
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		return se.Err
 	}
 	var oe *net.OpError
 	if errors.As(err, &oe) && oe.Err != nil {
