@@ -150,8 +150,8 @@ func TerminalNote(ws Workspace) string {
 	var b strings.Builder
 	b.WriteString("\ntmux-mcp is an MCP server: it reads JSON-RPC messages from stdin and writes replies to stdout,\n" +
 		"one per line. An MCP client starts it and speaks to it; a line that is not JSON-RPC gets an error reply.\n")
-	b.WriteString("  Connect a client: see \"Connect a client\" in README.md (Claude Code, Claude Desktop, Cursor,\n" +
-		"    VS Code, Codex, the MCP Inspector).\n")
+	b.WriteString("  Connect a client: tmux-mcp setup claude-code (or claude-desktop, cursor, vscode, codex);\n" +
+		"    see \"Connect a client\" in README.md. tmux-mcp doctor checks what it needs.\n")
 	fmt.Fprintf(&b, "  Its panes: %s.\n", ws.Panes)
 	if ws.Attach != "" {
 		fmt.Fprintf(&b, "    Watch them from another terminal: %s\n"+
