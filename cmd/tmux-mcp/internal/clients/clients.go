@@ -51,6 +51,9 @@ type Client struct {
 	Logs func(Env) string
 	// Reload says what makes the client read the file again.
 	Reload string
+	// app says the client is a desktop app, which macOS starts with
+	// launchd's PATH rather than the user's shell's.
+	app bool
 }
 
 func (e Env) config() string {
@@ -81,7 +84,7 @@ var All = []Client{
 			return filepath.Join(cache, "claude-cli-nodejs") + " (a mcp-logs-tmux directory per project); `claude --debug` prints them, `/mcp` shows each server's status"
 		},
 		Reload: "start a new Claude Code session (`claude mcp list` shows it)"},
-	{Name: "claude-desktop", Title: "Claude Desktop", format: jsonMCPServers,
+	{Name: "claude-desktop", Title: "Claude Desktop", format: jsonMCPServers, app: true,
 		path: func(e Env) string { return filepath.Join(e.appSupport("Claude"), "claude_desktop_config.json") },
 		Logs: func(e Env) string {
 			if e.OS == "darwin" {
@@ -90,13 +93,13 @@ var All = []Client{
 			return filepath.Join(e.appSupport("Claude"), "logs", "mcp-server-tmux.log")
 		},
 		Reload: "quit Claude Desktop and open it again"},
-	{Name: "cursor", Title: "Cursor", HTTP: true, format: jsonMCPServers,
+	{Name: "cursor", Title: "Cursor", HTTP: true, format: jsonMCPServers, app: true,
 		path: func(e Env) string { return filepath.Join(e.Home, ".cursor", "mcp.json") },
 		Logs: func(Env) string {
 			return "the Output panel, channel \"MCP Logs\" (Cursor Settings → MCP shows each server's status)"
 		},
 		Reload: "reload Cursor's window, or toggle the server in Cursor Settings → MCP"},
-	{Name: "vscode", Title: "VS Code", HTTP: true, format: jsonServers, typed: true,
+	{Name: "vscode", Title: "VS Code", HTTP: true, format: jsonServers, typed: true, app: true,
 		path: func(e Env) string { return filepath.Join(e.appSupport("Code"), "User", "mcp.json") },
 		Logs: func(Env) string {
 			return "the command \"MCP: List Servers\", then the server's \"Show Output\""

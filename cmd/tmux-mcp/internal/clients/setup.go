@@ -9,7 +9,9 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -128,6 +130,10 @@ func Setup(args []string, getenv func(string) string, exe string, now time.Time,
 		if e.Args == nil {
 			e.Args = []string{}
 		}
+		if bin := appTmux(c, env, serverArgs, getenv); bin != "" {
+			e.Args = append(e.Args, "-tmux-bin", bin)
+			fmt.Fprintf(out, "With -tmux-bin %s: %s, started from the Dock, does not see your shell's PATH, where tmux is.\n", bin, c.Title)
+		}
 	}
 
 	ch, err := Plan(c, env, e)
@@ -193,6 +199,39 @@ func Setup(args []string, getenv func(string) string, exe string, now time.Time,
 	}
 	fmt.Fprintf(out, "To load it: %s.\n", c.Reload)
 	return 0
+}
+
+// launchdPath is the PATH macOS gives an app started from the Dock or
+// Finder.
+var launchdPath = []string{"/usr/bin", "/bin", "/usr/sbin", "/sbin"}
+
+// lookPath finds a program on the PATH of the process; tests replace it.
+var lookPath = exec.LookPath
+
+// appTmux is the -tmux-bin a desktop app on macOS needs: the tmux on the
+// user's PATH when it is not on launchd's (Homebrew's /opt/homebrew/bin,
+// /usr/local/bin), so that the server the app starts finds it. It is ""
+// elsewhere, and when the flags or the environment name a tmux already.
+func appTmux(c Client, env Env, serverArgs []string, getenv func(string) string) string {
+	if !c.app || env.OS != "darwin" || getenv(app.EnvTmuxBin) != "" {
+		return ""
+	}
+	for _, a := range serverArgs {
+		if a == "-tmux-bin" || a == "--tmux-bin" || strings.HasPrefix(a, "-tmux-bin=") || strings.HasPrefix(a, "--tmux-bin=") {
+			return ""
+		}
+	}
+	bin, err := lookPath("tmux")
+	if err != nil {
+		return ""
+	}
+	if abs, err := filepath.Abs(bin); err == nil {
+		bin = abs
+	}
+	if slices.Contains(launchdPath, filepath.Dir(bin)) {
+		return ""
+	}
+	return bin
 }
 
 // isDashDash reports whether rest, what the flag set left of args,

@@ -110,3 +110,39 @@ func TestSetupRefusesAMalformedFileShowingTheEntryToAddByHand(t *testing.T) {
 		t.Errorf("setup = %d\n%s", code, errOut)
 	}
 }
+
+// On macOS a desktop app does not see Homebrew's tmux on its PATH: setup
+// names it with -tmux-bin, unless told which tmux already; elsewhere, and
+// for the CLIs, it adds nothing.
+func TestSetupNamesHomebrewsTmuxForADesktopAppOnMacOS(t *testing.T) {
+	defer func(g string, l func(string) (string, error)) { goos, lookPath = g, l }(goos, lookPath)
+	lookPath = func(string) (string, error) { return "/opt/homebrew/bin/tmux", nil }
+	for _, tt := range []struct {
+		os, client string
+		args       []string
+		want       bool
+	}{
+		{"darwin", "claude-desktop", nil, true},
+		{"darwin", "cursor", []string{"-socket-name", "agents"}, true},
+		{"darwin", "vscode", nil, true},
+		{"darwin", "claude-code", nil, false},
+		{"darwin", "codex", nil, false},
+		{"darwin", "cursor", []string{"-tmux-bin", "/usr/local/bin/tmux"}, false},
+		{"linux", "claude-desktop", nil, false},
+	} {
+		goos = tt.os
+		home := t.TempDir()
+		code, out, errOut := setup(t, home, append([]string{"--print", tt.client, "--"}, tt.args...)...)
+		if code != 0 {
+			t.Fatalf("%+v: %d %s", tt, code, errOut)
+		}
+		if got := strings.Contains(out, `"/opt/homebrew/bin/tmux"`); got != tt.want {
+			t.Errorf("%s on %s with %q: -tmux-bin added = %v, want %v\n%s", tt.client, tt.os, tt.args, got, tt.want, out)
+		}
+	}
+	goos = "darwin"
+	lookPath = func(string) (string, error) { return "/usr/bin/tmux", nil }
+	if _, out, _ := setup(t, t.TempDir(), "--print", "cursor"); strings.Contains(out, "-tmux-bin") {
+		t.Errorf("a tmux on launchd's PATH needs no -tmux-bin:\n%s", out)
+	}
+}
