@@ -134,11 +134,20 @@ func Main(args []string, getenv func(string) string, exe string, out, errOut io.
 // Run makes every check, in the order a person would fix them.
 func (d Doctor) Run() []Result {
 	var rs []Result
-	if d.Config.Backend != app.BackendTmux {
-		rs = append(rs, Result{Status: Note, Name: "backend", Detail: d.Config.Backend + ": doctor checks the tmux backend; tmux is not needed"})
-	} else if d.Config.SSH != "" {
+	switch {
+	case d.Config.Backend == app.BackendFake:
+		rs = append(rs, Result{Status: Note, Name: "backend", Detail: "fake: an in-memory terminal; tmux is not needed"})
+	case d.Config.Backend == app.BackendScreen:
+		r := Result{Name: "GNU screen", Status: OK}
+		if path, err := exec.LookPath("screen"); err != nil {
+			r.Status, r.Detail, r.Fix = Fail, "not found on PATH", "install it (apt-get install screen, brew install screen), or use -backend tmux"
+		} else {
+			r.Detail = path
+		}
+		rs = append(rs, r)
+	case d.Config.SSH != "":
 		rs = append(rs, d.ssh()...)
-	} else {
+	default:
 		tmux := d.tmux()
 		rs = append(rs, tmux)
 		if tmux.Status != Fail {

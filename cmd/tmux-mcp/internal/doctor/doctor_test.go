@@ -228,3 +228,14 @@ func TestDoctorOnTheRealTmux(t *testing.T) {
 		}
 	}
 }
+
+func TestDoctorChecksScreenForTheScreenBackend(t *testing.T) {
+	stubs(t, map[string]string{})
+	if r := find(t, doctor(t, nil, "-backend", "screen").Run(), "GNU screen"); r.Status != Fail || !strings.Contains(r.Fix, "apt-get install screen") {
+		t.Errorf("%v", r)
+	}
+	dir := stubs(t, map[string]string{"screen": "exit 0"})
+	if r := find(t, doctor(t, nil, "-backend", "screen").Run(), "GNU screen"); r.Status != OK || r.Detail != filepath.Join(dir, "screen") {
+		t.Errorf("%v", r)
+	}
+}
