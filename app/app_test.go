@@ -250,7 +250,7 @@ func TestMainExitCodes(t *testing.T) {
 		{name: "an address that is no address", args: []string{"-backend", "fake", "-transport", "http", "-listen", "nonsense"},
 			code: app.ExitUsage, stderrHas: `-listen "nonsense": bad address`},
 		{name: "address that cannot be bound", args: []string{"-backend", "fake", "-transport", "http", "-listen", "256.0.0.1:1"},
-			env: map[string]string{"TMUX_MCP_TOKEN": "0123456789abcdef0123456789abcdef"}, code: app.ExitFailure, stderrHas: "listen on 256.0.0.1:1"},
+			env: map[string]string{"TMUX_MCP_TOKEN": "0123456789abcdef0123456789abcdef"}, code: app.ExitUsage, stderrHas: "-listen 256.0.0.1:1: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -294,6 +294,9 @@ func TestAdapterLoggerWritesThroughZap(t *testing.T) {
 	}
 }
 
+// fx's chatter is below the info level, and a failure of the start is
+// left to Main, which says it in a line or two (fx would log its chain of
+// constructors); a failure to stop is still logged.
 func TestFxLogsOnlyErrorsAtInfoLevel(t *testing.T) {
 	var buf syncBuffer
 	l := app.NewFxLogger(app.NewLogger(&buf))
@@ -301,7 +304,19 @@ func TestFxLogsOnlyErrorsAtInfoLevel(t *testing.T) {
 	if buf.String() != "" {
 		t.Errorf("fx chatter logged at info level: %q", buf.String())
 	}
-	l.LogEvent(&fxevent.Invoked{FunctionName: "serve", Err: errors.New("boom")})
+	for _, e := range []fxevent.Event{
+		&fxevent.Invoked{FunctionName: "serve", Err: errors.New("chain")},
+		&fxevent.Provided{ConstructorName: "app.NewTmuxBackend()", Err: errors.New("chain")},
+		&fxevent.OnStartExecuted{FunctionName: "start", Err: errors.New("chain")},
+		&fxevent.Started{Err: errors.New("chain")},
+		&fxevent.RollingBack{StartErr: errors.New("chain")},
+	} {
+		l.LogEvent(e)
+	}
+	if buf.String() != "" {
+		t.Errorf("a failure of the start logged by fx, which Main reports: %q", buf.String())
+	}
+	l.LogEvent(&fxevent.OnStopExecuted{FunctionName: "stop", Err: errors.New("boom")})
 	if !strings.Contains(buf.String(), "boom") {
 		t.Errorf("fx error not logged: %q", buf.String())
 	}
@@ -361,8 +376,8 @@ func TestMainStopsThePrivateTmuxServerWhenItCannotStart(t *testing.T) {
 	var stdout, stderr syncBuffer
 	code := app.Main([]string{"-audit", filepath.Join(t.TempDir(), "no", "such", "dir", "audit.log")}, envOf(nil),
 		app.Stdio{In: strings.NewReader(""), Out: &stdout, Err: &stderr})
-	if code != app.ExitFailure {
-		t.Errorf("Main = %d, want %d when the audit log cannot be opened", code, app.ExitFailure)
+	if code != app.ExitUsage {
+		t.Errorf("Main = %d, want %d when the audit log cannot be opened", code, app.ExitUsage)
 	}
 	m := regexp.MustCompile(`"socket": "([^"]+)"`).FindStringSubmatch(stderr.String())
 	if m == nil {

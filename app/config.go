@@ -150,7 +150,9 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(usage)
-			fmt.Fprintf(usage, "Usage: tmux-mcp [flags]\n\nAn MCP server for working in terminal panes. Flags win over environment variables.\n\n")
+			fmt.Fprintf(usage, "Usage: tmux-mcp [flags]\n\nAn MCP server for working in terminal panes. Flags win over environment variables.\n"+
+				"tmux-mcp setup CLIENT writes it into an MCP client's configuration, and tmux-mcp doctor\n"+
+				"checks what it needs (each says more with -h).\n\n")
 			fs.PrintDefaults()
 			fmt.Fprintf(usage, "\nEnvironment only:\n  %s\n    \twait ceiling in seconds (default %d)\n  %s\n    \tmaxLines of a call that gives none (default %d)\n  %s\n    \tthe bearer token the http transport requires (-token-file wins)\n",
 				EnvWaitMaxSeconds, int(domain.DefaultWaitMax/time.Second), EnvMaxResultLines, domain.DefaultMaxResultLines, EnvToken)

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"go.uber.org/fx"
-	"go.uber.org/fx/fxevent"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -118,15 +117,6 @@ func (l *Logger) Warn(msg string, kv ...any) { l.s.Warnw(msg, kv...) }
 
 // Error logs at error level.
 func (l *Logger) Error(msg string, kv ...any) { l.s.Errorw(msg, kv...) }
-
-// NewFxLogger returns fx's event logger on z. fx's own chatter (every
-// provide and invoke) goes out at debug level, below what NewLogger
-// writes; its errors still show.
-func NewFxLogger(z *zap.Logger) fxevent.Logger {
-	l := &fxevent.ZapLogger{Logger: z}
-	l.UseLogLevel(zapcore.DebugLevel)
-	return l
-}
 
 // LoggingModule provides the process's loggers, all writing to stderr,
 // and the MCP log bridge, to which they hand every line too: the MCP

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -365,11 +366,14 @@ func NewTmuxBackend(cfg Config, log *Logger) (*TmuxBackend, error) {
 		}
 		return &TmuxBackend{Terminal: t, Target: target, close: sync.OnceValue(t.Close)}, nil
 	}
+	if err := checkLocalPrograms(cfg); err != nil {
+		return nil, err
+	}
 	stopPrivate := func() error { return nil }
 	if cfg.SocketName == "" && cfg.SocketPath == "" {
 		name, session, stop, err := tmux.StartPrivate(tmux.Options{Bin: cfg.TmuxBin, Shell: cfg.Shell, Logger: log})
 		if err != nil {
-			return nil, err
+			return nil, unavailable(err)
 		}
 		target.SocketName, target.Session, stopPrivate = name, session, stop
 		log.Info("started a private tmux server; name a socket with -socket-name or -socket-path to use another",
@@ -377,7 +381,7 @@ func NewTmuxBackend(cfg Config, log *Logger) (*TmuxBackend, error) {
 	}
 	t, err := tmux.New(tmux.Options{Bin: target.Bin, SocketName: target.SocketName, SocketPath: target.SocketPath, Logger: log})
 	if err != nil {
-		return nil, errors.Join(err, stopPrivate())
+		return nil, unavailable(errors.Join(err, stopPrivate()))
 	}
 	b := &TmuxBackend{Terminal: t, Target: target, close: sync.OnceValue(func() error { return errors.Join(t.Close(), stopPrivate()) })}
 	if target.Session != "" {
@@ -468,6 +472,9 @@ func (b *ScreenBackend) workspace() Workspace {
 // window, which Close quits, so that the server never writes into a
 // session nobody named; the log says how to attach to it.
 func NewScreenBackend(cfg Config, log *Logger) (*ScreenBackend, error) {
+	if _, err := exec.LookPath("screen"); err != nil {
+		return nil, &StartError{Cause: "GNU screen not found on PATH", Fix: "install it (apt-get install screen, brew install screen), or use -backend tmux", Err: err}
+	}
 	opts := screen.Options{Session: cfg.ScreenSession, AssumeNoCopyMode: cfg.ScreenNoCopyMode}
 	b := &ScreenBackend{Session: cfg.ScreenSession}
 	stopPrivate := func() error { return nil }
@@ -523,7 +530,8 @@ func NewAuditLog(cfg Config, log *Logger) (*audit.Log, error) {
 	}
 	a, err := audit.Open(cfg.AuditPath)
 	if err != nil {
-		return nil, err
+		return nil, &StartError{Cause: fmt.Sprintf("-audit %s: %v", cfg.AuditPath, rootOf(err)),
+			Fix: "name a file you may create or append to, in a directory that exists", Setting: true, Err: err}
 	}
 	log.Info("writing an audit line per tool call", "path", cfg.AuditPath)
 	return a, nil

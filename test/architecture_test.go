@@ -83,7 +83,9 @@ var layers = map[string][]string{
 
 	"app": {"ports", "domain", "domain/lifecycle", "domain/writers", "adapters/clock", "adapters/fake", "adapters/mcp",
 		"adapters/mcp/audit", "adapters/random", "adapters/screen", "adapters/tmux"},
-	"cmd/tmux-mcp": {"app"},
+	"cmd/tmux-mcp":                  {"app", "cmd/tmux-mcp/internal/clients", "cmd/tmux-mcp/internal/doctor"},
+	"cmd/tmux-mcp/internal/clients": {"app"},
+	"cmd/tmux-mcp/internal/doctor":  {"app", "cmd/tmux-mcp/internal/clients"},
 
 	"test/contract":                {"ports", "domain/frame", "domain/policy"},
 	"test/gate":                    {},
