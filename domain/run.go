@@ -13,6 +13,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"github.com/tmux-mcp/tmux-mcp/domain/policy"
+	"github.com/tmux-mcp/tmux-mcp/domain/runlog"
 	"github.com/tmux-mcp/tmux-mcp/domain/termtext"
 	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -184,6 +185,7 @@ type commandRun struct {
 	norm    *termtext.Normalizer
 	trim    *finalNewline
 	tail    *termtext.Tail
+	out     *runlog.Writer // the whole output, kept (output.go)
 
 	gone      error // why the pane went away, once it has
 	replaced  bool  // its process was replaced
@@ -259,7 +261,9 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 	// keeps what the result can hold.
 	r.tail = termtext.NewTail(maxLines, s.cfg.MaxResultBytes)
 	r.trim = &finalNewline{w: r.tail}
-	r.norm = termtext.NewNormalizer(r.trim)
+	r.out = s.outputs.Start(s.ids.NewID(), req.PaneID)
+	w.showing(r.out)
+	r.norm = termtext.NewNormalizer(teeOutput{result: r.trim, kept: r.out})
 	r.held = &heldOutput{w: r.norm}
 	r.scanner = frame.NewScanner(ids, r.held)
 
@@ -940,6 +944,7 @@ func (r *commandRun) result(o Outcome) RunResult {
 	case r.fileEnd != nil:
 		res.ExitStatus = r.fileEnd
 	}
+	r.keep(&res)
 	return res
 }
 
@@ -1037,6 +1042,7 @@ func (r *commandRun) close() {
 		r.s.prompts.ended(r.pane, r.s.clock.Now())
 	}
 	r.unstage()
+	r.out.End()
 	r.hold.Release()
 	r.in.stream.Close()
 }

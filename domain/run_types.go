@@ -46,6 +46,8 @@ type RunResult struct {
 	ForeignOutputSuspected bool
 	StillRunning           bool
 	EffectiveTimeoutMs     int64
+	// RunID names the run's whole output, kept for read_output.
+	RunID string
 
 	// Not in the tool's output schema; the transport's text says them.
 
