@@ -47,3 +47,12 @@ func (r *commandRun) keep(res *RunResult) {
 		Foreign:      res.ForeignOutputSuspected,
 	})
 }
+
+// emptyRun names the output of a command that never started: there is
+// none, and reading it says so.
+func (s *Service) emptyRun(pane ports.PaneID) string {
+	w := s.outputs.Start(s.ids.NewID(), pane)
+	w.Account(runlog.Accounting{})
+	w.End()
+	return w.ID()
+}

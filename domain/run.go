@@ -70,7 +70,7 @@ func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResul
 
 	notStarted := func(o Outcome) (RunResult, error) {
 		return RunResult{PaneID: req.PaneID, Outcome: o, OutputComplete: true, NotStarted: true,
-			EffectiveTimeoutMs: timeout.Milliseconds()}, nil
+			EffectiveTimeoutMs: timeout.Milliseconds(), RunID: s.emptyRun(req.PaneID)}, nil
 	}
 	// The call's deadline bounds what comes before the line is typed too:
 	// a terminal that does not answer (a stopped tmux server) ends the

@@ -278,12 +278,13 @@ type runOutput struct {
 	PaneID                 string `json:"paneId"`
 	ReplacedBytes          int64  `json:"replacedBytes"`
 	ReturnedBytes          int64  `json:"returnedBytes"`
+	RunID                  string `json:"runId"`
 	StillRunning           bool   `json:"stillRunning"`
 	UnterminatedBytes      int64  `json:"unterminatedBytes"`
 }
 
 var runFields = []string{"droppedLines", "effectiveTimeoutMs", "exitStatus", "foreignOutputSuspected", "missedBytes",
-	"omittedBytes", "outcome", "output", "outputComplete", "paneId", "replacedBytes", "returnedBytes", "stillRunning",
+	"omittedBytes", "outcome", "output", "outputComplete", "paneId", "replacedBytes", "returnedBytes", "runId", "stillRunning",
 	"unterminatedBytes"}
 
 // decode checks a successful result's two halves (every field present, no
@@ -360,6 +361,13 @@ func checkRun(t *testing.T, got, want runOutput) {
 		t.Errorf("exitStatus = %v, want %v", deref(got.ExitStatus), deref(want.ExitStatus))
 	}
 	got.ExitStatus, want.ExitStatus = nil, nil
+	// Every result names its run; which id it is, is the server's.
+	if got.RunID == "" {
+		t.Error("the result has no runId")
+	}
+	if want.RunID == "" {
+		got.RunID = ""
+	}
 	if got != want {
 		t.Errorf("run_shell_command =\n %+v\nwant\n %+v", got, want)
 	}

@@ -157,6 +157,7 @@ func TestRunShellCommandReportsEveryField(t *testing.T) {
 			ForeignOutputSuspected: false,
 			StillRunning:           false,
 			EffectiveTimeoutMs:     2000,
+			RunID:                  "run7",
 		}, nil
 	}}
 	cs, _ := connect(t, stub)
@@ -175,6 +176,7 @@ func TestRunShellCommandReportsEveryField(t *testing.T) {
 		"paneId":                 "%3",
 		"replacedBytes":          0,
 		"returnedBytes":          12,
+		"runId":                  "run7",
 		"stillRunning":           false,
 		"unterminatedBytes":      0,
 	}
