@@ -19,11 +19,13 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/outputstore"
 	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/adapters/screen"
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
+	"github.com/tmux-mcp/tmux-mcp/domain/runlog"
 	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -78,6 +80,7 @@ var DomainModule = fx.Module("domain",
 	fx.Provide(
 		fx.Annotate(random.New, fx.As(new(ports.IDSource))),
 		providePool,
+		provideOutputStore,
 		provideService,
 		provideLifecycle,
 	),
@@ -118,8 +121,8 @@ func providePool(p poolParams) *writers.Pool {
 // and ids, holding panes in pool, which the lifecycle tools must share.
 // Its events are logged to log, when not nil, as warnings: what an
 // operator wants to hear of (see domain.Event).
-func NewService(term ports.Terminal, clk ports.Clock, ids ports.IDSource, cfg domain.Config, pool *writers.Pool, log *slog.Logger) *domain.Service {
-	opts := []domain.Option{domain.WithWriters(pool)}
+func NewService(term ports.Terminal, clk ports.Clock, ids ports.IDSource, cfg domain.Config, pool *writers.Pool, log *slog.Logger, opts ...domain.Option) *domain.Service {
+	opts = append(opts, domain.WithWriters(pool))
 	if log != nil {
 		opts = append(opts, domain.WithEvents(func(e domain.Event) {
 			log.Warn(e.Message, "event", e.Kind, "pane", string(e.Pane))
@@ -136,12 +139,17 @@ type serviceParams struct {
 	IDs       ports.IDSource
 	Config    domain.Config
 	Pool      *writers.Pool
-	Starting  StartingPanes `optional:"true"`
+	Starting  StartingPanes     `optional:"true"`
+	Outputs   ports.OutputStore `optional:"true"`
 	Logger    *slog.Logger
 }
 
 func provideService(p serviceParams) *domain.Service {
-	s := NewService(p.Terminal, p.Clock, p.IDs, p.Config, p.Pool, p.Logger)
+	var opts []domain.Option
+	if p.Outputs != nil {
+		opts = append(opts, domain.WithOutputStore(p.Outputs))
+	}
+	s := NewService(p.Terminal, p.Clock, p.IDs, p.Config, p.Pool, p.Logger, opts...)
 	for _, pane := range p.Starting {
 		s.ExpectStartingShell(pane)
 	}
@@ -149,6 +157,35 @@ func provideService(p serviceParams) *domain.Service {
 	// serves them (fx stops in reverse order of construction).
 	p.Lifecycle.Append(fx.StopHook(s.Close))
 	return s
+}
+
+// NewOutputStore returns where the whole output of runs is kept, for
+// read_output: in memory for the fake backend, which touches no disk,
+// else a private directory under the user's state directory
+// (adapters/outputstore), removed when the application stops. A budget
+// of 0 keeps nothing: it returns nil. So does a directory that cannot be
+// made, with a warning: the tools serve all the same, and read_output
+// says that nothing was kept.
+func NewOutputStore(lc fx.Lifecycle, cfg Config, log *slog.Logger) (ports.OutputStore, error) {
+	switch {
+	case cfg.OutputBudget == 0:
+		log.Info("keeping no run output (-output-budget 0): read_output has nothing to read")
+		return nil, nil
+	case cfg.Backend == BackendFake:
+		return fake.NewOutputStore(), nil
+	}
+	d, err := outputstore.Open("")
+	if err != nil {
+		log.Warn("keeping no run output: read_output will have nothing to read", "error", err)
+		return nil, nil
+	}
+	lc.Append(fx.StopHook(d.Close))
+	log.Info("keeping the output of runs for read_output", "dir", d.Path(), "budget", runlog.Size(cfg.OutputBudget))
+	return d, nil
+}
+
+func provideOutputStore(lc fx.Lifecycle, cfg Config, log *slog.Logger) (ports.OutputStore, error) {
+	return NewOutputStore(lc, cfg, log)
 }
 
 // StartingPanes are panes a backend has just made, whose shells may not
