@@ -100,6 +100,8 @@ func TestDependencyRuleCatchesViolations(t *testing.T) {
 		"domain reads math/rand":             {mod + "/domain": {"math/rand/v2"}},
 		"fake imports the service":           {mod + "/adapters/fake": {mod + "/domain"}},
 		"contract suite imports the service": {mod + "/test/contract": {mod + "/domain/lifecycle"}},
+		"output store imports the service":   {mod + "/adapters/outputstore": {mod + "/domain"}},
+		"run log writes files itself":        {mod + "/domain/runlog": {"os"}},
 	}
 	for name, g := range cases {
 		if len(checkRules(mod, g)) == 0 {
@@ -107,12 +109,14 @@ func TestDependencyRuleCatchesViolations(t *testing.T) {
 		}
 	}
 	ok := map[string][]string{
-		mod + "/domain":        {"fmt", mod + "/ports", mod + "/domain/frame"},
-		mod + "/adapters/fake": {mod + "/domain/frame", mod + "/ports"},
-		mod + "/adapters/mcp":  {mod + "/domain", mod + "/domain/lifecycle"},
-		mod + "/ports":         {"context", "time"},
-		mod + "/app":           {"go.uber.org/fx", mod + "/adapters/tmux"},
-		mod + "/cmd/tmux-mcp":  {"go.uber.org/fx", mod + "/app"},
+		mod + "/domain":               {"fmt", mod + "/ports", mod + "/domain/frame"},
+		mod + "/adapters/fake":        {mod + "/domain/frame", mod + "/ports"},
+		mod + "/adapters/mcp":         {mod + "/domain", mod + "/domain/lifecycle"},
+		mod + "/ports":                {"context", "time"},
+		mod + "/domain/runlog":        {"bufio", mod + "/ports"},
+		mod + "/adapters/outputstore": {"os", mod + "/ports", mod + "/adapters/internal/proc"},
+		mod + "/app":                  {"go.uber.org/fx", mod + "/adapters/tmux"},
+		mod + "/cmd/tmux-mcp":         {"go.uber.org/fx", mod + "/app"},
 	}
 	if v := checkRules(mod, ok); len(v) != 0 {
 		t.Errorf("a clean graph was flagged: %v", v)
