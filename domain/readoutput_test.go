@@ -273,3 +273,22 @@ func TestWaitForCommandProgressCarriesTheNewestLine(t *testing.T) {
 		t.Errorf("progress lines %q; want the newest line in each", got)
 	}
 }
+
+// A command that never started has a run too, of no output: its result's
+// runId reads back empty and complete.
+func TestReadOutputOfACommandThatNeverStarted(t *testing.T) {
+	r, _ := outputRig(t, 0)
+	r.term.SetStarting(r.pane, true)
+	r.svc.ExpectStartingShell(r.pane)
+	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "echo never", TimeoutMs: 1000})
+	r.waitTimers(2) // the deadline, the next look at the shell
+	r.clock.Advance(time.Second)
+	got := r.await(reply)
+	if got.err != nil || !got.res.NotStarted || got.res.RunID == "" {
+		t.Fatalf("run = %+v, %v; want not started, with a runId", got.res, got.err)
+	}
+	page := r.readOutput(domain.ReadOutputRequest{RunID: got.res.RunID})
+	if page.Text != "" || page.TotalLines != 0 || !page.OutputComplete || page.StillRunning {
+		t.Errorf("the run of a command that never started = %+v", page)
+	}
+}
