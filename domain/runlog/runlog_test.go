@@ -388,3 +388,87 @@ func TestSearchSmallPage(t *testing.T) {
 		t.Fatalf("a match on a small page = %+v", p)
 	}
 }
+
+// failingStore fails what it is told to.
+type failingStore struct {
+	*fake.OutputStore
+	create, write, open error
+}
+
+func (s *failingStore) Create(id string) (io.WriteCloser, error) {
+	if s.create != nil {
+		return nil, s.create
+	}
+	w, err := s.OutputStore.Create(id)
+	return failingWriter{w, s}, err
+}
+
+func (s *failingStore) Open(id string) (ports.OutputReader, error) {
+	if s.open != nil {
+		return nil, s.open
+	}
+	return s.OutputStore.Open(id)
+}
+
+type failingWriter struct {
+	io.WriteCloser
+	s *failingStore
+}
+
+func (w failingWriter) Write(p []byte) (int, error) {
+	if w.s.write != nil {
+		return 0, w.s.write
+	}
+	return w.WriteCloser.Write(p)
+}
+
+// A store that cannot keep a run's output has its run say why, and keep
+// nothing after the failure; the run's writer never fails the command's.
+func TestStoreFailures(t *testing.T) {
+	s := &failingStore{OutputStore: fake.NewOutputStore(), create: errors.New("disk full")}
+	l := runlog.New(s, runlog.DefaultBudget)
+	w := l.Start("r1", "%0")
+	w.Account(runlog.Accounting{})
+	write(t, w, "lost\n")
+	p := read(t, l, runlog.Query{RunID: "r1"})
+	if p.CutBytes != 5 || !strings.Contains(p.CutReason, "disk full") || p.StoredBytes != 0 {
+		t.Errorf("a run whose output could not be created = %+v", p)
+	}
+
+	s.create = nil
+	w = l.Start("r2", "%0")
+	w.Account(runlog.Accounting{})
+	write(t, w, "kept\n")
+	s.write = errors.New("i/o error")
+	write(t, w, "lost\n")
+	s.write = nil
+	write(t, w, "after\n")
+	p = read(t, l, runlog.Query{RunID: "r2"})
+	if p.Text != "kept" || p.CutBytes != 11 || !strings.Contains(p.CutReason, "i/o error") {
+		t.Errorf("a run whose write failed = %+v", p)
+	}
+
+	s.open = fmt.Errorf("open: %w", ports.ErrRunNotFound)
+	if _, err := l.Read(runlog.Query{RunID: "r2", MaxLines: 1, MaxBytes: 10}); !errors.Is(err, ports.ErrRunNotFound) {
+		t.Errorf("a store that cannot open the run: %v", err)
+	}
+}
+
+// The evicted ids remembered are bounded too: the oldest become unknown.
+func TestEvictedIDsAreBounded(t *testing.T) {
+	lg := runlog.New(fake.NewOutputStore(), 1)
+	for i := range 2*runlog.MaxRuns + 1 {
+		w := lg.Start(fmt.Sprintf("r%d", i), "%0")
+		w.Account(runlog.Accounting{})
+		w.End()
+	}
+	if _, err := lg.Read(runlog.Query{RunID: "r0"}); !errors.Is(err, ports.ErrRunNotFound) {
+		t.Errorf("the oldest of more evicted runs than are remembered: %v, want ErrRunNotFound", err)
+	}
+	if _, err := lg.Read(runlog.Query{RunID: fmt.Sprintf("r%d", runlog.MaxRuns)}); !errors.Is(err, ports.ErrRunEvicted) {
+		t.Errorf("a recently evicted run: %v, want ErrRunEvicted", err)
+	}
+	if got := runlog.New(nil, -5).Budget(); got != 0 {
+		t.Errorf("a negative budget is %d, want 0", got)
+	}
+}
