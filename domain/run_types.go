@@ -46,6 +46,10 @@ type RunResult struct {
 	ForeignOutputSuspected bool
 	StillRunning           bool
 	EffectiveTimeoutMs     int64
+	// LeftRunning is, for a command that completed, what it left running
+	// on the pane's terminal; nil when not known (the terminal cannot
+	// tell, or the command did not complete).
+	LeftRunning *LeftRunning
 	// RunID names the run's whole output, kept for read_output.
 	RunID string
 

@@ -111,25 +111,6 @@ func (s *Service) writable(ctx context.Context, hold *writers.Hold, pane ports.P
 	return info, policy.Check(info, policy.Type, force, "")
 }
 
-// describeHeld describes the pane held by hold: as the lease found it,
-// when it was described as it was leased (one round trip saved), else
-// afresh.
-func (s *Service) describeHeld(ctx context.Context, hold *writers.Hold, pane ports.PaneID) (ports.PaneInfo, error) {
-	if info, ok := hold.Described(); ok {
-		return info, nil
-	}
-	return s.describe(ctx, pane)
-}
-
-// describe describes the pane.
-func (s *Service) describe(ctx context.Context, pane ports.PaneID) (ports.PaneInfo, error) {
-	info, err := s.term.Pane(ctx, pane)
-	if err != nil {
-		return info, err
-	}
-	return info, nil
-}
-
 func allInterrupts(keys []string) bool {
 	for _, k := range keys {
 		if !policy.IsInterrupt(k) {

@@ -43,6 +43,8 @@ type Service struct {
 	// runs are the commands followed after their calls returned, for
 	// wait_for_command (waitcommand.go).
 	runs runs
+	// left is what those commands left running, by pane (left.go).
+	left leftRecords
 
 	// outputs keeps every run's whole output, in store (output.go).
 	store   ports.OutputStore
@@ -95,6 +97,25 @@ func (s *Service) hold(ctx context.Context, pane ports.PaneID, holder string) (*
 			pane, busy.Owner, holder))
 	}
 	return h, err
+}
+
+// describeHeld describes the pane held by hold: as the lease found it,
+// when it was described as it was leased (one round trip saved), else
+// afresh.
+func (s *Service) describeHeld(ctx context.Context, hold *writers.Hold, pane ports.PaneID) (ports.PaneInfo, error) {
+	if info, ok := hold.Described(); ok {
+		return info, nil
+	}
+	return s.describe(ctx, pane)
+}
+
+// describe describes the pane.
+func (s *Service) describe(ctx context.Context, pane ports.PaneID) (ports.PaneInfo, error) {
+	info, err := s.term.Pane(ctx, pane)
+	if err != nil {
+		return info, err
+	}
+	return info, nil
 }
 
 // lost tells the operator that n bytes of the pane's output were lost.

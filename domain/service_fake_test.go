@@ -147,7 +147,10 @@ func TestRunCompletedReportsOutputAndStatus(t *testing.T) {
 	if status(res) != "3" {
 		t.Errorf("exitStatus %s, want 3", status(res))
 	}
-	res.ExitStatus = nil
+	if res.LeftRunning == nil || res.LeftRunning.Count != 0 || len(res.LeftRunning.Processes) != 0 {
+		t.Errorf("leftRunning %+v, want known and empty", res.LeftRunning)
+	}
+	res.ExitStatus, res.LeftRunning = nil, nil
 	if res != want {
 		t.Errorf("result\n got %+v\nwant %+v", res, want)
 	}

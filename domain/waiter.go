@@ -38,12 +38,18 @@ func (w *waiter) left() time.Duration {
 	return max(w.total-w.clock.Now().Sub(w.start), 0)
 }
 
-// done fires when the wait is over.
-func (w *waiter) done() <-chan time.Time { return w.deadline.C() }
+// done fires when the wait is over; never for a nil waiter (a wait with
+// no call behind it).
+func (w *waiter) done() <-chan time.Time {
+	if w == nil {
+		return nil
+	}
+	return w.deadline.C()
+}
 
 // ticks fires when progress is due; never when nobody listens.
 func (w *waiter) ticks() <-chan time.Time {
-	if w.tickT == nil {
+	if w == nil || w.tickT == nil {
 		return nil
 	}
 	return w.tickT.C()

@@ -25,15 +25,16 @@ type op struct {
 type opKind int
 
 const (
-	opOutput opKind = iota // print text; "\n" reaches the screen as "\r\n"
-	opStatus               // set the status
-	opSleep                // wait on the clock
-	opRead                 // read the terminal until end of file, like cat
-	opExit                 // leave with a status
-	opHang                 // never end by itself
-	opEcho                 // turn the tty's echo on (n=1) or off (n=0), like stty
-	opOrElse               // skip the next n ops unless the status is nonzero (||)
-	opSource               // run the script at text, like "."
+	opOutput     opKind = iota // print text; "\n" reaches the screen as "\r\n"
+	opStatus                   // set the status
+	opSleep                    // wait on the clock
+	opRead                     // read the terminal until end of file, like cat
+	opExit                     // leave with a status
+	opHang                     // never end by itself
+	opEcho                     // turn the tty's echo on (n=1) or off (n=0), like stty
+	opOrElse                   // skip the next n ops unless the status is nonzero (||)
+	opSource                   // run the script at text, like "."
+	opBackground               // start text in the background, living for d (sleep N &)
 )
 
 // simpleCmd is one parsed command.
@@ -41,6 +42,7 @@ type simpleCmd struct {
 	args             []string
 	outNull, errNull bool
 	orElse           bool // runs only if the command before it failed (||)
+	background       bool // ends in "&": started in the background
 }
 
 // compile turns typed shell text into the ops of its commands. shell names
@@ -81,6 +83,15 @@ func (c simpleCmd) ops(shell string) []op {
 	name, args := c.args[0], c.args[1:]
 	if name == "command" && len(args) > 0 {
 		name, args = args[0], args[1:]
+	}
+	if c.background {
+		// A process of the pane's terminal that outlives the command
+		// (ports.ProcessWatcher), printing nothing.
+		secs, err := strconv.ParseFloat(strings.Join(args, " "), 64)
+		if name != "sleep" || len(args) != 1 || err != nil || secs < 0 {
+			return fail(2, "%s: the fake shell runs only sleep N in the background", shell)
+		}
+		return []op{{kind: opBackground, text: strings.Join(c.args, " "), d: time.Duration(secs * float64(time.Second))}, {kind: opStatus}}
 	}
 	switch name {
 	case ".", "source":
@@ -210,6 +221,10 @@ func (p *parser) script() ([]simpleCmd, error) {
 			}
 			p.cur.orElse = true
 			p.i += 2
+		case c == '&' && !strings.HasPrefix(p.src[p.i:], "&&"):
+			p.cur.background = true
+			p.endCommand()
+			p.i++
 		case c == '|' || c == '&' || c == '<' || c == '(' || c == ')' || c == '`':
 			return nil, fmt.Errorf("%q: %w", c, errUnsupported)
 		default:

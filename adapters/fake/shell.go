@@ -438,6 +438,8 @@ func (p *pane) step() {
 		case opHang:
 			j.fg = o.command
 			return
+		case opBackground:
+			p.bg = append(p.bg, bgProc{pid: p.t.newPID(), command: o.text, until: p.t.clock.Now().Add(o.d)})
 		case opEcho:
 			p.noEcho = o.n == 0
 		case opOrElse:

@@ -132,6 +132,7 @@ type pane struct {
 	asking     bool   // the shell reads a line itself, at its prompt (Ask)
 	asked      []byte // what is typed into that line so far
 	answers    []string
+	bg         []bgProc // what commands started in the background (sleep N &)
 
 	// A job whose leader has exited is in front until then
 	// (SetLeaderlessFront).

@@ -27,10 +27,11 @@ var (
 // addedOutputFields are the output fields that issues added to tools the
 // reference pages specify, beyond what the pages give: the server must
 // advertise the pages' schemas with these fields and only these added.
-// Issue 22 added what the text of a result cannot carry; issue 23 the
-// run's id, which names its whole output for read_output.
+// Issue 22 added what the text of a result cannot carry; issue 23 what a
+// command left running, and the run's id, which names its whole output
+// for read_output.
 var addedOutputFields = map[string][]string{
-	"run_shell_command": {"replacedBytes", "unterminatedBytes", "runId"},
+	"run_shell_command": {"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount", "runId"},
 	"capture_since":     {"replacedBytes", "unterminatedBytes"},
 	"wait_for_text":     {"replacedBytes", "unterminatedBytes"},
 }

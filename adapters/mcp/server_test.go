@@ -168,6 +168,8 @@ func TestRunShellCommandReportsEveryField(t *testing.T) {
 		"effectiveTimeoutMs":     2000,
 		"exitStatus":             7,
 		"foreignOutputSuspected": false,
+		"leftRunning":            nil,
+		"leftRunningCount":       0,
 		"missedBytes":            0,
 		"omittedBytes":           0,
 		"outcome":                "completed",

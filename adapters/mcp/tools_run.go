@@ -37,7 +37,7 @@ func (s *Server) runShellCommand() declaration {
 // The fields issues added since come last.
 var runRequiredOrder = []string{"effectiveTimeoutMs", "droppedLines", "missedBytes", "omittedBytes", "foreignOutputSuspected",
 	"exitStatus", "outcome", "output", "outputComplete", "paneId", "returnedBytes", "stillRunning",
-	"replacedBytes", "unterminatedBytes", "runId"}
+	"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount", "runId"}
 
 const runShellCommandDescription = "Run a shell command in a pane with your user's permissions. " +
 	"Run a shell command in a pane, wait for it to finish, and report its exit status and output. " +
@@ -60,21 +60,23 @@ type runArgs struct {
 }
 
 type runOutput struct {
-	DroppedLines           int64        `json:"droppedLines" jsonschema:"Lines of output withheld by maxLines. The text half says so in a notice; a caller reading only the structured half would otherwise take the tail for the whole."`
-	EffectiveTimeoutMs     int64        `json:"effectiveTimeoutMs" jsonschema:"The timeout actually enforced."`
-	ExitStatus             *int         `json:"exitStatus" jsonschema:"The command's exit status; null if it did not finish."`
-	ForeignOutputSuspected bool         `json:"foreignOutputSuspected" jsonschema:"Another writer printed into this pane while the command ran. Output that could be attributed to them was removed; what is left may still include theirs. False means no foreign marker was seen, not that the output is certainly this command's."`
-	MissedBytes            int64        `json:"missedBytes" jsonschema:"Output that fell out of the pane's buffer before this read reached it. Nonzero means the command printed more than was kept, so the output here starts partway through it."`
-	OmittedBytes           int64        `json:"omittedBytes" jsonschema:"Output bytes omitted by the result ceiling."`
-	Outcome                string       `json:"outcome" jsonschema:"Why this returned. Read it rather than inferring from the text." schema:"enum=completed|timed_out|pane_died|cancelled"`
-	Output                 string       `json:"output" jsonschema:"The bounded tail of the command's output."`
-	OutputComplete         bool         `json:"outputComplete" jsonschema:"False when capture or result limits omitted any command output."`
-	PaneID                 ports.PaneID `json:"paneId"`
-	ReplacedBytes          int64        `json:"replacedBytes" jsonschema:"Output bytes the text cannot carry as they were: bytes that are not UTF-8, each shown as U+FFFD, and NUL and the other control characters that do nothing on a terminal, dropped. Nonzero means output is not exactly what the command printed (outputComplete is false); run it through od -c or base64 to see those bytes."`
-	ReturnedBytes          int64        `json:"returnedBytes" jsonschema:"UTF-8 output bytes returned."`
-	RunID                  string       `json:"runId" jsonschema:"Names this run's whole output, which the server keeps (within its budget): read_output with this runId pages through it or searches it, also the lines this result withheld."`
-	StillRunning           bool         `json:"stillRunning" jsonschema:"Whether the command may still be running after this call returned."`
-	UnterminatedBytes      int64        `json:"unterminatedBytes" jsonschema:"Output bytes at the end that are inside an escape sequence (or a character) that never ended, such as ESC ] without its BEL or ST, which hides all that follows it on a terminal: they are not in output, though they may have been meant as text (outputComplete is false)."`
+	DroppedLines           int64                `json:"droppedLines" jsonschema:"Lines of output withheld by maxLines. The text half says so in a notice; a caller reading only the structured half would otherwise take the tail for the whole."`
+	EffectiveTimeoutMs     int64                `json:"effectiveTimeoutMs" jsonschema:"The timeout actually enforced."`
+	LeftRunning            *[]leftProcessOutput `json:"leftRunning" jsonschema:"For a command that completed: the processes it left running on the pane's terminal (started while it ran and outliving it, such as a server started with &), at most 20, by process id; empty when it left none; null when that is not known (the command did not complete, or the backend cannot see the pane's processes: over -ssh)."`
+	LeftRunningCount       int                  `json:"leftRunningCount" jsonschema:"How many processes the command left running, of which leftRunning lists at most 20; 0 when leftRunning is empty or null."`
+	ExitStatus             *int                 `json:"exitStatus" jsonschema:"The command's exit status; null if it did not finish."`
+	ForeignOutputSuspected bool                 `json:"foreignOutputSuspected" jsonschema:"Another writer printed into this pane while the command ran. Output that could be attributed to them was removed; what is left may still include theirs. False means no foreign marker was seen, not that the output is certainly this command's."`
+	MissedBytes            int64                `json:"missedBytes" jsonschema:"Output that fell out of the pane's buffer before this read reached it. Nonzero means the command printed more than was kept, so the output here starts partway through it."`
+	OmittedBytes           int64                `json:"omittedBytes" jsonschema:"Output bytes omitted by the result ceiling."`
+	Outcome                string               `json:"outcome" jsonschema:"Why this returned. Read it rather than inferring from the text." schema:"enum=completed|timed_out|pane_died|cancelled"`
+	Output                 string               `json:"output" jsonschema:"The bounded tail of the command's output."`
+	OutputComplete         bool                 `json:"outputComplete" jsonschema:"False when capture or result limits omitted any command output."`
+	PaneID                 ports.PaneID         `json:"paneId"`
+	ReplacedBytes          int64                `json:"replacedBytes" jsonschema:"Output bytes the text cannot carry as they were: bytes that are not UTF-8, each shown as U+FFFD, and NUL and the other control characters that do nothing on a terminal, dropped. Nonzero means output is not exactly what the command printed (outputComplete is false); run it through od -c or base64 to see those bytes."`
+	ReturnedBytes          int64                `json:"returnedBytes" jsonschema:"UTF-8 output bytes returned."`
+	RunID                  string               `json:"runId" jsonschema:"Names this run's whole output, which the server keeps (within its budget): read_output with this runId pages through it or searches it, also the lines this result withheld."`
+	StillRunning           bool                 `json:"stillRunning" jsonschema:"Whether the command may still be running after this call returned."`
+	UnterminatedBytes      int64                `json:"unterminatedBytes" jsonschema:"Output bytes at the end that are inside an escape sequence (or a character) that never ended, such as ESC ] without its BEL or ST, which hides all that follows it on a terminal: they are not in output, though they may have been meant as text (outputComplete is false)."`
 }
 
 func fromRunResult(r domain.RunResult) runOutput {
@@ -84,7 +86,7 @@ func fromRunResult(r domain.RunResult) runOutput {
 	if r.Outcome != domain.OutcomeCompleted {
 		exit = nil
 	}
-	return runOutput{
+	out := runOutput{
 		DroppedLines:           r.DroppedLines,
 		EffectiveTimeoutMs:     r.EffectiveTimeoutMs,
 		ExitStatus:             exit,
@@ -101,6 +103,24 @@ func fromRunResult(r domain.RunResult) runOutput {
 		StillRunning:           r.StillRunning,
 		UnterminatedBytes:      r.UnterminatedBytes,
 	}
+	if l := r.LeftRunning; l != nil && r.Outcome == domain.OutcomeCompleted {
+		out.LeftRunning, out.LeftRunningCount = new(leftProcesses(l.Processes)), l.Count
+	}
+	return out
+}
+
+// leftProcessOutput is one process a command left running.
+type leftProcessOutput struct {
+	Command string `json:"command" jsonschema:"Its command line, arguments joined by spaces."`
+	PID     int    `json:"pid" jsonschema:"Its process id: kill PID (or signal it otherwise) to stop it."`
+}
+
+func leftProcesses(ps []domain.LeftProcess) []leftProcessOutput {
+	out := make([]leftProcessOutput, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, leftProcessOutput{Command: p.Command, PID: p.PID})
+	}
+	return out
 }
 
 // runNotice is the notice the text half of a run_shell_command result
@@ -143,6 +163,9 @@ func runNotice(o runOutput, r domain.RunResult) string {
 	if o.ForeignOutputSuspected {
 		notice = append(notice, "Notice: markers that this command's frame did not print were seen in its output (another writer, a recording of earlier commands, or an end marker the command printed itself); they were removed and nothing else was, so the output may hold text that is not this command's.")
 	}
+	if o.LeftRunning != nil && o.LeftRunningCount > 0 {
+		notice = append(notice, leftNotice(*o.LeftRunning, o.LeftRunningCount))
+	}
 	if (o.Outcome == string(domain.OutcomeTimedOut) || o.Outcome == string(domain.OutcomeCancelled)) && o.StillRunning {
 		notice = append(notice, stillRunningNotice(o.PaneID))
 	}
@@ -162,6 +185,24 @@ func keptNotice(o runOutput) string {
 	return fmt.Sprintf("Notice: the output is only the end of what the command printed (%s). The server kept the whole of it: "+
 		"call read_output with runId %s to page through it from startLine 1, or with grep to search it.",
 		strings.Join(parts, "; "), o.RunID)
+}
+
+// leftNotice says what a command left running, which outlives it.
+func leftNotice(ps []leftProcessOutput, total int) string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, fmt.Sprintf("%d (%s)", p.PID, p.Command))
+	}
+	more := ""
+	if total > len(ps) {
+		more = fmt.Sprintf(" and %d more", total-len(ps))
+	}
+	count := "1 process"
+	if total != 1 {
+		count = fmt.Sprintf("%d processes", total)
+	}
+	return fmt.Sprintf("Notice: the command left %s running in the pane: %s%s. It runs on after the command; "+
+		"stop it with kill PID (in run_shell_command) if it is not meant to.", count, strings.Join(names, ", "), more)
 }
 
 // stillRunningNotice is what a result says of a command that outlived its

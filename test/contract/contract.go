@@ -73,6 +73,7 @@ func Run(t *testing.T, h Harness) {
 		{"ScriptsAreReadByTheShell", testScripts},
 		{"RemovedScriptIsGone", testRemovedScript},
 		{"JobControlTellsTheForeground", testForeground},
+		{"ProcessWatcherTellsWhatWasLeftRunning", testProcessesSince},
 		{"LineEditingAtThePrompt", testLineEditing},
 		{"CaptureRowsFollowTheRowConvention", testCaptureRows},
 		{"CaptureJoinsWrappedRows", testJoinWrapped},
@@ -408,6 +409,52 @@ func testRemovedScript(t *testing.T, h Harness) {
 	if !strings.Contains(out.text(), "unreadable-script\n") {
 		t.Errorf("the shell could read a removed script: %q", out.text())
 	}
+}
+
+// A ProcessWatcher lists a process started in the background on the
+// pane's terminal after the mark, and nothing started before it.
+func testProcessesSince(t *testing.T, h Harness) {
+	pw, ok := h.Terminal().(ports.ProcessWatcher)
+	if !ok {
+		t.Skip("the backend is no ports.ProcessWatcher")
+	}
+	id := h.NewShellPane(t)
+	shellOf(t, h, id)
+	ctx := t.Context()
+	if _, err := pw.ProcessMark(ctx, id); errors.Is(err, ports.ErrUnsupported) {
+		t.Skip("the backend cannot tell a pane's processes")
+	}
+	sendText(t, h, id, "sleep 61 &\n")
+	var first ports.Process
+	h.Eventually(t, func() bool {
+		ps, err := pw.ProcessesSince(ctx, id, ports.ProcessMark{})
+		for _, p := range ps {
+			if err == nil && strings.Contains(p.Command, "sleep 61") {
+				first = p
+				return true
+			}
+		}
+		return false
+	}, "the first sleep to be listed since the start")
+	mark, err := pw.ProcessMark(ctx, id)
+	if err != nil {
+		t.Fatalf("ProcessMark = %v", err)
+	}
+	sendText(t, h, id, "sleep 62 &\n")
+	h.Eventually(t, func() bool {
+		ps, err := pw.ProcessesSince(ctx, id, mark)
+		if err != nil {
+			return false
+		}
+		var second bool
+		for _, p := range ps {
+			if p.PID == first.PID {
+				t.Fatalf("ProcessesSince the mark lists %+v, which started before it", p)
+			}
+			second = second || strings.Contains(p.Command, "sleep 62") && !p.Young
+		}
+		return second
+	}, "the second sleep to be listed since the mark")
 }
 
 func testForeground(t *testing.T, h Harness) {
