@@ -87,6 +87,10 @@ type Config struct {
 	WaitMax        time.Duration
 	MaxResultLines int
 
+	// OutputBudget is the bytes of output kept of all runs together, for
+	// read_output (-output-budget); 0 keeps none.
+	OutputBudget int64
+
 	// Version asks for the version to be printed instead of serving.
 	Version bool
 }
@@ -146,6 +150,7 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	fs.BoolVar(&cfg.ScreenNoCopyMode, "screen-no-copy-mode", false, "vouch that nobody uses copy mode in the -screen-session, which screen cannot report; without it every write there is refused")
 	fs.StringVar(&cfg.AuditPath, "audit", "", "append one JSON line per tool call to this file (commands and texts only as SHA-256 digests)")
 	fs.StringVar(&cfg.TokenFile, "token-file", "", "file holding the bearer token the http transport requires (env "+EnvToken+" holds the token itself)")
+	budget := fs.String("output-budget", "256MiB", "the output kept of all runs together, for read_output: bytes, or a number with KiB, MiB or GiB (K, M, G); the oldest runs are evicted first; 0 keeps none")
 	fs.BoolVar(&cfg.Version, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -240,6 +245,9 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	}
 	if set["audit"] && cfg.AuditPath == "" {
 		return Config{}, fmt.Errorf("%w: -audit is empty; name the file to append the audit log to", ErrInvalidSetting)
+	}
+	if cfg.OutputBudget, err = parseSize(*budget); err != nil {
+		return Config{}, fmt.Errorf("%w: -output-budget %q: %v", ErrInvalidSetting, *budget, err)
 	}
 	if cfg.WaitMax, err = parseWaitMax(env(EnvWaitMaxSeconds)); err != nil {
 		return Config{}, err
@@ -345,5 +353,27 @@ func DomainConfig(cfg Config) domain.Config {
 	d := domain.DefaultConfig()
 	d.WaitMax = cfg.WaitMax
 	d.MaxResultLines = cfg.MaxResultLines
+	if cfg.OutputBudget > 0 {
+		d.OutputBudget = cfg.OutputBudget
+	}
 	return d
+}
+
+// parseSize reads a number of bytes: digits, optionally followed by a
+// unit, KiB, MiB or GiB (or K, M, G, the same, or B), with or without a
+// space between.
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	num := strings.TrimRightFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	unit := strings.TrimSpace(s[len(num):])
+	shift := map[string]uint{"": 0, "B": 0, "K": 10, "KiB": 10, "M": 20, "MiB": 20, "G": 30, "GiB": 30}
+	sh, ok := shift[unit]
+	n, err := strconv.ParseInt(num, 10, 64)
+	if !ok || err != nil || n < 0 {
+		return 0, errors.New("want a number of bytes, such as 268435456, 256MiB or 1GiB")
+	}
+	if n > math.MaxInt64>>sh {
+		return 0, errors.New("too large")
+	}
+	return n << sh, nil
 }

@@ -19,11 +19,13 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/mcp/audit"
+	"github.com/tmux-mcp/tmux-mcp/adapters/outputstore"
 	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/adapters/screen"
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
+	"github.com/tmux-mcp/tmux-mcp/domain/runlog"
 	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -101,7 +103,8 @@ var DomainModule = fx.Module("domain",
 	fx.Provide(
 		fx.Annotate(random.New, fx.As(new(ports.IDSource))),
 		fx.Annotate(NewProcessPool, fx.ParamTags(`optional:"true"`), fx.OnStop((*writers.Pool).Close)),
-		fx.Annotate(NewService, fx.ParamTags("", "", "", "", "", "", `group:"startingPanes"`), fx.OnStop((*domain.Service).Close)),
+		closing(NewOutputStore),
+		fx.Annotate(NewService, fx.ParamTags("", "", "", "", "", "", "", `group:"startingPanes"`), fx.OnStop((*domain.Service).Close)),
 		fx.Annotate(NewLifecycle, fx.ParamTags(`optional:"true"`)),
 	),
 )
@@ -130,10 +133,14 @@ func NewProcessPool(l ports.Leaser, clk ports.Clock, log *Logger) *writers.Pool 
 // NewService returns the pane tools' Service on the given terminal, clock
 // and ids, holding panes in pool, which the lifecycle tools must share.
 // Its events are logged to log, when not nil, as warnings: what an
-// operator wants to hear of (see domain.Event). The panes in starting
-// are waited for before the Service first types into them.
-func NewService(term ports.Terminal, clk ports.Clock, ids ports.IDSource, cfg domain.Config, pool *writers.Pool, log *Logger, starting ...ports.PaneID) *domain.Service {
+// operator wants to hear of (see domain.Event). The whole output of runs
+// is kept in outputs, when it holds a store. The panes in starting are
+// waited for before the Service first types into them.
+func NewService(term ports.Terminal, clk ports.Clock, ids ports.IDSource, cfg domain.Config, pool *writers.Pool, log *Logger, outputs *OutputStore, starting ...ports.PaneID) *domain.Service {
 	opts := []domain.Option{domain.WithWriters(pool)}
+	if outputs != nil && outputs.Store != nil {
+		opts = append(opts, domain.WithOutputStore(outputs.Store))
+	}
 	if log != nil {
 		opts = append(opts, domain.WithEvents(func(e domain.Event) {
 			log.Warn(e.Message, "event", e.Kind, "pane", string(e.Pane))
@@ -144,6 +151,41 @@ func NewService(term ports.Terminal, clk ports.Clock, ids ports.IDSource, cfg do
 		s.ExpectStartingShell(pane)
 	}
 	return s
+}
+
+// OutputStore is where the whole output of runs is kept, for
+// read_output; Store is nil when nothing is kept.
+type OutputStore struct {
+	Store ports.OutputStore
+	close func() error
+}
+
+// Close removes what the store keeps on disk, if anything. Calls after
+// the first return the first's error.
+func (o *OutputStore) Close() error { return o.close() }
+
+// NewOutputStore returns where the whole output of runs is kept: in
+// memory for the fake backend, which touches no disk, else a private
+// directory under the user's state directory (adapters/outputstore),
+// removed by Close. A budget of 0 keeps nothing: Store is nil. So is it
+// when the directory cannot be made, with a warning: the tools serve all
+// the same, and read_output says that nothing was kept.
+func NewOutputStore(cfg Config, log *Logger) (*OutputStore, error) {
+	none := &OutputStore{close: func() error { return nil }}
+	switch {
+	case cfg.OutputBudget == 0:
+		log.Info("keeping no run output (-output-budget 0): read_output has nothing to read")
+		return none, nil
+	case cfg.Backend == BackendFake:
+		return &OutputStore{Store: fake.NewOutputStore(), close: func() error { return nil }}, nil
+	}
+	d, err := outputstore.Open("")
+	if err != nil {
+		log.Warn("keeping no run output: read_output will have nothing to read", "error", err)
+		return none, nil
+	}
+	log.Info("keeping the output of runs for read_output", "dir", d.Path(), "budget", runlog.Size(cfg.OutputBudget))
+	return &OutputStore{Store: d, close: sync.OnceValue(d.Close)}, nil
 }
 
 // StartingPanes are panes a backend has just made, whose shells may not

@@ -1,6 +1,10 @@
 package domain
 
-import "time"
+import (
+	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/domain/runlog"
+)
 
 // Defaults from CONTRACT.md.
 const (
@@ -23,6 +27,10 @@ type Config struct {
 	// whether the pane is still alive, in case the output stream does not
 	// say so itself.
 	LivenessInterval time.Duration
+	// OutputBudget is the bytes of output kept for all runs together
+	// (see WithOutputStore); 0 means the default, runlog.DefaultBudget.
+	// To keep nothing, give the Service no store.
+	OutputBudget int64
 }
 
 // DefaultConfig returns the contract's defaults.
@@ -32,6 +40,7 @@ func DefaultConfig() Config {
 		MaxResultLines:   DefaultMaxResultLines,
 		MaxResultBytes:   MaxResultBytes,
 		LivenessInterval: 250 * time.Millisecond,
+		OutputBudget:     runlog.DefaultBudget,
 	}
 }
 
@@ -49,6 +58,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.LivenessInterval <= 0 {
 		c.LivenessInterval = d.LivenessInterval
+	}
+	if c.OutputBudget <= 0 {
+		c.OutputBudget = d.OutputBudget
 	}
 	return c
 }

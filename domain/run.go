@@ -9,6 +9,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
+	"github.com/tmux-mcp/tmux-mcp/domain/runlog"
 	"github.com/tmux-mcp/tmux-mcp/domain/termtext"
 	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -65,7 +66,7 @@ func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResul
 
 	notStarted := func(o Outcome) (RunResult, error) {
 		return RunResult{PaneID: req.PaneID, Outcome: o, OutputComplete: true, NotStarted: true,
-			EffectiveTimeoutMs: timeout.Milliseconds()}, nil
+			EffectiveTimeoutMs: timeout.Milliseconds(), RunID: s.emptyRun(req.PaneID)}, nil
 	}
 	// The call's deadline bounds what comes before the line is typed too:
 	// a terminal that does not answer (a stopped tmux server) ends the
@@ -228,6 +229,7 @@ type commandRun struct {
 	norm    *termtext.Normalizer
 	trim    *finalNewline
 	tail    *termtext.Tail
+	out     *runlog.Writer // the whole output, kept (output.go)
 
 	start      startPhase
 	end        endPhase
@@ -333,6 +335,7 @@ func (r *commandRun) result(o Outcome) RunResult {
 		}
 		cancel()
 	}
+	r.keep(&res)
 	return res
 }
 
@@ -376,6 +379,7 @@ func (r *commandRun) close() {
 		r.s.prompts.ended(r.pane, r.s.clock.Now())
 	}
 	r.unstage()
+	r.out.End()
 	r.hold.Release()
 	r.in.stream.Close()
 }

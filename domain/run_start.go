@@ -58,7 +58,9 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 	// keeps what the result can hold.
 	r.tail = termtext.NewTail(maxLines, s.cfg.MaxResultBytes)
 	r.trim = &finalNewline{w: r.tail}
-	r.norm = termtext.NewNormalizer(r.trim)
+	r.out = s.outputs.Start(s.ids.NewID(), req.PaneID)
+	w.showing(r.out)
+	r.norm = termtext.NewNormalizer(teeOutput{result: r.trim, kept: r.out})
 	r.held = &heldOutput{w: r.norm}
 	r.scanner = frame.NewScanner(ids, r.held)
 

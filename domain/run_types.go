@@ -50,6 +50,8 @@ type RunResult struct {
 	// on the pane's terminal; nil when not known (the terminal cannot
 	// tell, or the command did not complete).
 	LeftRunning *LeftRunning
+	// RunID names the run's whole output, kept for read_output.
+	RunID string
 
 	// Not in the tool's output schema; the transport's text says them.
 

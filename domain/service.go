@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/runlog"
 	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -44,6 +45,10 @@ type Service struct {
 	runs runs
 	// left is what those commands left running, by pane (left.go).
 	left leftRecords
+
+	// outputs keeps every run's whole output, in store (output.go).
+	store   ports.OutputStore
+	outputs *runlog.Log
 
 	// The commands followed after their calls returned (run.go):
 	// closing is closed by Close, which then waits for bg.
@@ -135,6 +140,7 @@ func NewService(term ports.Terminal, clock ports.Clock, ids ports.IDSource, cfg 
 	if s.writers == nil {
 		s.writers = writers.NewPool(nil)
 	}
+	s.outputs = runlog.New(s.store, s.cfg.OutputBudget)
 	s.instance = s.ids.NewID()
 	return s
 }

@@ -141,7 +141,10 @@ func TestRunCompletedReportsOutputAndStatus(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	res := r.run(domain.RunRequest{Command: "printf 'hello\\nworld\\n'; exit 3"})
 	want := domain.RunResult{PaneID: r.pane, Outcome: domain.OutcomeCompleted, Output: "hello\nworld",
-		ReturnedBytes: 11, OutputComplete: true, EffectiveTimeoutMs: 30000}
+		ReturnedBytes: 11, OutputComplete: true, EffectiveTimeoutMs: 30000, RunID: res.RunID}
+	if res.RunID == "" {
+		t.Error("no runId")
+	}
 	if status(res) != "3" {
 		t.Errorf("exitStatus %s, want 3", status(res))
 	}
@@ -408,12 +411,12 @@ func TestRunReportsProgressWhileItWaits(t *testing.T) {
 	r.term.Expect(r.pane, fake.Run{Delay: 3 * time.Second})
 	var mu sync.Mutex
 	var ticks []time.Duration
-	progress := func(elapsed, total time.Duration) {
+	progress := func(p domain.Progress) {
 		mu.Lock()
-		ticks = append(ticks, elapsed)
+		ticks = append(ticks, p.Elapsed)
 		mu.Unlock()
-		if total != 30*time.Second {
-			t.Errorf("total %v", total)
+		if p.Total != 30*time.Second {
+			t.Errorf("total %v", p.Total)
 		}
 	}
 	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "x", Progress: progress})

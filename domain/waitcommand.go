@@ -54,6 +54,7 @@ func (s *Service) WaitForCommand(ctx context.Context, req WaitCommandRequest) (R
 		res = s.runs.collect(r)
 	} else {
 		w := s.newWaiter(timeout, req.Progress)
+		w.showing(r.out)
 		res = s.awaitRun(ctx, w, r)
 		w.stop()
 	}

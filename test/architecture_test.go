@@ -56,7 +56,8 @@ func TestArchitectureLayers(t *testing.T) {
 // row) there; TestArchitectureTableMatchesTheMap holds the two to each other.
 var layers = map[string][]string{
 	"ports":            {},
-	"domain":           {"ports", "domain/fault", "domain/frame", "domain/pattern", "domain/policy", "domain/termtext", "domain/writers"},
+	"domain":           {"ports", "domain/fault", "domain/frame", "domain/pattern", "domain/policy", "domain/runlog", "domain/termtext", "domain/writers"},
+	"domain/runlog":    {"ports"},
 	"domain/frame":     {},
 	"domain/termtext":  {},
 	"domain/pattern":   {"domain/fault"},
@@ -78,10 +79,11 @@ var layers = map[string][]string{
 	"adapters/internal/proc":      {},
 	"adapters/internal/sysclock":  {"ports"},
 	"adapters/clock":              {"adapters/internal/sysclock"},
+	"adapters/outputstore":        {"ports", "adapters/internal/proc"},
 	"adapters/random":             {"ports"},
 	"adapters/mocks":              {"ports"},
 
-	"app": {"ports", "domain", "domain/lifecycle", "domain/writers", "adapters/clock", "adapters/fake", "adapters/mcp",
+	"app": {"ports", "domain", "domain/lifecycle", "domain/runlog", "domain/writers", "adapters/clock", "adapters/fake", "adapters/mcp", "adapters/outputstore",
 		"adapters/mcp/audit", "adapters/random", "adapters/screen", "adapters/tmux"},
 	"cmd/tmux-mcp":                  {"app", "cmd/tmux-mcp/internal/clients", "cmd/tmux-mcp/internal/doctor"},
 	"cmd/tmux-mcp/internal/clients": {"app"},
@@ -358,6 +360,8 @@ func TestDependencyRuleCatchesViolations(t *testing.T) {
 		"contract suite imports the service": {mod + "/test/contract": {mod + "/domain/lifecycle"}},
 		"adapter imports another adapter":    {mod + "/adapters/mcp": {mod + "/adapters/clock"}},
 		"adapter imports another's part":     {mod + "/adapters/tmux": {mod + "/adapters/mcp/audit"}},
+		"output store imports the service":   {mod + "/adapters/outputstore": {mod + "/domain"}},
+		"run log writes files itself":        {mod + "/domain/runlog": {"os"}},
 	}
 	for name, g := range cases {
 		if len(checkRules(mod, g)) == 0 {
@@ -371,6 +375,8 @@ func TestDependencyRuleCatchesViolations(t *testing.T) {
 		mod + "/adapters/clock":            {mod + "/adapters/internal/sysclock"},
 		mod + "/adapters/internal/scripts": {mod + "/adapters/internal/proc"},
 		mod + "/ports":                     {"context", "time"},
+		mod + "/domain/runlog":             {"bufio", mod + "/ports"},
+		mod + "/adapters/outputstore":      {"os", mod + "/ports", mod + "/adapters/internal/proc"},
 		mod + "/app":                       {"go.uber.org/fx", mod + "/adapters/tmux"},
 		mod + "/cmd/tmux-mcp":              {"go.uber.org/fx", mod + "/app"},
 	}

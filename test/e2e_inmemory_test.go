@@ -280,6 +280,7 @@ type runOutput struct {
 	PaneID                 string         `json:"paneId"`
 	ReplacedBytes          int64          `json:"replacedBytes"`
 	ReturnedBytes          int64          `json:"returnedBytes"`
+	RunID                  string         `json:"runId"`
 	StillRunning           bool           `json:"stillRunning"`
 	UnterminatedBytes      int64          `json:"unterminatedBytes"`
 }
@@ -290,7 +291,7 @@ type leftProcess struct {
 }
 
 var runFields = []string{"droppedLines", "effectiveTimeoutMs", "exitStatus", "foreignOutputSuspected", "leftRunning", "leftRunningCount", "missedBytes",
-	"omittedBytes", "outcome", "output", "outputComplete", "paneId", "replacedBytes", "returnedBytes", "stillRunning",
+	"omittedBytes", "outcome", "output", "outputComplete", "paneId", "replacedBytes", "returnedBytes", "runId", "stillRunning",
 	"unterminatedBytes"}
 
 // decode checks a successful result's two halves (every field present, no
@@ -379,6 +380,13 @@ func checkRun(t *testing.T, got, want runOutput) {
 		t.Errorf("leftRunning = %v, want none", *got.LeftRunning)
 	}
 	got.LeftRunning, want.LeftRunning = nil, nil
+	// Every result names its run; which id it is, is the server's.
+	if got.RunID == "" {
+		t.Error("the result has no runId")
+	}
+	if want.RunID == "" {
+		got.RunID = ""
+	}
 	if got != want {
 		t.Errorf("run_shell_command =\n %+v\nwant\n %+v", got, want)
 	}

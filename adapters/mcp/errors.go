@@ -35,6 +35,8 @@ const (
 	kindInvalidName     errorKind = "invalid_name"
 	kindNotRun          errorKind = "not_run"    // fault.ErrNotRun
 	kindNoCommand       errorKind = "no_command" // fault.ErrNoCommand
+	kindRunNotFound     errorKind = "run_not_found"
+	kindRunEvicted      errorKind = "run_evicted"
 	kindPaneDead        errorKind = "pane_dead"
 	kindNoAnswer        errorKind = "no_answer"
 	kindUnavailable     errorKind = "unavailable"
@@ -82,6 +84,10 @@ func classify(err error) errorKind {
 		return kindNotRun
 	case errors.Is(err, fault.ErrNoCommand):
 		return kindNoCommand
+	case errors.Is(err, ports.ErrRunNotFound):
+		return kindRunNotFound
+	case errors.Is(err, ports.ErrRunEvicted):
+		return kindRunEvicted
 	case errors.Is(err, ports.ErrPaneDead):
 		return kindPaneDead
 	case errors.Is(err, ports.ErrNoAnswer):
@@ -155,6 +161,12 @@ func errorText(err error) string {
 	case kindNoCommand:
 		return msg + "; nothing that run_shell_command started there is still running, and any end it had was " +
 			"already returned: to run a command in the pane use run_shell_command, and to see what the pane shows, capture_pane"
+	case kindRunNotFound:
+		return msg + "; a runId comes from a run_shell_command or wait_for_command result of this server process " +
+			"(a server that restarted knows none of the runs before): check it, or run the command again"
+	case kindRunEvicted:
+		return msg + "; the server let it go to keep the output of all runs within its budget (-output-budget; the oldest " +
+			"runs go first): run the command again, and read it with read_output before running much more"
 	case kindPaneDead:
 		return msg + "; its program has exited, so it takes no input: use another pane, or restart this one"
 	case kindNoAnswer:

@@ -141,7 +141,12 @@ func runAndCheckPrompt() prompt {
 			w.line("   - timed_out with stillRunning false: the command never started (a notice in the result says why) and will not run later; look at the pane%s before trying again.",
 				w.with("capture_pane", " with capture_pane"))
 			w.line("   - pane_died: the pane, or its program, went away; output holds what the command printed until then.")
-			w.line("4. Check that output is the whole story: outputComplete false means lines were withheld (droppedLines: ask for more with maxLines), cut by the byte ceiling (omittedBytes), lost by the terminal (missedBytes), not carried by the text (replacedBytes: not UTF-8, or controls that show nothing) or hidden by an escape sequence that never ended (unterminatedBytes); foreignOutputSuspected true means something else printed into the pane. The text half of the result adds a notice when any of these happened.")
+			if w.has("read_output") {
+				w.line("4. Check that output is the whole story: outputComplete false means lines were withheld (droppedLines) or cut by the byte ceiling (omittedBytes), lost by the terminal (missedBytes), not carried by the text (replacedBytes: not UTF-8, or controls that show nothing) or hidden by an escape sequence that never ended (unterminatedBytes); foreignOutputSuspected true means something else printed into the pane. The text half of the result adds a notice when any of these happened. Withheld lines are not lost: the server kept the whole output, so do not run the command again to see them; call %s to page through it, or add grep (and context) to find the first error.",
+					invocation("read_output", "runId", "<runId of the result>"))
+			} else {
+				w.line("4. Check that output is the whole story: outputComplete false means lines were withheld (droppedLines: ask for more with maxLines), cut by the byte ceiling (omittedBytes), lost by the terminal (missedBytes), not carried by the text (replacedBytes: not UTF-8, or controls that show nothing) or hidden by an escape sequence that never ended (unterminatedBytes); foreignOutputSuspected true means something else printed into the pane. The text half of the result adds a notice when any of these happened.")
+			}
 			if exp := a["expect"]; exp != "" {
 				w.line("5. Success here means: %s. Say whether the result meets it, quoting the lines of output that show it.", exp)
 			} else {

@@ -120,7 +120,8 @@ func TestPromptTextsSayHowToDoIt(t *testing.T) {
 	cs, _ := connectWith(t, stub, mcp.Options{Manage: stub, Safety: mcp.TierDestructive})
 	want := map[string][]string{
 		"run_and_check": {`run_shell_command {"paneId": "%3", "command": "make test"}`, `wait_for_command {"paneId": "%3"}`,
-			"stillRunning", "exitStatus", "outputComplete", "droppedLines", "missedBytes", "foreignOutputSuspected", "all tests pass"},
+			"stillRunning", "exitStatus", "outputComplete", "droppedLines", "missedBytes", "foreignOutputSuspected", "all tests pass",
+			`read_output {"runId": "<runId of the result>"}`, "grep"},
 		"watch_pane": {`capture_since {"paneId": "%3"}`, `"patterns": ["Build (OK|FAILED)"], "regex": true, "cursor": "<the cursor>"`,
 			"matched", "timed_out", "output_lost", "pane_died", "alreadyOnScreen", "cursor this result returned"},
 		"diagnose_pane": {`get_pane_info {"paneId": "%3"}`, `capture_pane {"paneId": "%3", "start": -200}`, "dead", "mode", "busy",

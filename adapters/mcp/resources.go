@@ -101,6 +101,7 @@ func paneNumber(pane ports.PaneID) string {
 // subscribed to it.
 type resources struct {
 	screens  screenReader
+	outputs  outputReader
 	listings listingReader // nil: no sessions or pane resources
 	clock    ports.Clock
 	logger   Logger
@@ -129,6 +130,7 @@ func newResources(t Tools, m ManageTools, c ports.Clock, logger Logger, base con
 	}
 	r := &resources{
 		screens:  t,
+		outputs:  t,
 		clock:    c,
 		logger:   logger,
 		base:     base,
@@ -163,6 +165,7 @@ func (r *resources) register(srv *sdk.Server) {
 			"Subscribe to hear as soon as the pane prints something: updates come at most every 100 ms, and the " +
 			"last change of a burst is always told; read the resource again, or use capture_since, to see what changed.",
 	}, r.readContent)
+	r.registerRuns(srv)
 	if r.listings == nil {
 		return
 	}
@@ -270,7 +273,7 @@ func (r *resources) screen(ctx context.Context, pane ports.PaneID) (string, erro
 // error would give.
 func resourceError(uri string, err error) error {
 	switch classify(err) {
-	case kindPaneNotFound, kindNotFound:
+	case kindPaneNotFound, kindNotFound, kindRunNotFound, kindRunEvicted:
 		return sdk.ResourceNotFoundError(uri)
 	default:
 		// A JSON-RPC error of its own: one the SDK is handed as a plain
@@ -296,6 +299,9 @@ type watch struct {
 
 func (r *resources) subscribe(ctx context.Context, req *sdk.SubscribeRequest) error {
 	uri := req.Params.URI
+	if _, run := runOfURI(uri); run {
+		return refuseRunSubscription(uri)
+	}
 	kind, pane, ok := r.parse(uri)
 	if !ok {
 		return sdk.ResourceNotFoundError(uri)

@@ -301,7 +301,7 @@ func TestResourcesAreListedWithSubscriptions(t *testing.T) {
 			t.Errorf("template %s has no name or description", rt.URITemplate)
 		}
 	}
-	want := map[string]string{PaneURITemplate: "application/json", PaneContentURITemplate: "text/plain"}
+	want := map[string]string{PaneURITemplate: "application/json", PaneContentURITemplate: "text/plain", RunOutputURITemplate: "text/plain"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("templates = %v, want %v", got, want)
 	}

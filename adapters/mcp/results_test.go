@@ -34,6 +34,7 @@ var resultShapes = map[string]struct {
 }{
 	"run_shell_command":     {map[string]any{"paneId": "%3", "command": "make"}, "RunShellCommand", reflect.TypeFor[domain.RunResult]()},
 	"wait_for_command":      {map[string]any{"paneId": "%3"}, "WaitForCommand", reflect.TypeFor[domain.RunResult]()},
+	"read_output":           {map[string]any{"runId": "r1"}, "ReadOutput", reflect.TypeFor[domain.ReadOutputResult]()},
 	"paste_text":            {map[string]any{"paneId": "%3", "text": "x"}, "PasteText", reflect.TypeFor[domain.PasteResult]()},
 	"capture_pane":          {map[string]any{"paneId": "%3"}, "CapturePane", reflect.TypeFor[domain.CaptureResult]()},
 	"capture_since":         {map[string]any{"paneId": "%3"}, "CaptureSince", reflect.TypeFor[domain.CaptureSinceResult]()},
@@ -203,6 +204,9 @@ func shapeStub(t *testing.T, method string, v reflect.Value) *manageStub {
 	}
 	st.waitCmd = func(context.Context, domain.WaitCommandRequest) (domain.RunResult, error) {
 		return get().(domain.RunResult), nil
+	}
+	st.readOut = func(context.Context, domain.ReadOutputRequest) (domain.ReadOutputResult, error) {
+		return get().(domain.ReadOutputResult), nil
 	}
 	st.paste = func(context.Context, domain.PasteRequest) (domain.PasteResult, error) {
 		return get().(domain.PasteResult), nil

@@ -21,16 +21,17 @@ import (
 var (
 	specifiedTools = []string{"capture_pane", "paste_text", "run_shell_command"}
 	contractTools  = []string{"capture_since", "send_keys", "wait_for_text"}
-	allTools       = []string{"capture_pane", "capture_since", "paste_text", "run_shell_command", "send_keys", "wait_for_command", "wait_for_text"}
+	allTools       = []string{"capture_pane", "capture_since", "paste_text", "read_output", "run_shell_command", "send_keys", "wait_for_command", "wait_for_text"}
 )
 
 // addedOutputFields are the output fields that issues added to tools the
 // reference pages specify, beyond what the pages give: the server must
 // advertise the pages' schemas with these fields and only these added.
 // Issue 22 added what the text of a result cannot carry; issue 23 what a
-// command left running.
+// command left running, and the run's id, which names its whole output
+// for read_output.
 var addedOutputFields = map[string][]string{
-	"run_shell_command": {"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount"},
+	"run_shell_command": {"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount", "runId"},
 	"capture_since":     {"replacedBytes", "unterminatedBytes"},
 	"wait_for_text":     {"replacedBytes", "unterminatedBytes"},
 }
@@ -318,6 +319,7 @@ func TestDescriptionsAreTheContractPages(t *testing.T) {
 		"capture_since":     "Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. ",
 		"wait_for_text":     "Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. ",
 		"wait_for_command":  "Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. ",
+		"read_output":       "Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. ",
 	}
 	for _, name := range allTools {
 		if got := tools[name].Description; !strings.HasPrefix(got, opening[name]) {
@@ -358,6 +360,7 @@ func TestAnnotationsAreTheTrueOnes(t *testing.T) {
 		"send_keys":         {title: "Send keys", readOnly: false, idempotent: false, destructive: false, openWorld: true},
 		// It reads, but hands a command's end out once.
 		"wait_for_command": {title: "Wait for command", readOnly: true, idempotent: false, destructive: false, openWorld: false},
+		"read_output":      {title: "Read output", readOnly: true, idempotent: true, destructive: false, openWorld: false},
 	}
 	for name, tool := range listTools(t) {
 		a := tool.Annotations

@@ -35,6 +35,9 @@ type Tools interface {
 	// WaitForCommand waits for a command a RunShellCommand call left
 	// running; with none in the pane its error wraps fault.ErrNoCommand.
 	WaitForCommand(ctx context.Context, req domain.WaitCommandRequest) (domain.RunResult, error)
+	// ReadOutput reads a run's kept output; an unknown run's error wraps
+	// ports.ErrRunNotFound, an evicted one's ports.ErrRunEvicted.
+	ReadOutput(ctx context.Context, req domain.ReadOutputRequest) (domain.ReadOutputResult, error)
 }
 
 var _ Tools = (*domain.Service)(nil)

@@ -89,9 +89,9 @@ func TestRunShellCommandReportsProgressWhenAskedTo(t *testing.T) {
 			t.Error("no Progress for a call with a progress token")
 			return completed(0), nil
 		}
-		req.Progress(1*time.Second, 30*time.Second)
-		req.Progress(2500*time.Millisecond, 30*time.Second)
-		req.Progress(2500*time.Millisecond, 30*time.Second) // no progress: not sent again
+		req.Progress(domain.Progress{Elapsed: 1 * time.Second, Total: 30 * time.Second})
+		req.Progress(domain.Progress{Elapsed: 2500 * time.Millisecond, Total: 30 * time.Second, Line: "cc -c main.c"})
+		req.Progress(domain.Progress{Elapsed: 2500 * time.Millisecond, Total: 30 * time.Second, Line: "cc -c main.c"}) // no progress: not sent again
 		return completed(0), nil
 	}}
 	notes := make(chan *sdk.ProgressNotificationParams, 10)
@@ -128,7 +128,14 @@ func TestRunShellCommandReportsProgressWhenAskedTo(t *testing.T) {
 			t.Fatalf("notification %+v after progress %v, want token tok-1, total 30000, growing progress", n, last)
 		}
 		last = n.Progress
+		if last == 1000 && n.Message != "waited 1s of 30s" {
+			t.Errorf("before any output the message is %q, want how long the call waited", n.Message)
+		}
 		if last == 2500 {
+			// The newest line of the command's output is the message.
+			if n.Message != "cc -c main.c" {
+				t.Errorf("message %q, want the newest output line", n.Message)
+			}
 			break
 		}
 	}
@@ -150,6 +157,7 @@ func TestRunShellCommandReportsEveryField(t *testing.T) {
 			ForeignOutputSuspected: false,
 			StillRunning:           false,
 			EffectiveTimeoutMs:     2000,
+			RunID:                  "run7",
 		}, nil
 	}}
 	cs, _ := connect(t, stub)
@@ -170,6 +178,7 @@ func TestRunShellCommandReportsEveryField(t *testing.T) {
 		"paneId":                 "%3",
 		"replacedBytes":          0,
 		"returnedBytes":          12,
+		"runId":                  "run7",
 		"stillRunning":           false,
 		"unterminatedBytes":      0,
 	}

@@ -37,7 +37,7 @@ func (s *Server) runShellCommand() declaration {
 // The fields issues added since come last.
 var runRequiredOrder = []string{"effectiveTimeoutMs", "droppedLines", "missedBytes", "omittedBytes", "foreignOutputSuspected",
 	"exitStatus", "outcome", "output", "outputComplete", "paneId", "returnedBytes", "stillRunning",
-	"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount"}
+	"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount", "runId"}
 
 const runShellCommandDescription = "Run a shell command in a pane with your user's permissions. " +
 	"Run a shell command in a pane, wait for it to finish, and report its exit status and output. " +
@@ -74,6 +74,7 @@ type runOutput struct {
 	PaneID                 ports.PaneID         `json:"paneId"`
 	ReplacedBytes          int64                `json:"replacedBytes" jsonschema:"Output bytes the text cannot carry as they were: bytes that are not UTF-8, each shown as U+FFFD, and NUL and the other control characters that do nothing on a terminal, dropped. Nonzero means output is not exactly what the command printed (outputComplete is false); run it through od -c or base64 to see those bytes."`
 	ReturnedBytes          int64                `json:"returnedBytes" jsonschema:"UTF-8 output bytes returned."`
+	RunID                  string               `json:"runId" jsonschema:"Names this run's whole output, which the server keeps (within its budget): read_output with this runId pages through it or searches it, also the lines this result withheld."`
 	StillRunning           bool                 `json:"stillRunning" jsonschema:"Whether the command may still be running after this call returned."`
 	UnterminatedBytes      int64                `json:"unterminatedBytes" jsonschema:"Output bytes at the end that are inside an escape sequence (or a character) that never ended, such as ESC ] without its BEL or ST, which hides all that follows it on a terminal: they are not in output, though they may have been meant as text (outputComplete is false)."`
 }
@@ -98,6 +99,7 @@ func fromRunResult(r domain.RunResult) runOutput {
 		PaneID:                 r.PaneID,
 		ReplacedBytes:          r.ReplacedBytes,
 		ReturnedBytes:          r.ReturnedBytes,
+		RunID:                  r.RunID,
 		StillRunning:           r.StillRunning,
 		UnterminatedBytes:      r.UnterminatedBytes,
 	}
@@ -149,8 +151,13 @@ func runNotice(o runOutput, r domain.RunResult) string {
 		notice = append(notice, fmt.Sprintf("Notice: the pane's process was replaced while the command ran; %s read since it was last seen to be the same process were dropped, as they may be the new process's.",
 			plural(r.UnattributedBytes, "byte")))
 	}
-	if n := incomplete("output", "the command's output", o.DroppedLines, o.OmittedBytes, o.MissedBytes, o.ReplacedBytes, o.UnterminatedBytes,
-		!o.OutputComplete && r.UnattributedBytes == 0); n != "" {
+	dropped, omitted := o.DroppedLines, o.OmittedBytes
+	if o.RunID != "" && (dropped > 0 || omitted > 0) {
+		notice = append(notice, keptNotice(o))
+		dropped, omitted = 0, 0
+	}
+	if n := incomplete("output", "the command's output", dropped, omitted, o.MissedBytes, o.ReplacedBytes, o.UnterminatedBytes,
+		!o.OutputComplete && r.UnattributedBytes == 0 && dropped == o.DroppedLines && omitted == o.OmittedBytes); n != "" {
 		notice = append(notice, n)
 	}
 	if o.ForeignOutputSuspected {
@@ -163,6 +170,21 @@ func runNotice(o runOutput, r domain.RunResult) string {
 		notice = append(notice, stillRunningNotice(o.PaneID))
 	}
 	return strings.Join(notice, " ")
+}
+
+// keptNotice says what a result withheld of the output, and how to read
+// it: the server kept it.
+func keptNotice(o runOutput) string {
+	var parts []string
+	if o.DroppedLines > 0 {
+		parts = append(parts, plural(o.DroppedLines, "line")+" from the start withheld by maxLines")
+	}
+	if o.OmittedBytes > 0 {
+		parts = append(parts, plural(o.OmittedBytes, "byte")+" cut by the result size ceiling")
+	}
+	return fmt.Sprintf("Notice: the output is only the end of what the command printed (%s). The server kept the whole of it: "+
+		"call read_output with runId %s to page through it from startLine 1, or with grep to search it.",
+		strings.Join(parts, "; "), o.RunID)
 }
 
 // leftNotice says what a command left running, which outlives it.

@@ -433,9 +433,9 @@ func waitingCalls(t *testing.T, report func(domain.ProgressFunc)) (*stubTools, m
 
 func TestWaitingToolsReportProgressWhenAskedTo(t *testing.T) {
 	stub, calls := waitingCalls(t, func(p domain.ProgressFunc) {
-		p(1*time.Second, 30*time.Second)
-		p(2*time.Second, 30*time.Second)
-		p(2*time.Second, 30*time.Second) // no progress: not sent again
+		p(domain.Progress{Elapsed: 1 * time.Second, Total: 30 * time.Second})
+		p(domain.Progress{Elapsed: 2 * time.Second, Total: 30 * time.Second})
+		p(domain.Progress{Elapsed: 2 * time.Second, Total: 30 * time.Second}) // no progress: not sent again
 	})
 	for tool, args := range calls {
 		t.Run(tool, func(t *testing.T) {
