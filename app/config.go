@@ -87,6 +87,10 @@ type Config struct {
 	WaitMax        time.Duration
 	MaxResultLines int
 
+	// NoAgentEnv turns off the agent's environment in the child shell of
+	// run_shell_command (-agent-env=false; see domain.Config.NoAgentEnv).
+	NoAgentEnv bool
+
 	// Version asks for the version to be printed instead of serving.
 	Version bool
 }
@@ -146,6 +150,7 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	fs.BoolVar(&cfg.ScreenNoCopyMode, "screen-no-copy-mode", false, "vouch that nobody uses copy mode in the -screen-session, which screen cannot report; without it every write there is refused")
 	fs.StringVar(&cfg.AuditPath, "audit", "", "append one JSON line per tool call to this file (commands and texts only as SHA-256 digests)")
 	fs.StringVar(&cfg.TokenFile, "token-file", "", "file holding the bearer token the http transport requires (env "+EnvToken+" holds the token itself)")
+	agentEnv := fs.Bool("agent-env", true, "run each run_shell_command in a child shell with no pager (PAGER=cat, GIT_PAGER=cat, MANPAGER=cat, SYSTEMD_PAGER=) and no git prompt on the terminal (GIT_TERMINAL_PROMPT=0); -agent-env=false runs it with the shell's environment as it is (a persist command always does)")
 	fs.BoolVar(&cfg.Version, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -163,6 +168,7 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	cfg.NoAgentEnv = !*agentEnv
 
 	if !set["socket-name"] && !set["socket-path"] {
 		cfg.SocketName, cfg.SocketPath = env(EnvSocketName), env(EnvSocketPath)
@@ -343,5 +349,6 @@ func DomainConfig(cfg Config) domain.Config {
 	d := domain.DefaultConfig()
 	d.WaitMax = cfg.WaitMax
 	d.MaxResultLines = cfg.MaxResultLines
+	d.NoAgentEnv = cfg.NoAgentEnv
 	return d
 }

@@ -23,6 +23,10 @@ type Config struct {
 	// whether the pane is still alive, in case the output stream does not
 	// say so itself.
 	LivenessInterval time.Duration
+	// NoAgentEnv runs a command's child shell with the shell's
+	// environment as it is, without frame.AgentEnvironment (no pager, no
+	// git prompt on the terminal), which it has by default.
+	NoAgentEnv bool
 }
 
 // DefaultConfig returns the contract's defaults.
