@@ -315,6 +315,7 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 		return nil, "", err
 	}
 	s.typed(req.PaneID, info.Generation, pid)
+	s.started.add(r)
 	return r, "", nil
 }
 
@@ -1037,6 +1038,7 @@ func (r *commandRun) close() {
 		// The shell is back, and may be drawing its prompt.
 		r.s.prompts.ended(r.pane, r.s.clock.Now())
 	}
+	r.s.started.remove(r)
 	r.unstage()
 	r.hold.Release()
 	r.in.stream.Close()

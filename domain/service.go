@@ -42,6 +42,9 @@ type Service struct {
 	// runs are the commands followed after their calls returned, for
 	// wait_for_command (waitcommand.go).
 	runs runs
+	// started are the commands typed that run, for signal_command
+	// (signal.go).
+	started startedCommands
 
 	// The commands followed after their calls returned (run.go):
 	// closing is closed by Close, which then waits for bg.

@@ -123,6 +123,7 @@ type pane struct {
 	sent       []Input
 	commands   []string
 	frames     []frame.Options // of each framed command, as its frame ran it
+	signals    []SentSignal    // what SignalGroup sent
 	expect     []Run
 	script     func(command string) Run
 	ed         editor
