@@ -81,4 +81,3 @@ func TestPersistInAPaneWithoutASupportedShellIsRefusedWithNothingTyped(t *testin
 		t.Errorf("typed %q into the pane", sent)
 	}
 }
-

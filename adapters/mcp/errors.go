@@ -35,6 +35,7 @@ const (
 	kindInvalidName     errorKind = "invalid_name"
 	kindNotRun          errorKind = "not_run"    // fault.ErrNotRun
 	kindNoCommand       errorKind = "no_command" // fault.ErrNoCommand
+	kindNoGroup         errorKind = "no_group"   // ports.ErrNoGroup
 	kindPaneDead        errorKind = "pane_dead"
 	kindNoAnswer        errorKind = "no_answer"
 	kindUnavailable     errorKind = "unavailable"
@@ -82,6 +83,8 @@ func classify(err error) errorKind {
 		return kindNotRun
 	case errors.Is(err, fault.ErrNoCommand):
 		return kindNoCommand
+	case errors.Is(err, ports.ErrNoGroup):
+		return kindNoGroup
 	case errors.Is(err, ports.ErrPaneDead):
 		return kindPaneDead
 	case errors.Is(err, ports.ErrNoAnswer):
@@ -155,6 +158,9 @@ func errorText(err error) string {
 	case kindNoCommand:
 		return msg + "; nothing that run_shell_command started there is still running, and any end it had was " +
 			"already returned: to run a command in the pane use run_shell_command, and to see what the pane shows, capture_pane"
+	case kindNoGroup:
+		return msg + "; no signal was sent: to interrupt the command use send_keys C-c, and to end a command that ignores it, " +
+			"kill_pane or respawn_pane with force: true (the destructive tools)"
 	case kindPaneDead:
 		return msg + "; its program has exited, so it takes no input: use another pane, or restart this one"
 	case kindNoAnswer:

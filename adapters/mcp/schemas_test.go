@@ -21,7 +21,7 @@ import (
 var (
 	specifiedTools = []string{"capture_pane", "paste_text", "run_shell_command"}
 	contractTools  = []string{"capture_since", "send_keys", "wait_for_text"}
-	allTools       = []string{"capture_pane", "capture_since", "paste_text", "run_shell_command", "send_keys", "wait_for_command", "wait_for_text"}
+	allTools       = []string{"capture_pane", "capture_since", "paste_text", "run_shell_command", "send_keys", "signal_command", "wait_for_command", "wait_for_text"}
 )
 
 // addedOutputFields are the output fields that issues added to tools the
@@ -379,6 +379,9 @@ func TestAnnotationsAreTheTrueOnes(t *testing.T) {
 		"capture_since":     {title: "Capture since", readOnly: true, idempotent: true, destructive: false, openWorld: false},
 		"wait_for_text":     {title: "Wait for text", readOnly: true, idempotent: true, destructive: false, openWorld: false},
 		"send_keys":         {title: "Send keys", readOnly: false, idempotent: false, destructive: false, openWorld: true},
+		// It ends a process of this server's command, and reaches nothing
+		// beyond.
+		"signal_command": {title: "Signal command", readOnly: false, idempotent: false, destructive: false, openWorld: false},
 		// It reads, but hands a command's end out once.
 		"wait_for_command": {title: "Wait for command", readOnly: true, idempotent: false, destructive: false, openWorld: false},
 	}

@@ -35,6 +35,11 @@ type Tools interface {
 	// WaitForCommand waits for a command a RunShellCommand call left
 	// running; with none in the pane its error wraps fault.ErrNoCommand.
 	WaitForCommand(ctx context.Context, req domain.WaitCommandRequest) (domain.RunResult, error)
+	// SignalCommand signals the process group of a command a
+	// RunShellCommand call started; with none in the pane its error wraps
+	// fault.ErrNoCommand, and one wrapping ports.ErrNoGroup says that the
+	// command has no group of its own to signal.
+	SignalCommand(ctx context.Context, req domain.SignalRequest) (domain.SignalResult, error)
 }
 
 var _ Tools = (*domain.Service)(nil)

@@ -1,0 +1,27 @@
+package screen
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/tty"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// SignalGroup sends a signal to a process group on the window's terminal
+// (ports.Signaler), read from /proc and signalled with kill(2) as the
+// tmux backend does on this host: never the group of the window's own
+// program.
+func (t *Terminal) SignalGroup(ctx context.Context, id ports.PaneID, pgid int, sig ports.Signal) ([]ports.Process, error) {
+	w, err := t.liveWindow(ctx, id, "signal a process group in")
+	if err != nil {
+		return nil, err
+	}
+	procs, err := tty.SignalGroup(w.proc.pid, w.proc.ttyNr, pgid, sig)
+	if err != nil {
+		return nil, fmt.Errorf("send %s to process group %d in pane %s: %w", sig, pgid, id, err)
+	}
+	return procs, nil
+}
+
+var _ ports.Signaler = (*Terminal)(nil)
