@@ -28,7 +28,8 @@
 //  4. runs the command in a child shell — a ( ) subshell that traps SIGINT
 //     to exit 130 and evals the command text, which the script holds
 //     single-quoted; for fish a child fish under sh, which runs a second
-//     file holding the command text;
+//     file holding the command text — or, with Options.Persist, in the
+//     shell itself (see "Persist and the agent's environment" below);
 //  5. prints the end marker with the command's exit status.
 //
 // The script holds to this whatever the user set up in the shell: it
