@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/frame"
@@ -79,5 +80,26 @@ func TestPersistInAPaneWithoutASupportedShellIsRefusedWithNothingTyped(t *testin
 	}
 	if sent := r.term.Sent(r.pane); len(sent) != 0 {
 		t.Errorf("typed %q into the pane", sent)
+	}
+}
+
+// A shell nested in the pane's that exit ends leaves no end to wait for:
+// once it is seen gone, with another shell in front, the run ends as one
+// the shell gave up, and the pane is free.
+func TestAFrameWhoseShellExitedEndsWithThePaneFree(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.term.Expect(r.pane, fake.Run{Hang: true})
+	reply := r.runAsync(t.Context(), domain.RunRequest{Command: "exit", Persist: true, TimeoutMs: 60_000})
+	r.waitTimers(2)
+	r.term.NestedShellExits(r.pane)
+	r.waitTimers(2)
+	r.clock.Advance(domain.DefaultConfig().LivenessInterval)
+	got := r.await(reply)
+	if got.err != nil || got.res.Outcome != domain.OutcomeCompleted || got.res.ExitStatus != nil || !got.res.Abandoned || got.res.OutputComplete {
+		t.Fatalf("run = %+v, %v; want completed, abandoned, no status", got.res, got.err)
+	}
+	r.released()
+	if res := r.run(domain.RunRequest{Command: "echo next"}); res.Output != "next" {
+		t.Errorf("next run = %+v", res)
 	}
 }

@@ -819,6 +819,7 @@ func (r *commandRun) checkAbandoned() {
 	defer cancel()
 	if !r.shellBack(ctx) {
 		r.abandon, r.quiet = 0, 0
+		r.abandoned = r.shellGone(ctx) // shellgone.go
 		return
 	}
 	st, readable := r.statusInFile(ctx)

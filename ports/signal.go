@@ -65,3 +65,17 @@ type Signaler interface {
 	// pane's processes cannot be reached.
 	SignalGroup(ctx context.Context, id PaneID, pgid int, sig Signal) ([]Process, error)
 }
+
+// A ProcessChecker is a Terminal that can tell whether a process still
+// exists on the host of a pane's processes: what ends a framed command
+// whose shell exited while the pane lives on (a shell nested in the
+// pane's, which exit ended). A Terminal that can should; the domain
+// otherwise waits for such a frame's end, which never comes.
+type ProcessChecker interface {
+	// ProcessExists reports whether process pid exists (a zombie not yet
+	// reaped counts) on the host of the pane's processes. Errors:
+	// ErrPaneNotFound for the pane; ErrUnsupported when the backend cannot
+	// tell (a /proc that hides other users' processes, a host without
+	// /proc); ErrUnavailable when that host cannot be reached.
+	ProcessExists(ctx context.Context, id PaneID, pid int) (bool, error)
+}

@@ -1,6 +1,7 @@
 package test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -85,5 +86,46 @@ func TestTmuxSubshellHasNoPagerAndTheShellKeepsItsEnvironment(t *testing.T) {
 			}
 			wantCompleted(t, res, unset, 0)
 		})
+	}
+}
+
+// The documented limits of persist, as they are: exit in a shell nested
+// in the pane's ends that shell, and the call ends once it is seen gone;
+// return and a C-c make the shell drop the frame's end, and the call ends
+// once the shell is seen back. Each leaves the pane free, status unknown.
+func TestTmuxPersistLimitsLeaveThePaneFree(t *testing.T) {
+	needTmux(t)
+	r := newRig(t, bash)
+	abandoned := func(what string, res domain.RunResult) {
+		t.Helper()
+		if res.Outcome != domain.OutcomeCompleted || res.ExitStatus != nil || !res.Abandoned {
+			t.Errorf("%s: %+v; want completed, the frame given up, no status", what, res)
+		}
+		r.settle(t, r.pane)
+		wantCompleted(t, r.run(t, domain.RunRequest{Command: "echo free"}), "free", 0)
+		r.settle(t, r.pane)
+	}
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "-l", "PS1='$ ' bash --norc --noprofile")
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "Enter")
+	eventually(t, 10*time.Second, "the nested bash", func() bool {
+		return strings.Count(r.srv.screen(t, r.pane), "$") >= 2
+	})
+	abandoned("exit in a nested shell", r.run(t, domain.RunRequest{Command: "echo bye; exit 3", Persist: true}))
+	abandoned("return", r.run(t, domain.RunRequest{Command: "return 3", Persist: true}))
+
+	done := make(chan domain.RunResult, 1)
+	go func() {
+		res, _ := r.svc.RunShellCommand(itContext(t), domain.RunRequest{PaneID: r.pane, Command: "sleep 30", Persist: true, TimeoutMs: 20_000})
+		done <- res
+	}()
+	eventually(t, 10*time.Second, "sleep in front", func() bool {
+		return r.srv.tmux(t, "display-message", "-p", "-t", string(r.pane), "#{pane_current_command}") == "sleep"
+	})
+	r.srv.tmux(t, "send-keys", "-t", string(r.pane), "C-c")
+	select {
+	case res := <-done:
+		abandoned("C-c", res)
+	case <-time.After(15 * time.Second):
+		t.Fatal("the call never returned")
 	}
 }

@@ -76,3 +76,36 @@ func (t *Terminal) Signals(id ports.PaneID) []SentSignal {
 }
 
 var _ ports.Signaler = (*Terminal)(nil)
+
+// ProcessExists reports whether pid is a process of the pane's that runs
+// (ports.ProcessChecker): its shell's, its command's, or its prompt's
+// program's. With no job control (SetNoJobControl) it is ErrUnsupported.
+func (t *Terminal) ProcessExists(ctx context.Context, id ports.PaneID, pid int) (bool, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, err := t.lookup(ctx, id, "look for a process of pane %s")
+	switch {
+	case err != nil:
+		return false, err
+	case t.noJobs:
+		return false, fmt.Errorf("look for a process of pane %s: %w", id, ports.ErrUnsupported)
+	}
+	return pid > 0 && (pid == p.pid || p.job != nil && pid == p.job.pid || pid == p.promptJob), nil
+}
+
+var _ ports.ProcessChecker = (*Terminal)(nil)
+
+// NestedShellExits makes the shell that runs the pane's command exit in
+// the middle of it, as a shell nested in the pane's own does when a
+// command run in it (persist) runs exit: no status is written, no end
+// marker printed, and the pane's own shell, another process, is back at
+// its prompt.
+func (t *Terminal) NestedShellExits(id ports.PaneID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.mustLive(id)
+	p.stopJob()
+	p.pid = t.newPID()
+	p.output("exit\n")
+	p.prompt()
+}

@@ -49,3 +49,41 @@ func (mr *MockSignalerMockRecorder) SignalGroup(ctx, id, pgid, sig interface{}) 
 	mr.mock.ctrl.T.Helper()
 	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "SignalGroup", reflect.TypeOf((*MockSignaler)(nil).SignalGroup), ctx, id, pgid, sig)
 }
+
+// MockProcessChecker is a mock of ProcessChecker interface.
+type MockProcessChecker struct {
+	ctrl     *gomock.Controller
+	recorder *MockProcessCheckerMockRecorder
+}
+
+// MockProcessCheckerMockRecorder is the mock recorder for MockProcessChecker.
+type MockProcessCheckerMockRecorder struct {
+	mock *MockProcessChecker
+}
+
+// NewMockProcessChecker creates a new mock instance.
+func NewMockProcessChecker(ctrl *gomock.Controller) *MockProcessChecker {
+	mock := &MockProcessChecker{ctrl: ctrl}
+	mock.recorder = &MockProcessCheckerMockRecorder{mock}
+	return mock
+}
+
+// EXPECT returns an object that allows the caller to indicate expected use.
+func (m *MockProcessChecker) EXPECT() *MockProcessCheckerMockRecorder {
+	return m.recorder
+}
+
+// ProcessExists mocks base method.
+func (m *MockProcessChecker) ProcessExists(ctx context.Context, id ports.PaneID, pid int) (bool, error) {
+	m.ctrl.T.Helper()
+	ret := m.ctrl.Call(m, "ProcessExists", ctx, id, pid)
+	ret0, _ := ret[0].(bool)
+	ret1, _ := ret[1].(error)
+	return ret0, ret1
+}
+
+// ProcessExists indicates an expected call of ProcessExists.
+func (mr *MockProcessCheckerMockRecorder) ProcessExists(ctx, id, pid interface{}) *gomock.Call {
+	mr.mock.ctrl.T.Helper()
+	return mr.mock.ctrl.RecordCallWithMethodType(mr.mock, "ProcessExists", reflect.TypeOf((*MockProcessChecker)(nil).ProcessExists), ctx, id, pid)
+}

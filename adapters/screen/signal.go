@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/proc"
 	"github.com/tmux-mcp/tmux-mcp/adapters/internal/tty"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -25,3 +26,14 @@ func (t *Terminal) SignalGroup(ctx context.Context, id ports.PaneID, pgid int, s
 }
 
 var _ ports.Signaler = (*Terminal)(nil)
+
+// ProcessExists tells whether a process on this host exists
+// (ports.ProcessChecker), by kill(pid, 0).
+func (t *Terminal) ProcessExists(ctx context.Context, id ports.PaneID, pid int) (bool, error) {
+	if _, err := t.lookup(ctx, id); err != nil {
+		return false, fmt.Errorf("look for process %d of pane %s: %w", pid, id, err)
+	}
+	return pid > 0 && proc.Runs(pid), nil
+}
+
+var _ ports.ProcessChecker = (*Terminal)(nil)

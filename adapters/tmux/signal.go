@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/proc"
 	"github.com/tmux-mcp/tmux-mcp/adapters/internal/tty"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -85,3 +86,38 @@ func (t *Terminal) remoteSignal(ctx context.Context, id ports.PaneID, pgid int, 
 	}
 	return []ports.Process{{PID: pgid, Command: strings.Join(fg.Args, " ")}}, nil
 }
+
+// ProcessExists tells whether a process exists (ports.ProcessChecker): on
+// this host by kill(pid, 0), over ssh by the remote reader's stat of
+// /proc/PID, which cannot tell where /proc hides other users' processes.
+func (t *Terminal) ProcessExists(ctx context.Context, id ports.PaneID, pid int) (bool, error) {
+	if err := checkPaneID(id); err != nil {
+		return false, err
+	}
+	if pid <= 0 || pid > procMaxArg {
+		return false, nil
+	}
+	if t.proc == nil {
+		return proc.Runs(pid), nil
+	}
+	hello, err := t.proc.hello(ctx)
+	if err != nil {
+		return false, err
+	}
+	if !hello.proc || hello.hides {
+		return false, fmt.Errorf("tell whether process %d runs on the remote host: %w", pid, ports.ErrUnsupported)
+	}
+	out, err := t.proc.ask(ctx, procQuery{verb: "fg", args: []int{pid}})
+	if err != nil {
+		return false, err
+	}
+	switch lines := out[0]; {
+	case len(lines) > 0 && lines[0] == "s -":
+		return false, nil
+	case len(lines) > 0 && strings.HasPrefix(lines[0], "s ") && lines[0] != "s ?":
+		return true, nil
+	}
+	return false, fmt.Errorf("tell whether process %d runs on the remote host: %w", pid, ports.ErrUnsupported)
+}
+
+var _ ports.ProcessChecker = (*Terminal)(nil)

@@ -88,8 +88,10 @@
 // What that means, and what a caller must know:
 //
 //   - exit ends the shell (POSIX families): a pane whose shell it is dies,
-//     and the call ends pane_died. In fish, exit in a sourced file ends
-//     the file, not the shell: the command ends with exit's status.
+//     and the call ends pane_died; a shell nested in the pane's ends
+//     without the frame's end (the domain sees it gone: shellgone.go). In
+//     fish, exit in a sourced file ends the file, not the shell: the
+//     command ends with exit's status.
 //   - return outside a function (POSIX families) returns from the script
 //     the line sources, so the frame's end never comes: the call ends as
 //     abandoned once the shell is seen back at its prompt (exit status

@@ -972,7 +972,8 @@ func normalize(b []byte) string { return strings.ReplaceAll(string(b), "\r\n", "
 
 // testSignaler holds a ports.Signaler to its contract: the group of a
 // command the shell runs gets the signal and ends, the group of the
-// pane's own process is refused and lives on.
+// pane's own process is refused and lives on; and a ports.ProcessChecker
+// to its: the shell exists, the ended command does not.
 func testSignaler(t *testing.T, h Harness) {
 	sg, ok := h.Terminal().(ports.Signaler)
 	if !ok {
@@ -1016,5 +1017,15 @@ func testSignaler(t *testing.T, h Harness) {
 	}
 	if _, err := sg.SignalGroup(ctx, unknownPane, group, ports.SignalTERM); !errors.Is(err, ports.ErrPaneNotFound) {
 		t.Errorf("SignalGroup(%s) = %v, want ErrPaneNotFound", unknownPane, err)
+	}
+	// A ProcessChecker tells the shell from sleep, which has ended.
+	if pc, ok := term.(ports.ProcessChecker); ok {
+		if exists, err := pc.ProcessExists(ctx, id, shell); err != nil || !exists {
+			t.Errorf("ProcessExists of the pane's shell = %v, %v; want true", exists, err)
+		}
+		h.Eventually(t, func() bool {
+			exists, err := pc.ProcessExists(ctx, id, group)
+			return err == nil && !exists
+		}, "sleep, ended, no longer to exist")
 	}
 }
