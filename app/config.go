@@ -90,6 +90,9 @@ type Config struct {
 	// OutputBudget is the bytes of output kept of all runs together, for
 	// read_output (-output-budget); 0 keeps none.
 	OutputBudget int64
+	// NoAgentEnv turns off the agent's environment in the child shell of
+	// run_shell_command (-agent-env=false; see domain.Config.NoAgentEnv).
+	NoAgentEnv bool
 
 	// Version asks for the version to be printed instead of serving.
 	Version bool
@@ -151,6 +154,7 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	fs.StringVar(&cfg.AuditPath, "audit", "", "append one JSON line per tool call to this file (commands and texts only as SHA-256 digests)")
 	fs.StringVar(&cfg.TokenFile, "token-file", "", "file holding the bearer token the http transport requires (env "+EnvToken+" holds the token itself)")
 	budget := fs.String("output-budget", "256MiB", "the output kept of all runs together, for read_output: bytes, or a number with KiB, MiB or GiB (K, M, G); the oldest runs are evicted first; 0 keeps none")
+	agentEnv := fs.Bool("agent-env", true, "run each run_shell_command in a child shell with no pager (PAGER=cat, GIT_PAGER=cat, MANPAGER=cat, SYSTEMD_PAGER=) and no git prompt on the terminal (GIT_TERMINAL_PROMPT=0); -agent-env=false runs it with the shell's environment as it is (a persist command always does)")
 	fs.BoolVar(&cfg.Version, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -170,6 +174,7 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	cfg.NoAgentEnv = !*agentEnv
 
 	if !set["socket-name"] && !set["socket-path"] {
 		cfg.SocketName, cfg.SocketPath = env(EnvSocketName), env(EnvSocketPath)
@@ -356,6 +361,7 @@ func DomainConfig(cfg Config) domain.Config {
 	if cfg.OutputBudget > 0 {
 		d.OutputBudget = cfg.OutputBudget
 	}
+	d.NoAgentEnv = cfg.NoAgentEnv
 	return d
 }
 

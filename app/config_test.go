@@ -37,6 +37,8 @@ func TestParseConfig(t *testing.T) {
 		edit func(*app.Config) // from defaults()
 	}{
 		{name: "defaults", edit: func(*app.Config) {}},
+		{name: "agent env off", args: []string{"-agent-env=false"}, edit: func(c *app.Config) { c.NoAgentEnv = true }},
+		{name: "agent env on", args: []string{"-agent-env"}, edit: func(*app.Config) {}},
 		{
 			name: "every flag",
 			args: []string{"-socket-name", "work", "-tmux-bin", "/opt/tmux", "-safety", "readonly",
@@ -242,7 +244,7 @@ func TestParseConfigHelpWritesUsage(t *testing.T) {
 		t.Fatalf("error = %v, want flag.ErrHelp", err)
 	}
 	for _, s := range []string{"-socket-name", "LIBTMUX_SOCKET", "-safety", "LIBTMUX_MCP_WAIT_MAX_SECONDS", "LIBTMUX_MCP_MAX_RESULT_LINES", "/mcp",
-		"-audit", "-token-file", "TMUX_MCP_TOKEN", "-screen-session", "screen", "-ssh", "TMUX_MCP_SSH", "-ssh-config", "-tools", "TMUX_MCP_TOOLS"} {
+		"-audit", "-token-file", "TMUX_MCP_TOKEN", "-screen-session", "screen", "-ssh", "TMUX_MCP_SSH", "-ssh-config", "-tools", "TMUX_MCP_TOOLS", "-agent-env"} {
 		if !strings.Contains(usage.String(), s) {
 			t.Errorf("usage lacks %q:\n%s", s, usage.String())
 		}
@@ -255,5 +257,12 @@ func TestDomainConfigCarriesTheLimits(t *testing.T) {
 	got := app.DomainConfig(cfg)
 	if got.WaitMax != 7*time.Second || got.MaxResultLines != 33 || got.MaxResultBytes != domain.MaxResultBytes || got.OutputBudget != 1<<20 {
 		t.Errorf("DomainConfig = %+v", got)
+	}
+	if got.NoAgentEnv {
+		t.Error("DomainConfig turns the agent's environment off by default")
+	}
+	cfg.NoAgentEnv = true
+	if !app.DomainConfig(cfg).NoAgentEnv {
+		t.Error("DomainConfig does not carry -agent-env=false")
 	}
 }

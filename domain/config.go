@@ -31,6 +31,10 @@ type Config struct {
 	// (see WithOutputStore); 0 means the default, runlog.DefaultBudget.
 	// To keep nothing, give the Service no store.
 	OutputBudget int64
+	// NoAgentEnv runs a command's child shell with the shell's
+	// environment as it is, without frame.AgentEnvironment (no pager, no
+	// git prompt on the terminal), which it has by default.
+	NoAgentEnv bool
 }
 
 // DefaultConfig returns the contract's defaults.

@@ -378,6 +378,7 @@ func (r *commandRun) close() {
 		// The shell is back, and may be drawing its prompt.
 		r.s.prompts.ended(r.pane, r.s.clock.Now())
 	}
+	r.s.started.remove(r)
 	r.unstage()
 	r.out.End()
 	r.hold.Release()

@@ -264,6 +264,9 @@ func (r *commandRun) checkAbandoned() {
 	defer cancel()
 	if !r.shellBack(ctx) {
 		r.abandon, r.quiet = 0, 0
+		if r.shellGone(ctx) { // shellgone.go
+			r.ends(endAbandoned)
+		}
 		return
 	}
 	st, readable := r.statusInFile(ctx)

@@ -86,6 +86,7 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 	}
 	pid := shellPID(r.before, r.noJobs)
 	cmd := s.frameFor(req.PaneID, info.Generation, pid, sh, ids, req.Command)
+	cmd.Options = s.frameOptions(req)
 	if err := r.stage(ctx, cmd); err != nil {
 		r.close()
 		return nil, "", err
@@ -116,6 +117,7 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 		return nil, "", err
 	}
 	s.typed(req.PaneID, info.Generation, pid)
+	s.started.add(r)
 	return r, "", nil
 }
 

@@ -25,6 +25,9 @@ type RunRequest struct {
 	MaxLines int64
 	// Force allows writing to the server's own pane.
 	Force bool
+	// Persist runs the command in the pane's shell itself, not a child
+	// shell (see persist.go).
+	Persist bool
 	// Progress, if set, hears how the wait goes.
 	Progress ProgressFunc
 }

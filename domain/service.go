@@ -49,6 +49,9 @@ type Service struct {
 	// outputs keeps every run's whole output, in store (output.go).
 	store   ports.OutputStore
 	outputs *runlog.Log
+	// started are the commands typed that run, for signal_command
+	// (signal.go).
+	started startedCommands
 
 	// The commands followed after their calls returned (run.go):
 	// closing is closed by Close, which then waits for bg.

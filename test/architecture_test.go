@@ -68,7 +68,7 @@ var layers = map[string][]string{
 
 	"adapters/tmux": {"ports", "adapters/internal/outbuf", "adapters/internal/proc", "adapters/internal/screencap",
 		"adapters/internal/scripts", "adapters/internal/tty"},
-	"adapters/screen":             {"ports", "adapters/internal/outbuf", "adapters/internal/scripts", "adapters/internal/tty"},
+	"adapters/screen":             {"ports", "adapters/internal/outbuf", "adapters/internal/proc", "adapters/internal/scripts", "adapters/internal/tty"},
 	"adapters/fake":               {"ports", "domain/frame", "adapters/internal/outbuf", "adapters/internal/screencap"},
 	"adapters/mcp":                {"ports", "domain", "domain/fault", "domain/lifecycle", "domain/pattern", "domain/writers", "adapters/mcp/audit", "adapters/internal/sysclock"},
 	"adapters/mcp/audit":          {},

@@ -140,6 +140,16 @@
 //
 // # Test controls
 //
+// SignalGroup (ports.Signaler) signals the running command's job, the one
+// group besides the shell's: INT ends it as C-c does, TERM, HUP and KILL
+// with status 128+n; Signals lists what was sent. FrameOptions lists the
+// frame.Options each framed command ran with (persist, the agent's
+// environment), which the scripted shell cannot show otherwise: a command
+// run in the shell itself (persist) ends the shell with exit.
+// ProcessExists (ports.ProcessChecker) knows the shell, its command and
+// its prompt's program; NestedShellExits has the shell that runs a framed
+// command exit under it, the pane's own shell, another process, back.
+//
 // Besides the port's methods, a Terminal has controls for tests (AddPane,
 // KillPane, SetMode, Attach, Synchronize, Inject, LoseOutput, Blind,
 // Respawn, Replace, SetStarting, SetNoJobControl, Expect, Sent, Scripts,

@@ -126,6 +126,8 @@ type inputEsc struct {
 // job is the command the shell is running.
 type job struct {
 	framed    bool
+	persist   bool      // the frame runs the command in the shell itself (frame.Options.Persist)
+	fish      bool      // the frame is fish's
 	pid       int       // the command's process, the shell's child
 	keepsTerm bool      // Run.KeepsTerminal
 	ids       frame.IDs // the frame's ids
@@ -292,7 +294,7 @@ func (p *pane) enter() {
 	e := &p.ed
 	p.emit([]byte("\r\n"))
 	line := e.buf[e.lineStart:]
-	if n := len(line) - len(bytes.TrimRight(line, `\`)); n%2 == 1 || openQuote(e.buf) {
+	if n := len(line) - len(bytes.TrimRight(line, `\`)); n%2 == 1 || openQuote(e.buf, p.fish()) {
 		e.buf = append(e.buf, '\n')
 		e.lineStart = len(e.buf)
 		p.emit([]byte("> "))
@@ -305,11 +307,14 @@ func (p *pane) enter() {
 
 // openQuote reports whether text ends inside a single-quoted string, as
 // the shell reads quotes: a ' outside double quotes and not after a
-// backslash opens or closes one.
-func openQuote(text []byte) bool {
+// backslash opens or closes one; in fish, \' and \\ inside one stand for
+// themselves.
+func openQuote(text []byte, fish bool) bool {
 	single, double := false, false
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; {
+		case single && fish && c == '\\' && i+1 < len(text) && (text[i+1] == '\'' || text[i+1] == '\\'):
+			i++
 		case single:
 			single = c != '\''
 		case c == '\\':
@@ -327,7 +332,8 @@ func openQuote(text []byte) bool {
 func (p *pane) run(text string) {
 	fam, _ := frame.ShellFor(p.program())
 	if _, files, unread, ok := frame.ParseLine(fam, text); ok {
-		p.runFrame(fam, files, unread)
+		opts, _ := frame.LineOptions(fam, text)
+		p.runFrame(fam, files, unread, opts)
 		return
 	}
 	for _, other := range []frame.Shell{frame.ShellBash, frame.ShellZsh, frame.ShellSh, frame.ShellKsh, frame.ShellFish} {
@@ -349,7 +355,7 @@ func (p *pane) run(text string) {
 // as the real shell would, and empties it, or prints the unread marker
 // when there is no such script. For fish it reads the text file and the
 // end script too, which must be what the frame wrote.
-func (p *pane) runFrame(fam frame.Shell, files frame.Files, unread string) {
+func (p *pane) runFrame(fam frame.Shell, files frame.Files, unread string, lineOpts frame.Options) {
 	path := files.Script
 	sc, ok := p.t.scripts[path]
 	if !ok {
@@ -375,7 +381,12 @@ func (p *pane) runFrame(fam frame.Shell, files frame.Files, unread string) {
 	}
 	{
 		p.commands = append(p.commands, command)
-		j := &job{framed: true, ids: cmd.IDs, script: path}
+		opts := cmd.Options
+		if cmd.NeedsTextFile() {
+			opts = lineOpts
+		}
+		p.frames = append(p.frames, opts)
+		j := &job{framed: true, ids: cmd.IDs, script: path, persist: opts.Persist, fish: cmd.NeedsTextFile()}
 		switch {
 		case len(p.expect) > 0:
 			r := p.expect[0]
@@ -411,8 +422,10 @@ func (p *pane) step() {
 			if status < 0 {
 				status = j.status
 			}
-			if !j.framed {
-				// exit typed at the prompt ends the shell itself.
+			if !j.framed || j.persist && !j.fish {
+				// exit typed at the prompt, or in a command run in the
+				// shell itself, ends the shell; fish's persisting frame
+				// sources the command, whose exit ends only the file.
 				p.die()
 				return
 			}
@@ -621,4 +634,10 @@ func (p *pane) cookedEcho(c byte) {
 		j.line = append(j.line, c)
 		emit([]byte{c})
 	}
+}
+
+// fish reports whether the pane's shell is a fish, which quotes otherwise.
+func (p *pane) fish() bool {
+	fam, _ := frame.ShellFor(p.program())
+	return fam == frame.ShellFish
 }

@@ -37,6 +37,7 @@ const (
 	kindNoCommand       errorKind = "no_command" // fault.ErrNoCommand
 	kindRunNotFound     errorKind = "run_not_found"
 	kindRunEvicted      errorKind = "run_evicted"
+	kindNoGroup         errorKind = "no_group" // ports.ErrNoGroup
 	kindPaneDead        errorKind = "pane_dead"
 	kindNoAnswer        errorKind = "no_answer"
 	kindUnavailable     errorKind = "unavailable"
@@ -88,6 +89,8 @@ func classify(err error) errorKind {
 		return kindRunNotFound
 	case errors.Is(err, ports.ErrRunEvicted):
 		return kindRunEvicted
+	case errors.Is(err, ports.ErrNoGroup):
+		return kindNoGroup
 	case errors.Is(err, ports.ErrPaneDead):
 		return kindPaneDead
 	case errors.Is(err, ports.ErrNoAnswer):
@@ -167,6 +170,9 @@ func errorText(err error) string {
 	case kindRunEvicted:
 		return msg + "; the server let it go to keep the output of all runs within its budget (-output-budget; the oldest " +
 			"runs go first): run the command again, and read it with read_output before running much more"
+	case kindNoGroup:
+		return msg + "; no signal was sent: to interrupt the command use send_keys C-c, and to end a command that ignores it, " +
+			"kill_pane or respawn_pane with force: true (the destructive tools)"
 	case kindPaneDead:
 		return msg + "; its program has exited, so it takes no input: use another pane, or restart this one"
 	case kindNoAnswer:

@@ -25,6 +25,7 @@ type stubTools struct {
 	keys    func(context.Context, domain.SendKeysRequest) (domain.SendKeysResult, error)
 	waitCmd func(context.Context, domain.WaitCommandRequest) (domain.RunResult, error)
 	readOut func(context.Context, domain.ReadOutputRequest) (domain.ReadOutputResult, error)
+	signal  func(context.Context, domain.SignalRequest) (domain.SignalResult, error)
 
 	mu       sync.Mutex
 	runs     []domain.RunRequest
@@ -35,6 +36,7 @@ type stubTools struct {
 	keyCalls []domain.SendKeysRequest
 	waitCmds []domain.WaitCommandRequest
 	readOuts []domain.ReadOutputRequest
+	signals  []domain.SignalRequest
 }
 
 func (s *stubTools) RunShellCommand(ctx context.Context, req domain.RunRequest) (domain.RunResult, error) {
@@ -125,10 +127,21 @@ func (s *stubTools) ReadOutput(ctx context.Context, req domain.ReadOutputRequest
 	return s.readOut(ctx, req)
 }
 
+func (s *stubTools) SignalCommand(ctx context.Context, req domain.SignalRequest) (domain.SignalResult, error) {
+	s.mu.Lock()
+	s.signals = append(s.signals, req)
+	s.mu.Unlock()
+	if s.signal == nil {
+		s.t.Errorf("unexpected SignalCommand(%+v)", req)
+		return domain.SignalResult{}, nil
+	}
+	return s.signal(ctx, req)
+}
+
 func (s *stubTools) calls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.runs) + len(s.pastes) + len(s.captures) + len(s.sinces) + len(s.waits) + len(s.keyCalls) + len(s.waitCmds) + len(s.readOuts)
+	return len(s.runs) + len(s.pastes) + len(s.captures) + len(s.sinces) + len(s.waits) + len(s.keyCalls) + len(s.waitCmds) + len(s.readOuts) + len(s.signals)
 }
 
 // connect serves tools over the SDK's in-memory transport and returns a

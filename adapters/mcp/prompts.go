@@ -278,12 +278,18 @@ func interruptProgramPrompt() prompt {
 			w.line("   Check: %s.", check)
 			w.line("2. If it still runs, quit it: %s sends SIGQUIT, which most programs obey and some answer by dumping core. Check the same way.",
 				invocation("send_keys", "paneId", pane, "keys", `C-\`, "enter", false))
+			last := "3"
+			if w.has("signal_command") {
+				w.line("3. If a run_shell_command of this server started it and it still runs, end the command and not the pane: %s sends SIGTERM to the command's own process group, never to the shell; its exit status is then 143. Check the same way.",
+					invocation("signal_command", "paneId", pane, "signal", "TERM"))
+				last = "4"
+			}
 			if w.has("kill_pane") {
-				w.line("3. If it still runs, end the pane: %s ends the pane and everything in it, for good; the pane id is gone afterwards. Ask the user first, unless they already said to.",
-					invocation("kill_pane", "paneId", pane))
+				w.line("%s. If it still runs, end the pane: %s ends the pane and everything in it, for good; the pane id is gone afterwards. Ask the user first, unless they already said to.",
+					last, invocation("kill_pane", "paneId", pane))
 			} else {
-				w.line("3. If it still runs, the last resort would be kill_pane, but %s: tell the user that the program does not stop, with what the pane shows.",
-					w.notOffered("kill_pane"))
+				w.line("%s. If it still runs, the last resort would be kill_pane, but %s: tell the user that the program does not stop, with what the pane shows.",
+					last, w.notOffered("kill_pane"))
 			}
 			w.line("Report which step stopped it and what the pane showed.")
 		},

@@ -144,6 +144,10 @@ func TestPromptTextsSayHowToDoIt(t *testing.T) {
 	if !(cc < cq && cq < kill) || !strings.Contains(text[cc:cq], "Check") {
 		t.Errorf("interrupt_program does not go C-c, check, C-\\, kill:\n%s", text)
 	}
+	// signal_command TERM ends this server's command before the pane goes.
+	if term := strings.Index(text, `signal_command {"paneId": "%3", "signal": "TERM"}`); !(cq < term && term < kill) || !strings.Contains(text, "4. If it still runs, end the pane") {
+		t.Errorf("interrupt_program does not go C-\\, signal_command TERM, kill:\n%s", text)
+	}
 	// Without kill_pane the last step says it is not there.
 	cs2, _ := connectWith(t, stub, mcp.Options{Manage: stub})
 	if text := getPrompt(t, cs2, "interrupt_program", promptArgs["interrupt_program"]); !strings.Contains(text, "does not offer kill_pane (its safety tier is mutating") {

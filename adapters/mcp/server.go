@@ -38,6 +38,11 @@ type Tools interface {
 	// ReadOutput reads a run's kept output; an unknown run's error wraps
 	// ports.ErrRunNotFound, an evicted one's ports.ErrRunEvicted.
 	ReadOutput(ctx context.Context, req domain.ReadOutputRequest) (domain.ReadOutputResult, error)
+	// SignalCommand signals the process group of a command a
+	// RunShellCommand call started; with none in the pane its error wraps
+	// fault.ErrNoCommand, and one wrapping ports.ErrNoGroup says that the
+	// command has no group of its own to signal.
+	SignalCommand(ctx context.Context, req domain.SignalRequest) (domain.SignalResult, error)
 }
 
 var _ Tools = (*domain.Service)(nil)

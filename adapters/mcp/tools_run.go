@@ -26,6 +26,7 @@ func (s *Server) runShellCommand() declaration {
 				TimeoutMs: a.TimeoutMs,
 				MaxLines:  a.MaxLines,
 				Force:     a.Force,
+				Persist:   a.Persist,
 				Progress:  progress,
 			})
 		}, reportRun),
@@ -57,6 +58,7 @@ type runArgs struct {
 	TimeoutMs int64        `json:"timeoutMs,omitempty" jsonschema:"How long to wait. Clamped by the server ceiling; the result says what was used." schema:"exclusiveMinimum=0"`
 	MaxLines  int64        `json:"maxLines,omitempty" jsonschema:"Keep at most this many lines, from the end. Defaults to the server limit." schema:"exclusiveMinimum=0"`
 	writeForce
+	Persist bool `json:"persist,omitempty" jsonschema:"Run the command in the pane's shell itself instead of a subshell, so that cd, export, source (a virtualenv's activate) and functions carry over to later calls and to the person using the shell. exit then ends the shell (pane_died); return outside a function and a C-c make the shell drop the frame's end (exit status unknown); set -e and traps stay set in the shell. The command runs with the shell's environment as it is. Default false: a subshell, with no pager and no git terminal prompt."`
 }
 
 type runOutput struct {

@@ -75,6 +75,7 @@ func Run(t *testing.T, h Harness) {
 		{"JobControlTellsTheForeground", testForeground},
 		{"ProcessWatcherTellsWhatWasLeftRunning", testProcessesSince},
 		{"LineEditingAtThePrompt", testLineEditing},
+		{"SignalerSignalsACommandNeverTheShell", testSignaler},
 		{"CaptureRowsFollowTheRowConvention", testCaptureRows},
 		{"CaptureJoinsWrappedRows", testJoinWrapped},
 		{"ScreenCaptureIsPaneThenCaptureOfTheScreen", testCaptureScreen},
@@ -1015,3 +1016,63 @@ func (f *follower) waitFor(t *testing.T, h Harness, want string) {
 }
 
 func normalize(b []byte) string { return strings.ReplaceAll(string(b), "\r\n", "\n") }
+
+// testSignaler holds a ports.Signaler to its contract: the group of a
+// command the shell runs gets the signal and ends, the group of the
+// pane's own process is refused and lives on; and a ports.ProcessChecker
+// to its: the shell exists, the ended command does not.
+func testSignaler(t *testing.T, h Harness) {
+	sg, ok := h.Terminal().(ports.Signaler)
+	if !ok {
+		t.Skip("the backend cannot send signals")
+	}
+	id := h.NewShellPane(t)
+	shellOf(t, h, id)
+	term, ctx := h.Terminal(), t.Context()
+	fg, err := term.Foreground(ctx, id)
+	if errors.Is(err, ports.ErrUnsupported) {
+		t.Skip("the backend cannot tell a pane's foreground")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	shell := fg.Group
+	if _, err := sg.SignalGroup(ctx, id, shell, ports.SignalTERM); !errors.Is(err, ports.ErrNoGroup) {
+		t.Fatalf("SignalGroup of the shell's own group: %v, want ErrNoGroup", err)
+	}
+	out := follow(t, h, id)
+	sendText(t, h, id, "sleep 30\n")
+	var group int
+	h.Eventually(t, func() bool {
+		fg, err := term.Foreground(ctx, id)
+		group = fg.Group
+		return err == nil && fg.Group != shell && fg.Group > 0 && (fg.Args == nil || slices.Equal(fg.Args, []string{"sleep", "30"}))
+	}, "sleep 30 in front")
+	procs, err := sg.SignalGroup(ctx, id, group, ports.SignalTERM)
+	if err != nil || len(procs) == 0 || !slices.ContainsFunc(procs, func(p ports.Process) bool { return p.PID == group }) {
+		t.Fatalf("SignalGroup of sleep's group %d = %+v, %v; want its processes, its leader among them", group, procs, err)
+	}
+	h.Eventually(t, func() bool {
+		fg, err := term.Foreground(ctx, id)
+		return err == nil && fg.Group == shell
+	}, "the shell back in front once sleep got TERM")
+	// The shell lives on.
+	sendText(t, h, id, "echo still-$((6*7))\n")
+	out.waitFor(t, h, "still-42")
+	if _, err := sg.SignalGroup(ctx, id, group, ports.SignalTERM); !errors.Is(err, ports.ErrNoGroup) {
+		t.Errorf("SignalGroup of a group that ended: %v, want ErrNoGroup", err)
+	}
+	if _, err := sg.SignalGroup(ctx, unknownPane, group, ports.SignalTERM); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("SignalGroup(%s) = %v, want ErrPaneNotFound", unknownPane, err)
+	}
+	// A ProcessChecker tells the shell from sleep, which has ended.
+	if pc, ok := term.(ports.ProcessChecker); ok {
+		if exists, err := pc.ProcessExists(ctx, id, shell); err != nil || !exists {
+			t.Errorf("ProcessExists of the pane's shell = %v, %v; want true", exists, err)
+		}
+		h.Eventually(t, func() bool {
+			exists, err := pc.ProcessExists(ctx, id, group)
+			return err == nil && !exists
+		}, "sleep, ended, no longer to exist")
+	}
+}
