@@ -8,6 +8,7 @@ const (
 	DefaultTimeout        = 30 * time.Second
 	DefaultMaxResultLines = 200
 	MaxResultBytes        = 1_000_000
+	DefaultInputQuiet     = 500 * time.Millisecond
 )
 
 // Config holds the server settings the domain obeys.
@@ -23,6 +24,11 @@ type Config struct {
 	// whether the pane is still alive, in case the output stream does not
 	// say so itself.
 	LivenessInterval time.Duration
+	// InputQuiet is how long a command's pane must have printed nothing,
+	// its command blocked reading the terminal, before a call says that
+	// the command awaits input: a prompt is drawn at once, and a command
+	// that reads between bursts of output is not asking.
+	InputQuiet time.Duration
 }
 
 // DefaultConfig returns the contract's defaults.
@@ -32,6 +38,7 @@ func DefaultConfig() Config {
 		MaxResultLines:   DefaultMaxResultLines,
 		MaxResultBytes:   MaxResultBytes,
 		LivenessInterval: 250 * time.Millisecond,
+		InputQuiet:       DefaultInputQuiet,
 	}
 }
 
@@ -49,6 +56,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.LivenessInterval <= 0 {
 		c.LivenessInterval = d.LivenessInterval
+	}
+	if c.InputQuiet <= 0 {
+		c.InputQuiet = d.InputQuiet
 	}
 	return c
 }
