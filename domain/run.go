@@ -104,6 +104,10 @@ func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResul
 		return notStarted(early)
 	}
 	outcome := run.follow(ctx, w)
+	// The call's wait is over: its timers go before a follower in the
+	// background arms its own, so that a test on the fake clock can tell
+	// the two apart.
+	w.stop()
 	if outcome == outcomeUnread {
 		script := run.files.Script
 		run.close()

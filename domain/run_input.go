@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -143,12 +144,34 @@ func (r *commandRun) checkInput() bool {
 	if outs := a.outs; func() bool { _, done := r.pump(); return done }() || a.outs != outs {
 		return false
 	}
-	var prompt string
-	if c, err := r.s.CapturePane(ctx, CaptureRequest{PaneID: r.pane}); err == nil {
-		prompt = input.Prompt(strings.Split(c.Text, "\n"), maxPrompt)
-	}
+	prompt := r.screenPrompt(ctx)
 	a.found(InputAsk{Kind: input.Classify(rd, prompt), Prompt: prompt})
 	return true
+}
+
+// screenPrompt is the last line on the pane's screen that is not blank,
+// below the line typed to run the command when that is still on the
+// screen: a command that printed no prompt has none, rather than the
+// typed line's.
+func (r *commandRun) screenPrompt(ctx context.Context) string {
+	req := CaptureRequest{PaneID: r.pane, JoinWrapped: true}
+	c, err := r.s.CapturePane(ctx, req)
+	if err != nil {
+		req.JoinWrapped = false
+		if c, err = r.s.CapturePane(ctx, req); err != nil {
+			return ""
+		}
+	}
+	lines := strings.Split(c.Text, "\n")
+	if typed := r.files.Script; typed != "" {
+		for i := len(lines) - 1; i >= 0; i-- {
+			if strings.Contains(lines[i], typed) {
+				lines = lines[i+1:]
+				break
+			}
+		}
+	}
+	return input.Prompt(lines, maxPrompt)
 }
 
 // snapResult is the result so far that a snapshot asks for as o (see
