@@ -170,7 +170,7 @@ type job struct {
 	timer     *timer
 	reading   bool  // an opRead is reading the terminal
 	ask       *Read // an opAsk is reading the terminal (or a pipe)
-	sink      bool // what it reads is discarded
+	sink      bool  // what it reads is discarded
 	line      []byte
 	typeahead []byte
 }
