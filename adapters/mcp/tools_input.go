@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -19,7 +21,10 @@ func (s *Server) pasteText() declaration {
 		name:        "paste_text",
 		description: pasteTextDescription,
 		annotations: writingAnnotations("Paste text"),
-		call:        serve(s.tools.PasteText, pasteArgs.request, fromPasteResult),
+		call: withCaller(serve(func(ctx context.Context, r domain.PasteRequest) (domain.PasteResult, error) {
+			r.Caller = callerOf(ctx)
+			return s.tools.PasteText(ctx, r)
+		}, pasteArgs.request, fromPasteResult)),
 	}
 }
 
@@ -56,7 +61,10 @@ func (s *Server) sendKeys() declaration {
 		name:        "send_keys",
 		description: sendKeysDescription,
 		annotations: writingAnnotations("Send keys"),
-		call:        serve(s.tools.SendKeys, sendKeysArgs.request, fromSendKeysResult),
+		call: withCaller(serve(func(ctx context.Context, r domain.SendKeysRequest) (domain.SendKeysResult, error) {
+			r.Caller = callerOf(ctx)
+			return s.tools.SendKeys(ctx, r)
+		}, sendKeysArgs.request, fromSendKeysResult)),
 	}
 }
 

@@ -19,16 +19,18 @@ func (s *Server) runShellCommand() declaration {
 		description:   runShellCommandDescription,
 		annotations:   writingAnnotations("Run shell command"),
 		requiredOrder: runRequiredOrder,
-		call: serveWaiting(func(ctx context.Context, a runArgs, progress domain.ProgressFunc) (domain.RunResult, error) {
+		call: withCaller(serveWaiting(func(ctx context.Context, a runArgs, progress domain.ProgressFunc) (domain.RunResult, error) {
 			return s.tools.RunShellCommand(ctx, domain.RunRequest{
-				PaneID:    a.PaneID,
-				Command:   a.Command,
-				TimeoutMs: a.TimeoutMs,
-				MaxLines:  a.MaxLines,
-				Force:     a.Force,
-				Progress:  progress,
+				PaneID:     a.PaneID,
+				Command:    a.Command,
+				TimeoutMs:  a.TimeoutMs,
+				MaxLines:   a.MaxLines,
+				Force:      a.Force,
+				Progress:   progress,
+				AwaitInput: awaitInput(a.AwaitInput),
+				Caller:     callerOf(ctx),
 			})
-		}, reportRun),
+		}, s.reportRun)),
 	}
 }
 
@@ -37,7 +39,7 @@ func (s *Server) runShellCommand() declaration {
 // The fields issues added since come last.
 var runRequiredOrder = []string{"effectiveTimeoutMs", "droppedLines", "missedBytes", "omittedBytes", "foreignOutputSuspected",
 	"exitStatus", "outcome", "output", "outputComplete", "paneId", "returnedBytes", "stillRunning",
-	"replacedBytes", "unterminatedBytes"}
+	"replacedBytes", "unterminatedBytes", "input"}
 
 const runShellCommandDescription = "Run a shell command in a pane with your user's permissions. " +
 	"Run a shell command in a pane, wait for it to finish, and report its exit status and output. " +
@@ -57,6 +59,7 @@ type runArgs struct {
 	TimeoutMs int64        `json:"timeoutMs,omitempty" jsonschema:"How long to wait. Clamped by the server ceiling; the result says what was used." schema:"exclusiveMinimum=0"`
 	MaxLines  int64        `json:"maxLines,omitempty" jsonschema:"Keep at most this many lines, from the end. Defaults to the server limit." schema:"exclusiveMinimum=0"`
 	writeForce
+	awaitInputArg
 }
 
 type runOutput struct {
@@ -66,7 +69,8 @@ type runOutput struct {
 	ForeignOutputSuspected bool         `json:"foreignOutputSuspected" jsonschema:"Another writer printed into this pane while the command ran. Output that could be attributed to them was removed; what is left may still include theirs. False means no foreign marker was seen, not that the output is certainly this command's."`
 	MissedBytes            int64        `json:"missedBytes" jsonschema:"Output that fell out of the pane's buffer before this read reached it. Nonzero means the command printed more than was kept, so the output here starts partway through it."`
 	OmittedBytes           int64        `json:"omittedBytes" jsonschema:"Output bytes omitted by the result ceiling."`
-	Outcome                string       `json:"outcome" jsonschema:"Why this returned. Read it rather than inferring from the text." schema:"enum=completed|timed_out|pane_died|cancelled"`
+	Input                  *inputOutput `json:"input" jsonschema:"What the command waits for when outcome is awaiting_input; null otherwise."`
+	Outcome                string       `json:"outcome" jsonschema:"Why this returned. Read it rather than inferring from the text." schema:"enum=completed|timed_out|pane_died|cancelled|awaiting_input"`
 	Output                 string       `json:"output" jsonschema:"The bounded tail of the command's output."`
 	OutputComplete         bool         `json:"outputComplete" jsonschema:"False when capture or result limits omitted any command output."`
 	PaneID                 ports.PaneID `json:"paneId"`
@@ -88,6 +92,7 @@ func fromRunResult(r domain.RunResult) runOutput {
 		EffectiveTimeoutMs:     r.EffectiveTimeoutMs,
 		ExitStatus:             exit,
 		ForeignOutputSuspected: r.ForeignOutputSuspected,
+		Input:                  fromInputAsk(r),
 		MissedBytes:            r.MissedBytes,
 		OmittedBytes:           r.OmittedBytes,
 		Outcome:                string(r.Outcome),
@@ -164,20 +169,25 @@ func (s *Server) waitForCommand() declaration {
 		requiredOrder: runRequiredOrder,
 		call: serveWaiting(func(ctx context.Context, a waitCommandArgs, progress domain.ProgressFunc) (domain.RunResult, error) {
 			return s.tools.WaitForCommand(ctx, domain.WaitCommandRequest{
-				PaneID:    a.PaneID,
-				TimeoutMs: a.TimeoutMs,
-				MaxLines:  a.MaxLines,
-				Progress:  progress,
+				PaneID:     a.PaneID,
+				TimeoutMs:  a.TimeoutMs,
+				MaxLines:   a.MaxLines,
+				Progress:   progress,
+				AwaitInput: awaitInput(a.AwaitInput),
 			})
-		}, reportRun),
+		}, s.reportRun),
 	}
 }
 
 // reportRun turns a run's result into run_shell_command's output and
 // notice: the one shape of both tools that wait for a command.
-func reportRun(r domain.RunResult) (runOutput, string) {
+func (s *Server) reportRun(r domain.RunResult) (runOutput, string) {
 	out := fromRunResult(r)
-	return out, runNotice(out, r)
+	notice := runNotice(out, r)
+	if r.Input != nil && r.Outcome == domain.OutcomeAwaitingInput {
+		notice = strings.TrimSpace(awaitingNotice(r.PaneID, *r.Input, s.attach) + " " + notice)
+	}
+	return out, notice
 }
 
 // waitCommandAnnotations are those of a reading tool, but for
@@ -208,4 +218,5 @@ type waitCommandArgs struct {
 	PaneID    ports.PaneID `json:"paneId"`
 	TimeoutMs int64        `json:"timeoutMs,omitempty" jsonschema:"How long to wait. Clamped by the server ceiling; the result says what was used." schema:"exclusiveMinimum=0"`
 	MaxLines  int64        `json:"maxLines,omitempty" jsonschema:"Keep at most this many lines, from the end. Defaults to the server limit." schema:"exclusiveMinimum=0"`
+	awaitInputArg
 }
