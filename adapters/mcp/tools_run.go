@@ -51,7 +51,10 @@ const runShellCommandDescription = "Run a shell command in a pane with your user
 	"While a command runs in a pane, even after this call returned timed_out, every other write to that pane is " +
 	"refused at once as busy rather than queued; a write is also refused, before anything is sent, to a pane a " +
 	"person is watching, a pane in a mode such as copy mode, a pane whose input also reaches other panes, a pane " +
-	"not running a supported shell, and this server's own pane unless force is set."
+	"not running a supported shell, and this server's own pane unless force is set. " +
+	"A command that stops to read its terminal (a password, a y/n question, a pager, an editor, a REPL) ends the call " +
+	"at once, once the pane is quiet, with outcome awaiting_input and input {kind, prompt}; the text says what to do. " +
+	"Only the session that ran it may then answer it with paste_text or send_keys, and wait_for_command goes on."
 
 type runArgs struct {
 	PaneID    ports.PaneID `json:"paneId"`
@@ -210,7 +213,9 @@ const waitForCommandDescription = "Read pane output; accepts no client-supplied 
 	"waited so long: the same fields and notices, the outcome, exitStatus once the command has ended, and its " +
 	"output since it started, bounded by maxLines and the byte ceiling and accounted as run_shell_command " +
 	"accounts it. While the result says stillRunning true, call it again, as often as needed; once it returns the " +
-	"end (completed or pane_died) the end has been handed out, and a later call is a tool error. It writes " +
+	"end (completed or pane_died) the end has been handed out, and a later call is a tool error. It returns " +
+	"awaiting_input, as run_shell_command does, when the command waits for input that no call reported yet " +
+	"(again after each answer, if the command asks again). It writes " +
 	"nothing to the pane and runs nothing, so it is offered with the reading tools; with no command of this " +
 	"server running in the pane it is a tool error: run one with run_shell_command."
 
