@@ -35,9 +35,10 @@ const (
 //     question, else Line. A REPL without line editing (python3 -c
 //     'input()') reads lines too: what it asks is a line.
 //   - The terminal delivers keys one at a time (raw): a program known as a
-//     pager or an editor is one; else a yes-or-no prompt is Confirm (a
-//     read -n 1); else a program known as a REPL or a shell is one; else
-//     Unknown.
+//     pager or an editor is one; else, echo off, a program known to ask
+//     for secrets (sudo, ssh) or a prompt that asks for a password is
+//     Secret; else a yes-or-no prompt is Confirm (a read -n 1); else a
+//     program known as a REPL or a shell is one; else Unknown.
 //
 // Programs are told by the executable's name with its version and
 // variant stripped ("python3.11", "vim.basic") and by the name they were
@@ -58,6 +59,9 @@ func Classify(r ports.Reading, prompt string) Kind {
 		return Pager
 	case anyIn(names, editors):
 		return Editor
+	case !r.Echo && (anyIn(names, askers) || secretPrompt.MatchString(prompt)):
+		// sudo reads its password a key at a time, echo off.
+		return Secret
 	case YesNo(prompt):
 		return Confirm
 	case anyIn(names, repls):
@@ -70,6 +74,9 @@ var (
 	pagers  = set("less", "more", "most", "man", "pg", "w3m", "lynx")
 	editors = set("vi", "vim", "nvim", "gvim", "view", "nano", "pico", "emacs", "emacsclient", "micro", "hx", "helix",
 		"kak", "joe", "mcedit", "ne", "mg", "jed")
+	// askers are the programs that read secrets.
+	askers = set("sudo", "su", "doas", "ssh", "ssh-keygen", "ssh-add", "gpg", "gpg-agent", "pinentry", "passwd", "kinit",
+		"openssl", "cryptsetup", "age", "git-credential")
 	repls = set("python", "ipython", "bpython", "node", "nodejs", "deno", "bun", "irb", "ruby", "pry", "psql",
 		"mysql", "mariadb", "sqlite", "lua", "luajit", "ghc", "ghci", "R", "julia", "erl", "iex", "scala", "clj",
 		"php", "perl", "redis-cli", "mongo", "mongosh", "gdb", "lldb", "pdb", "sh", "bash", "zsh", "dash", "ksh",
@@ -115,6 +122,9 @@ func Base(name string) string {
 // yesNo matches the forms a yes-or-no question takes at the end of a
 // prompt: [y/N], (yes/no), [Y/n], y/n?, (y or n), [yes/no/[fingerprint]].
 var yesNo = regexp.MustCompile(`(?i)(^|[^a-z])(y|yes)\s*(/|or|\|)\s*(n|no)([^a-z]|$)|(^|[^a-z])(n|no)\s*(/|or|\|)\s*(y|yes)([^a-z]|$)`)
+
+// secretPrompt matches a prompt that asks for a secret.
+var secretPrompt = regexp.MustCompile(`(?i)(password|passphrase|passcode|\bpin\b|secret|token)[^:]*:\s*$`)
 
 // YesNo reports whether prompt looks like a yes-or-no question.
 func YesNo(prompt string) bool { return yesNo.MatchString(prompt) }

@@ -40,6 +40,9 @@ func TestWhatACommandThatReadsItsTerminalAsksFor(t *testing.T) {
 		{"sqlite3", raw("sqlite3", "sqlite3"), "sqlite> ", input.REPL},
 		{"a shell's line editor", raw("bash", "bash"), "$ ", input.REPL},
 		{"read -n 1 with a question", raw("bash", "bash"), "Really? [y/N]", input.Confirm},
+		{"sudo reads its password a key at a time", raw("sudo", "sudo"), "[sudo] password for me:", input.Secret},
+		{"a raw read whose prompt asks for a password", raw("", ""), "Enter PIN: ", input.Secret},
+		{"a REPL's echo off is no secret", raw("python3.11", "python3"), ">>> ", input.REPL},
 		{"a program not told apart", raw("htop", "htop"), "F10Quit", input.Unknown},
 		{"nothing known", raw("", ""), "", input.Unknown},
 	} {

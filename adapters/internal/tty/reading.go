@@ -57,7 +57,7 @@ func Reading(pid int, dev uint64, tty string) (ports.Reading, error) {
 		return ports.Reading{}, err
 	}
 	for _, m := range groupMembers(pid, st.Tpgid) {
-		how, ok := blockedOn(m, tty, mode)
+		how, ok := blockedOn(m, dev, tty, mode)
 		if !ok {
 			continue
 		}
@@ -119,38 +119,46 @@ func children(pid int) []int {
 type how struct{ weak bool }
 
 // blockedOn reports whether process pid is blocked reading the terminal
-// tty, whose mode is mode.
-func blockedOn(pid int, tty string, mode Mode) (how, bool) {
+// tty (device dev), whose mode is mode.
+func blockedOn(pid int, dev uint64, tty string, mode Mode) (how, bool) {
 	dir := "/proc/" + strconv.Itoa(pid)
-	stat, err := os.ReadFile(dir + "/stat")
-	if err != nil || !Sleeping(string(stat)) {
+	b, err := os.ReadFile(dir + "/stat")
+	if err != nil || !Sleeping(string(b)) {
 		return how{}, false
 	}
-	fdIsTTY := func(fd int) bool {
-		target, err := os.Readlink(dir + "/fd/" + strconv.Itoa(fd))
-		return err == nil && target == tty
-	}
-	if b, err := os.ReadFile(dir + "/syscall"); err == nil && sysRead >= 0 {
-		sc, ok := ParseSyscall(string(b))
-		return how{}, ok && ReadsTerminal(sc, mode, fdIsTTY, func() bool { return holdsTTY(dir, tty) })
-	}
-	// Not allowed to see the system call: the wait channel instead.
-	b, err := os.ReadFile(dir + "/wchan")
+	st, err := ParseStat(pid, string(b))
 	if err != nil {
 		return how{}, false
 	}
-	return how{weak: true}, WaitsOnTerminal(string(b), mode, fdIsTTY(0), func() bool { return holdsTTY(dir, tty) })
+	// A process that opened /dev/tty (ssh, sudo, less) holds its
+	// controlling terminal, which /proc names /dev/tty.
+	isTTY := func(target string) bool { return target == tty || target == "/dev/tty" && st.TTYNr == dev }
+	fdIsTTY := func(fd int) bool {
+		target, err := os.Readlink(dir + "/fd/" + strconv.Itoa(fd))
+		return err == nil && isTTY(target)
+	}
+	holds := func() bool { return holdsTTY(dir, isTTY) }
+	if b, err := os.ReadFile(dir + "/syscall"); err == nil && sysRead >= 0 {
+		sc, ok := ParseSyscall(string(b))
+		return how{}, ok && ReadsTerminal(sc, mode, fdIsTTY, holds)
+	}
+	// Not allowed to see the system call: the wait channel instead.
+	b, err = os.ReadFile(dir + "/wchan")
+	if err != nil {
+		return how{}, false
+	}
+	return how{weak: true}, WaitsOnTerminal(string(b), mode, fdIsTTY(0), holds)
 }
 
 // holdsTTY reports whether the process whose /proc directory is dir has
-// tty open on any file descriptor.
-func holdsTTY(dir, tty string) bool {
+// the terminal (isTTY) open on any file descriptor.
+func holdsTTY(dir string, isTTY func(target string) bool) bool {
 	fds, err := os.ReadDir(dir + "/fd")
 	if err != nil {
 		return false
 	}
 	for _, fd := range fds {
-		if target, err := os.Readlink(dir + "/fd/" + fd.Name()); err == nil && target == tty {
+		if target, err := os.Readlink(dir + "/fd/" + fd.Name()); err == nil && isTTY(target) {
 			return true
 		}
 	}
