@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/input"
 	"github.com/tmux-mcp/tmux-mcp/test/gate"
@@ -199,5 +201,41 @@ func writeLines(t *testing.T, path string, n int) {
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Through the built binary over stdio: a password prompt ends the call as
+// awaiting_input with a secret's notice that names how the person
+// attaches, the session's own paste answers it, and wait_for_command
+// returns the end.
+func TestBinaryAnswersACommandAwaitingInput(t *testing.T) {
+	t.Parallel()
+	srv, p := newTmuxServer(t, bash)
+	b := startBinary(t, nil, "-socket-name", srv.sock)
+	pane := string(p)
+	res := b.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": `read -s -p 'Password: ' pw; echo; echo "len ${#pw}"`,
+		"timeoutMs": 20000})
+	run := decodeRun(t, res)
+	if run.Outcome != "awaiting_input" || !run.StillRunning || run.Input == nil || run.Input.Kind != "secret" || run.Input.Prompt != "Password:" {
+		t.Fatalf("run = %+v; want awaiting_input, a secret, prompt Password:", run)
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			text.WriteString(tc.Text)
+		}
+	}
+	for _, want := range []string{"Do not guess", "ask the person", "-L " + srv.sock, "pane " + pane} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the text does not say %q:\n%s", want, text.String())
+		}
+	}
+	if r := b.call(t, "paste_text", map[string]any{"paneId": pane, "text": "s3cret", "enter": true}); r.IsError {
+		t.Fatalf("the session's own answer was refused: %+v", r.Content)
+	}
+	end := decodeRun(t, b.call(t, "wait_for_command", map[string]any{"paneId": pane, "timeoutMs": 20000}))
+	if end.Outcome != "completed" || end.ExitStatus == nil || *end.ExitStatus != 0 || !strings.HasSuffix(end.Output, "len 6") ||
+		strings.Contains(end.Output, "s3cret") {
+		t.Errorf("end = %+v; want completed, the secret read, never shown", end)
 	}
 }

@@ -266,23 +266,27 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // runOutput is run_shell_command's structured content.
 type runOutput struct {
-	DroppedLines           int64  `json:"droppedLines"`
-	EffectiveTimeoutMs     int64  `json:"effectiveTimeoutMs"`
-	ExitStatus             *int   `json:"exitStatus"`
-	ForeignOutputSuspected bool   `json:"foreignOutputSuspected"`
-	MissedBytes            int64  `json:"missedBytes"`
-	OmittedBytes           int64  `json:"omittedBytes"`
-	Outcome                string `json:"outcome"`
-	Output                 string `json:"output"`
-	OutputComplete         bool   `json:"outputComplete"`
-	PaneID                 string `json:"paneId"`
-	ReplacedBytes          int64  `json:"replacedBytes"`
-	ReturnedBytes          int64  `json:"returnedBytes"`
-	StillRunning           bool   `json:"stillRunning"`
-	UnterminatedBytes      int64  `json:"unterminatedBytes"`
+	DroppedLines           int64 `json:"droppedLines"`
+	EffectiveTimeoutMs     int64 `json:"effectiveTimeoutMs"`
+	ExitStatus             *int  `json:"exitStatus"`
+	ForeignOutputSuspected bool  `json:"foreignOutputSuspected"`
+	Input                  *struct {
+		Kind   string `json:"kind"`
+		Prompt string `json:"prompt"`
+	} `json:"input"`
+	MissedBytes       int64  `json:"missedBytes"`
+	OmittedBytes      int64  `json:"omittedBytes"`
+	Outcome           string `json:"outcome"`
+	Output            string `json:"output"`
+	OutputComplete    bool   `json:"outputComplete"`
+	PaneID            string `json:"paneId"`
+	ReplacedBytes     int64  `json:"replacedBytes"`
+	ReturnedBytes     int64  `json:"returnedBytes"`
+	StillRunning      bool   `json:"stillRunning"`
+	UnterminatedBytes int64  `json:"unterminatedBytes"`
 }
 
-var runFields = []string{"droppedLines", "effectiveTimeoutMs", "exitStatus", "foreignOutputSuspected", "missedBytes",
+var runFields = []string{"droppedLines", "effectiveTimeoutMs", "exitStatus", "foreignOutputSuspected", "input", "missedBytes",
 	"omittedBytes", "outcome", "output", "outputComplete", "paneId", "replacedBytes", "returnedBytes", "stillRunning",
 	"unterminatedBytes"}
 
