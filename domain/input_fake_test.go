@@ -171,8 +171,8 @@ func TestTheCallerAnswersItsCommandAndTheWaitGoesOnToTheEnd(t *testing.T) {
 	r.asks(nil, "read -s -p 'Password: ' pw; echo done", "alice")
 	ctx := context.Background()
 	var busy *fault.BusyError
-	if _, err := r.svc.PasteText(ctx, domain.PasteRequest{PaneID: r.pane, Text: "guess", Enter: true, Caller: "bob"}); !errors.As(err, &busy) {
-		t.Fatalf("another caller's paste: %v, want busy", err)
+	if _, err := r.svc.PasteText(ctx, domain.PasteRequest{PaneID: r.pane, Text: "guess", Enter: true, Caller: "bob"}); !errors.As(err, &busy) || !busy.AwaitingInput {
+		t.Fatalf("another caller's paste: %v, want busy with a command awaiting input", err)
 	}
 	if _, err := r.svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: r.pane, Keys: "y", Enter: true, Caller: "bob"}); !errors.As(err, &busy) {
 		t.Fatalf("another caller's keys: %v, want busy", err)

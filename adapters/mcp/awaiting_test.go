@@ -76,7 +76,7 @@ func TestACommandAskingForASecretIsAnsweredByItsOwnSession(t *testing.T) {
 
 	// Another session is refused; nothing reaches the command.
 	if res := call(t, b, "paste_text", map[string]any{"paneId": "%0", "text": "guess", "enter": true}); !res.IsError ||
-		!strings.Contains(toolErrorText(t, res), "busy") {
+		!strings.Contains(toolErrorText(t, res), "busy") || !strings.Contains(toolErrorText(t, res), "only the MCP session that started it") {
 		t.Fatalf("another session's paste = %v; want a busy tool error", texts(t, res))
 	}
 	if res := call(t, b, "send_keys", map[string]any{"paneId": "%0", "keys": "y"}); !res.IsError {

@@ -77,11 +77,11 @@ func (r *Reservations) Acquire(ctx context.Context, pane ports.PaneID, holder st
 			return rv, nil
 		}
 		cur.mu.Lock()
-		releasing, curHolder, returned := cur.releasing, cur.holder, cur.returned
+		releasing, curHolder, returned, answerable := cur.releasing, cur.holder, cur.returned, cur.answerable
 		cur.mu.Unlock()
 		r.mu.Unlock()
 		if !releasing {
-			return nil, &fault.BusyError{Pane: pane, Holder: curHolder, Returned: returned}
+			return nil, &fault.BusyError{Pane: pane, Holder: curHolder, Returned: returned, AwaitingInput: answerable}
 		}
 		select {
 		case <-cur.done:
