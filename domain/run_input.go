@@ -15,10 +15,10 @@ import (
 // (ports.InputWatcher) while its pane prints nothing. The run's follower
 // looks at every liveness check once the pane has been quiet for
 // Config.InputQuiet; what it finds is an ask, which lasts until the pane
-// prints again or its caller answers (through the run's reservation, see
-// Service.answer). A call that waits for the run (with AwaitInput) ends
-// at an ask it has not reported yet; once reported, the run's caller may
-// answer it.
+// prints again or its caller answers (PasteText and SendKeys write under
+// the run's reservation: writers.Pool.WhileAnswerable). A call that waits
+// for the run (with AwaitInput) ends at an ask it has not reported yet;
+// once one is reported, the run's caller may answer it until the run ends.
 
 // maxPrompt bounds the prompt a result quotes, in bytes, from its end.
 const maxPrompt = 200
