@@ -74,14 +74,22 @@ func TestTmuxAwaitingInput(t *testing.T) {
 	needTmux(t)
 	t.Run("read -s", func(t *testing.T) {
 		t.Parallel()
-		for _, sh := range []shellSpec{bash, shells[2]} { // bash, and zsh, whose subshell keeps the terminal
+		// Each shell's way to read a secret: zsh's subshell keeps the
+		// terminal, dash and mksh have no read -s (stty turns echo
+		// off), fish reads with its own line editor.
+		for _, sh := range shells {
 			t.Run(sh.name, func(t *testing.T) {
 				needShell(t, sh)
-				read := `read -s -p 'Password: ' pw`
-				if sh.name == "zsh" {
-					read = `read -s 'pw?Password: '`
+				read := `read -s -p 'Password: ' pw; echo`
+				switch sh.name {
+				case "zsh":
+					read = `read -s 'pw?Password: '; echo`
+				case "dash", "mksh":
+					read = `printf 'Password: '; stty -echo; read pw; stty echo; echo`
+				case "fish":
+					read = `read -s -P 'Password: ' pw`
 				}
-				r, _ := ask(t, sh, read+`; echo; echo "got [$pw]"`, input.Secret, "Password:")
+				r, _ := ask(t, sh, read+`; echo "got [$pw]"`, input.Secret, "Password:")
 				// Another session may not answer; nothing reaches the read.
 				if _, err := r.svc.PasteText(itContext(t), domain.PasteRequest{PaneID: r.pane, Text: "guess", Enter: true, Caller: "other"}); err == nil {
 					t.Fatal("another caller's paste went through")
