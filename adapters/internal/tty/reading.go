@@ -138,7 +138,7 @@ func blockedOn(pid int, dev uint64, tty string, mode Mode) (how, bool) {
 		return err == nil && isTTY(target)
 	}
 	holds := func() bool { return holdsTTY(dir, isTTY) }
-	if b, err := os.ReadFile(dir + "/syscall"); err == nil && sysRead >= 0 {
+	if b, err := readSyscall(dir); err == nil && sysRead >= 0 {
 		sc, ok := ParseSyscall(string(b))
 		return how{}, ok && ReadsTerminal(sc, mode, fdIsTTY, holds)
 	}
@@ -149,6 +149,11 @@ func blockedOn(pid int, dev uint64, tty string, mode Mode) (how, bool) {
 	}
 	return how{weak: true}, WaitsOnTerminal(string(b), mode, fdIsTTY(0), holds)
 }
+
+// readSyscall reads /proc/PID/syscall of the process whose /proc
+// directory is dir; a test makes it fail, as the kernel does for a
+// process it may not trace.
+var readSyscall = func(dir string) ([]byte, error) { return os.ReadFile(dir + "/syscall") }
 
 // holdsTTY reports whether the process whose /proc directory is dir has
 // the terminal (isTTY) open on any file descriptor.
