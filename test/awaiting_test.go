@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tmux-mcp/tmux-mcp/adapters/screen"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/input"
 	"github.com/tmux-mcp/tmux-mcp/test/gate"
@@ -245,5 +246,36 @@ func TestBinaryAnswersACommandAwaitingInput(t *testing.T) {
 	if end.Outcome != "completed" || end.ExitStatus == nil || *end.ExitStatus != 0 || !strings.HasSuffix(end.Output, "len 6") ||
 		strings.Contains(end.Output, "s3cret") {
 		t.Errorf("end = %+v; want completed, the secret read, never shown", end)
+	}
+}
+
+// On GNU screen, through the binary: a y/N question is seen and answered,
+// as on tmux.
+func TestBinaryOnScreenAnswersACommandAwaitingInput(t *testing.T) {
+	gate.Real(t, "GNU screen and the built binary")
+	gate.Need(t, "screen")
+	t.Parallel()
+	session, stop, err := screen.StartPrivate(screen.Options{})
+	if err != nil {
+		t.Fatalf("start a screen session: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Errorf("stop the screen session: %v", err)
+		}
+	})
+	b := startBinary(t, nil, "-backend", "screen", "-screen-session", session, "-screen-no-copy-mode")
+	const pane = "%0"
+	run := decodeRun(t, b.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": `printf 'Continue? [y/N] '; read x; echo "x=$x"`,
+		"timeoutMs": 20000}))
+	if run.Outcome != "awaiting_input" || !run.StillRunning || run.Input == nil || run.Input.Kind != "confirm" || run.Input.Prompt != "Continue? [y/N]" {
+		t.Fatalf("run = %+v (input %+v); want awaiting_input, confirm", run, run.Input)
+	}
+	if r := b.call(t, "send_keys", map[string]any{"paneId": pane, "keys": "y"}); r.IsError {
+		t.Fatalf("the session's own answer was refused: %+v", r.Content)
+	}
+	end := decodeRun(t, b.call(t, "wait_for_command", map[string]any{"paneId": pane, "timeoutMs": 20000}))
+	if end.Outcome != "completed" || end.ExitStatus == nil || *end.ExitStatus != 0 || !strings.HasSuffix(end.Output, "x=y") {
+		t.Errorf("end = %+v; want completed, x=y", end)
 	}
 }
