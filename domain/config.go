@@ -12,6 +12,7 @@ const (
 	DefaultTimeout        = 30 * time.Second
 	DefaultMaxResultLines = 200
 	MaxResultBytes        = 1_000_000
+	DefaultInputQuiet     = 500 * time.Millisecond
 )
 
 // Config holds the server settings the domain obeys.
@@ -35,6 +36,11 @@ type Config struct {
 	// environment as it is, without frame.AgentEnvironment (no pager, no
 	// git prompt on the terminal), which it has by default.
 	NoAgentEnv bool
+	// InputQuiet is how long a command's pane must have printed nothing,
+	// its command blocked reading the terminal, before a call says that
+	// the command awaits input: a prompt is drawn at once, and a command
+	// that reads between bursts of output is not asking.
+	InputQuiet time.Duration
 }
 
 // DefaultConfig returns the contract's defaults.
@@ -45,6 +51,7 @@ func DefaultConfig() Config {
 		MaxResultBytes:   MaxResultBytes,
 		LivenessInterval: 250 * time.Millisecond,
 		OutputBudget:     runlog.DefaultBudget,
+		InputQuiet:       DefaultInputQuiet,
 	}
 }
 
@@ -65,6 +72,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.OutputBudget <= 0 {
 		c.OutputBudget = d.OutputBudget
+	}
+	if c.InputQuiet <= 0 {
+		c.InputQuiet = d.InputQuiet
 	}
 	return c
 }

@@ -105,6 +105,10 @@ func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResul
 		return notStarted(early)
 	}
 	outcome := run.follow(ctx, w)
+	// The call's wait is over: its timers go before a follower in the
+	// background arms its own, so that a test on the fake clock can tell
+	// the two apart.
+	w.stop()
 	if outcome == outcomeUnread {
 		script := run.files.Script
 		run.close()
@@ -116,6 +120,9 @@ func (s *Service) RunShellCommand(ctx context.Context, req RunRequest) (RunResul
 	res.EffectiveTimeoutMs = timeout.Milliseconds()
 	if res.StillRunning {
 		hold.Returned(holder+fmt.Sprintf(" (its call returned %s; the command may still be running)", outcome), run.poke)
+		if res.Input != nil {
+			hold.Answerable(req.Caller, run.answer)
+		}
 		s.background(run)
 	} else {
 		run.close()
@@ -257,6 +264,8 @@ type commandRun struct {
 	marked bool
 
 	poked   chan struct{} // an interrupt reached the pane (see Service.interrupt)
+	ask     *asking       // what the command asked for (run_input.go)
+	caller  string        // the session whose call started the run, who may answer it
 	command string        // the command, quoted for messages
 
 	// Once its call has returned, the run is followed in the background
@@ -302,11 +311,14 @@ func (r *commandRun) result(o Outcome) RunResult {
 		ReplacedBytes:          loss.Replaced,
 		UnterminatedBytes:      loss.Unterminated,
 		ForeignOutputSuspected: r.scanner.ForeignSeen(),
-		StillRunning:           (o == OutcomeTimedOut || o == OutcomeCancelled) && r.start != startWithdrawn,
+		StillRunning:           (o == OutcomeTimedOut || o == OutcomeCancelled || o == OutcomeAwaitingInput) && r.start != startWithdrawn,
 		NotStarted:             r.start == startWithdrawn,
 		Raced:                  r.raced,
 		UnattributedBytes:      r.held.dropped,
 		Abandoned:              r.end == endAbandoned && o == OutcomeCompleted,
+	}
+	if o == OutcomeAwaitingInput {
+		res.Input = r.ask.report()
 	}
 	// A frame whose secret something else knows ends all the same, but
 	// its end marker could have been that something's: its status and

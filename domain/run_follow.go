@@ -59,6 +59,11 @@ func (r *commandRun) follow(ctx context.Context, w *waiter) Outcome {
 			r.checkAlive()
 			r.checkAbandoned()
 			live = nil
+			if r.checkInput() && w != nil && r.ask.inCall {
+				return OutcomeAwaitingInput
+			}
+		case <-r.ask.answered:
+			r.answeredNow()
 		case <-r.retryC():
 			r.retry = nil
 		case <-w.ticks():
@@ -83,7 +88,7 @@ func (r *commandRun) follow(ctx context.Context, w *waiter) Outcome {
 				return OutcomeTimedOut
 			}
 		case q := <-snap:
-			q.reply <- r.result(q.outcome)
+			q.reply <- r.snapResult(q.outcome)
 		case <-closing:
 			return outcomeClosed
 		}
@@ -141,6 +146,7 @@ func (r *commandRun) pump() (Outcome, bool) {
 		if len(got.Data) > 0 {
 			r.scanner.Write(got.Data)
 			r.quiet = 0
+			r.ask.output(r.s.clock.Now())
 		}
 		if r.scanner.Started() && r.start < startSeen {
 			r.start = startSeen

@@ -50,7 +50,7 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 		return nil, "", err
 	}
 	r := &commandRun{s: s, hold: hold, pane: req.PaneID, gen: info.Generation, in: streamReader{stream: stream, offset: stream.End()},
-		poked: make(chan struct{}, 1), command: quoteCommand(req.Command),
+		poked: make(chan struct{}, 1), command: quoteCommand(req.Command), ask: newAsking(req.AwaitInput), caller: req.Caller,
 		ended: make(chan struct{}), snap: make(chan snapRequest)}
 	ids := s.frameIDs()
 	// Output is held until the pane's process is confirmed (heldOutput),

@@ -1,6 +1,9 @@
 package domain
 
-import "github.com/tmux-mcp/tmux-mcp/ports"
+import (
+	"github.com/tmux-mcp/tmux-mcp/domain/input"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
 
 // Outcome says why run_shell_command returned.
 type Outcome string
@@ -11,6 +14,10 @@ const (
 	OutcomeTimedOut  Outcome = "timed_out" // the deadline passed; the command may still run
 	OutcomePaneDied  Outcome = "pane_died" // the pane or its process went away
 	OutcomeCancelled Outcome = "cancelled" // the caller cancelled the call
+	// OutcomeAwaitingInput: the command is blocked reading its terminal,
+	// and the pane has been quiet for Config.InputQuiet: it waits for an
+	// answer (RunResult.Input says what it asks). It still runs.
+	OutcomeAwaitingInput Outcome = "awaiting_input"
 )
 
 // RunRequest is a run_shell_command call.
@@ -30,6 +37,20 @@ type RunRequest struct {
 	Persist bool
 	// Progress, if set, hears how the wait goes.
 	Progress ProgressFunc
+	// AwaitInput ends the call as awaiting_input when the command waits
+	// for input on its terminal (see Service.RunShellCommand); false waits
+	// for the end or the deadline as for any command.
+	AwaitInput bool
+	// Caller names the client session that makes the call ("" for one
+	// that has none, such as stdio's one session): only its own
+	// paste_text and send_keys may answer the command (PasteRequest.Caller).
+	Caller string
+}
+
+// InputAsk is what a command waiting for input asks for.
+type InputAsk struct {
+	Kind   input.Kind
+	Prompt string // the last line on the screen that is not blank
 }
 
 // RunResult is what run_shell_command reports; the fields are those of the
@@ -55,6 +76,8 @@ type RunResult struct {
 	LeftRunning *LeftRunning
 	// RunID names the run's whole output, kept for read_output.
 	RunID string
+	// Input is set when Outcome is awaiting_input.
+	Input *InputAsk
 
 	// Not in the tool's output schema; the transport's text says them.
 
@@ -87,6 +110,9 @@ type PasteRequest struct {
 	Text   string
 	Enter  bool // press Enter after the text
 	Force  bool // allow the server's own pane
+	// Caller names the client session that makes the call (see
+	// RunRequest.Caller).
+	Caller string
 }
 
 // PasteResult is what paste_text reports.

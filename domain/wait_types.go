@@ -112,6 +112,9 @@ type SendKeysRequest struct {
 	Enter   bool // press Enter afterwards
 	Literal bool
 	Force   bool
+	// Caller names the client session that makes the call (see
+	// RunRequest.Caller).
+	Caller string
 }
 
 // SendKeysResult is what send_keys reports.

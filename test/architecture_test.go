@@ -56,7 +56,8 @@ func TestArchitectureLayers(t *testing.T) {
 // row) there; TestArchitectureTableMatchesTheMap holds the two to each other.
 var layers = map[string][]string{
 	"ports":            {},
-	"domain":           {"ports", "domain/fault", "domain/frame", "domain/pattern", "domain/policy", "domain/runlog", "domain/termtext", "domain/writers"},
+	"domain":           {"ports", "domain/fault", "domain/frame", "domain/input", "domain/pattern", "domain/policy", "domain/runlog", "domain/termtext", "domain/writers"},
+	"domain/input":     {"ports"},
 	"domain/runlog":    {"ports"},
 	"domain/frame":     {},
 	"domain/termtext":  {},
@@ -70,7 +71,7 @@ var layers = map[string][]string{
 		"adapters/internal/scripts", "adapters/internal/tty"},
 	"adapters/screen":             {"ports", "adapters/internal/outbuf", "adapters/internal/proc", "adapters/internal/scripts", "adapters/internal/tty"},
 	"adapters/fake":               {"ports", "domain/frame", "adapters/internal/outbuf", "adapters/internal/screencap"},
-	"adapters/mcp":                {"ports", "domain", "domain/fault", "domain/lifecycle", "domain/pattern", "domain/writers", "adapters/mcp/audit", "adapters/internal/sysclock"},
+	"adapters/mcp":                {"ports", "domain", "domain/fault", "domain/input", "domain/lifecycle", "domain/pattern", "domain/writers", "adapters/mcp/audit", "adapters/internal/sysclock"},
 	"adapters/mcp/audit":          {},
 	"adapters/internal/outbuf":    {"ports"},
 	"adapters/internal/scripts":   {"ports", "adapters/internal/proc"},

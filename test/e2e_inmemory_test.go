@@ -270,6 +270,7 @@ type runOutput struct {
 	EffectiveTimeoutMs     int64          `json:"effectiveTimeoutMs"`
 	ExitStatus             *int           `json:"exitStatus"`
 	ForeignOutputSuspected bool           `json:"foreignOutputSuspected"`
+	Input                  *runInput      `json:"input"`
 	LeftRunning            *[]leftProcess `json:"leftRunning"`
 	LeftRunningCount       int            `json:"leftRunningCount"`
 	MissedBytes            int64          `json:"missedBytes"`
@@ -285,12 +286,17 @@ type runOutput struct {
 	UnterminatedBytes      int64          `json:"unterminatedBytes"`
 }
 
+type runInput struct {
+	Kind   string `json:"kind"`
+	Prompt string `json:"prompt"`
+}
+
 type leftProcess struct {
 	Command string `json:"command"`
 	PID     int    `json:"pid"`
 }
 
-var runFields = []string{"droppedLines", "effectiveTimeoutMs", "exitStatus", "foreignOutputSuspected", "leftRunning", "leftRunningCount", "missedBytes",
+var runFields = []string{"droppedLines", "effectiveTimeoutMs", "exitStatus", "foreignOutputSuspected", "input", "leftRunning", "leftRunningCount", "missedBytes",
 	"omittedBytes", "outcome", "output", "outputComplete", "paneId", "replacedBytes", "returnedBytes", "runId", "stillRunning",
 	"unterminatedBytes"}
 

@@ -20,6 +20,7 @@ type op struct {
 	d       time.Duration // opSleep
 	sink    bool          // opRead: what is read is discarded rather than printed back
 	command string        // opSleep, opRead, opHang: the foreground program meanwhile
+	ask     *Read         // opAsk: the read
 }
 
 type opKind int
@@ -35,6 +36,7 @@ const (
 	opOrElse                   // skip the next n ops unless the status is nonzero (||)
 	opSource                   // run the script at text, like "."
 	opBackground               // start text in the background, living for d (sleep N &)
+	opAsk                      // read a line (or a key) of the terminal, like read (see Read)
 )
 
 // simpleCmd is one parsed command.
@@ -145,6 +147,25 @@ func (c simpleCmd) ops(shell string) []op {
 			return []op{{kind: opEcho, n: 1}, {kind: opStatus}}
 		}
 		return fail(1, "stty: the fake shell's stty knows only echo and -echo")
+	case "read":
+		r := &Read{}
+		for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			switch args[0] {
+			case "-r":
+			case "-s":
+				r.Secret = true
+			case "-p":
+				if len(args) < 2 {
+					return fail(2, "%s: read: -p: option requires an argument", shell)
+				}
+				r.Prompt = args[1]
+				args = args[1:]
+			default:
+				return fail(2, "%s: read: %s: the fake shell's read knows only -r, -s and -p", shell, args[0])
+			}
+			args = args[1:]
+		}
+		return []op{{kind: opAsk, ask: r}, {kind: opStatus}}
 	case "cat":
 		if len(args) > 0 {
 			return fail(1, "cat: the fake shell's cat reads only the terminal")

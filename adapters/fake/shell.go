@@ -59,10 +59,36 @@ type Run struct {
 	Untrapped bool
 }
 
-// Step is output printed a while after a command started.
+// Step is output printed a while after a command started, and then,
+// with Read, a read of the terminal: the command goes on once it is
+// answered, and the times of later steps count from the answer.
 type Step struct {
 	At     time.Duration
 	Output string
+	Read   *Read
+}
+
+// Read is a command's read of its terminal, as `read -p PROMPT x` (and,
+// with Secret, `read -s`) reads a line, or as a pager, an editor or a
+// line editor reads keys (Raw). While it reads, the Terminal's
+// InputWatcher says that the command is blocked reading the terminal
+// (unless Pipe), and what is typed is its answer (Answers): a line, ended
+// by Enter, or, Raw, the first key. C-c interrupts the command.
+type Read struct {
+	// Prompt is printed as the read starts.
+	Prompt string
+	// Secret turns the terminal's echo off while it reads a line.
+	Secret bool
+	// Raw reads keys, one at a time, with the terminal's canonical mode
+	// and echo off.
+	Raw bool
+	// Program is the executable of the reading process (Reading.Program);
+	// default the pane's shell.
+	Program string
+	// Pipe reads what the server typed for the command, not the terminal
+	// (a heredoc, a pipe): it never ends by itself, and the terminal is
+	// not read.
+	Pipe bool
 }
 
 func (r Run) ops() []op {
@@ -78,7 +104,12 @@ func (r Run) ops() []op {
 			ops = append(ops, op{kind: opSleep, d: s.At - at, command: r.Command})
 			at = s.At
 		}
-		ops = append(ops, op{kind: opOutput, text: s.Output})
+		if s.Output != "" {
+			ops = append(ops, op{kind: opOutput, text: s.Output})
+		}
+		if s.Read != nil {
+			ops = append(ops, op{kind: opAsk, ask: s.Read})
+		}
 	}
 	if r.Hang {
 		return append(ops, op{kind: opHang, command: r.Command})
@@ -139,8 +170,9 @@ type job struct {
 	untrapped bool   // Run.Untrapped
 	fg        string // the foreground program while blocked, if not the shell
 	timer     *timer
-	reading   bool // an opRead is reading the terminal
-	sink      bool // what it reads is discarded
+	reading   bool  // an opRead is reading the terminal
+	ask       *Read // an opAsk is reading the terminal (or a pipe)
+	sink      bool  // what it reads is discarded
 	line      []byte
 	typeahead []byte
 }
@@ -194,6 +226,8 @@ func (p *pane) receive(b []byte) {
 			p.askByte(c)
 		case p.job == nil:
 			p.editByte(c)
+		case p.job.ask != nil && !p.job.ask.Pipe:
+			p.answerByte(c)
 		case p.job.reading:
 			p.readByte(c)
 		default:
@@ -453,6 +487,12 @@ func (p *pane) step() {
 			return
 		case opBackground:
 			p.bg = append(p.bg, bgProc{pid: p.t.newPID(), command: o.text, until: p.t.clock.Now().Add(o.d)})
+		case opAsk:
+			if o.ask.Prompt != "" {
+				p.output(o.ask.Prompt)
+			}
+			j.ask, j.line = o.ask, nil
+			return
 		case opEcho:
 			p.noEcho = o.n == 0
 		case opOrElse:
@@ -640,4 +680,41 @@ func (p *pane) cookedEcho(c byte) {
 func (p *pane) fish() bool {
 	fam, _ := frame.ShellFor(p.program())
 	return fam == frame.ShellFish
+}
+
+// answerByte handles a byte typed while a command reads the terminal
+// (Read): the tty's line editing and echo for a line, the key itself for
+// a raw read.
+func (p *pane) answerByte(c byte) {
+	j := p.job
+	r := j.ask
+	switch {
+	case c == 0x03:
+		p.emit([]byte("^C"))
+		p.interrupt()
+	case r.Raw:
+		p.answers = append(p.answers, string(c))
+		j.ask = nil
+		p.step()
+	case c == '\r' || c == '\n':
+		// Echoed or not, the line ends (read -s prints the line end).
+		p.emit([]byte("\r\n"))
+		p.answers = append(p.answers, string(j.line))
+		j.ask, j.line = nil, nil
+		p.step()
+	case c == 0x15:
+		j.line = nil
+	case c == 0x7f || c == 0x08:
+		if n := eraseRune(j.line); n > 0 {
+			j.line = j.line[:len(j.line)-n]
+			if !r.Secret && !p.noEcho {
+				p.emit([]byte("\b \b"))
+			}
+		}
+	default:
+		j.line = append(j.line, c)
+		if !r.Secret && !p.noEcho {
+			p.emit(cookedByte(c))
+		}
+	}
 }

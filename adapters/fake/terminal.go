@@ -648,7 +648,8 @@ func (t *Terminal) Ask(id ports.PaneID, prompt string) {
 	p.output(prompt)
 }
 
-// Answers returns the lines the pane's shell read itself (Ask), oldest
+// Answers returns the lines the pane's shell read itself (Ask), and the
+// answers its commands read (Read, the interpreter's read), oldest
 // first.
 func (t *Terminal) Answers(id ports.PaneID) []string {
 	t.mu.Lock()

@@ -250,6 +250,9 @@ func busyAdvice(busy *fault.BusyError) string {
 		return fmt.Sprintf("this server can neither write to it nor interrupt it until that process gives its lease back; "+
 			"if that process is gone, the lease expires by itself, at most %.0f s after it was last renewed, so try again then",
 			writers.DefaultLeaseTTL.Seconds())
+	case busy.AwaitingInput:
+		return "the command waits for input, which only the MCP session that started it may give (its paste_text and " +
+			"send_keys answer it); ask the person, or that session, to answer, or interrupt it (send_keys C-c)"
 	case busy.Returned:
 		return "wait for it to finish (wait_for_command) or interrupt it (send_keys C-c) and try again; " +
 			"a command that ignores C-c ends with its pane: kill_pane or respawn_pane with force: true " +

@@ -24,6 +24,7 @@ var promptArgs = map[string]map[string]string{
 	"diagnose_pane":     {"paneId": "%3"},
 	"interrupt_program": {"paneId": "%3"},
 	"survey_panes":      {"session": "work"},
+	"answer_input":      {"paneId": "%3", "answer": "y"},
 }
 
 func listPrompts(t *testing.T, cs *sdk.ClientSession) []string {
@@ -60,7 +61,7 @@ var snakeWord = regexp.MustCompile(`\b[a-z]+(?:_[a-z]+)+\b`)
 
 // notTools are the snake_case words a prompt may hold that are not tools:
 // outcomes, and the prompts' own names.
-var notTools = []string{"timed_out", "pane_died", "output_lost", "interrupt_program"}
+var notTools = []string{"timed_out", "pane_died", "output_lost", "interrupt_program", "awaiting_input", "answer_input"}
 
 // A prompt is offered when the tools it needs are, and its text, whatever
 // the server offers, names no tool the server does not offer, unless to
@@ -73,12 +74,12 @@ func TestPromptsNameOnlyTheToolsTheServerOffers(t *testing.T) {
 		prompts []string
 	}{
 		{"destructive", mcp.Options{Safety: mcp.TierDestructive}, true,
-			[]string{"run_and_check", "watch_pane", "diagnose_pane", "interrupt_program", "survey_panes"}},
+			[]string{"run_and_check", "watch_pane", "diagnose_pane", "interrupt_program", "survey_panes", "answer_input"}},
 		{"mutating", mcp.Options{}, true,
-			[]string{"run_and_check", "watch_pane", "diagnose_pane", "interrupt_program", "survey_panes"}},
+			[]string{"run_and_check", "watch_pane", "diagnose_pane", "interrupt_program", "survey_panes", "answer_input"}},
 		{"readonly", mcp.Options{Safety: mcp.TierReadonly}, true, []string{"watch_pane", "diagnose_pane", "survey_panes"}},
 		{"no lifecycle tools", mcp.Options{Safety: mcp.TierDestructive}, false,
-			[]string{"run_and_check", "watch_pane", "diagnose_pane", "interrupt_program"}},
+			[]string{"run_and_check", "watch_pane", "diagnose_pane", "interrupt_program", "answer_input"}},
 		{"an allowlist", mcp.Options{Tools: []string{"run_shell_command", "capture_pane", "send_keys", "wait_for_text"}}, true,
 			[]string{"run_and_check", "watch_pane", "diagnose_pane", "interrupt_program"}},
 		{"an allowlist without capture_pane", mcp.Options{Tools: []string{"run_shell_command", "wait_for_text", "send_keys"}}, true,
@@ -129,6 +130,8 @@ func TestPromptTextsSayHowToDoIt(t *testing.T) {
 		"interrupt_program": {`send_keys {"paneId": "%3", "keys": "C-c", "enter": false}`, `send_keys {"paneId": "%3", "keys": "C-\\", "enter": false}`,
 			`kill_pane {"paneId": "%3"}`, `wait_for_command {"paneId": "%3", "timeoutMs": 5000}`, "Check", "watched", "Ask the user"},
 		"survey_panes": {`list_windows {"session": "work"}`, `list_panes {"session": "work"}`, "busy", "dead", "watched"},
+		"answer_input": {`paste_text {"paneId": "%3", "text": "<the answer>", "enter": true}`, `wait_for_command {"paneId": "%3"}`,
+			"never guess", "secret", "confirm", "pager", "awaiting_input again", `The user said to answer: "y"`, "another session is refused"},
 	}
 	for name, words := range want {
 		text := getPrompt(t, cs, name, promptArgs[name])

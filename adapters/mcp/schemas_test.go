@@ -28,18 +28,26 @@ var (
 // reference pages specify, beyond what the pages give: the server must
 // advertise the pages' schemas with these fields and only these added.
 // Issue 22 added what the text of a result cannot carry; issue 23 what a
-// command left running, and the run's id, which names its whole output
-// for read_output.
+// command left running, the run's id, which names its whole output for
+// read_output, and what a command that waits for input asks (input; the
+// outcome that says so is in addedEnumValues).
 var addedOutputFields = map[string][]string{
-	"run_shell_command": {"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount", "runId"},
+	"run_shell_command": {"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount", "runId", "input"},
 	"capture_since":     {"replacedBytes", "unterminatedBytes"},
 	"wait_for_text":     {"replacedBytes", "unterminatedBytes"},
 }
 
-// addedInputFields are the optional input fields that issues added to
-// tools the reference pages specify. Issue 23 added persist.
+// addedEnumValues are the values issues added to the enums of output
+// fields of the tools the reference pages specify, by tool and field.
+var addedEnumValues = map[string]map[string][]string{
+	"run_shell_command": {"outcome": {"awaiting_input"}},
+}
+
+// addedInputFields are the arguments issues added to the tools the
+// reference pages specify: optional, so that every call the pages allow
+// means what it meant. Issue 23 added persist and awaitInput.
 var addedInputFields = map[string][]string{
-	"run_shell_command": {"persist"},
+	"run_shell_command": {"persist", "awaitInput"},
 }
 
 // withoutAddedInput returns an input schema (decoded JSON) with tool's
@@ -53,7 +61,7 @@ func withoutAddedInput(t *testing.T, tool string, schema any) any {
 	required, _ := m["required"].([]any)
 	for _, f := range addedInputFields[tool] {
 		if _, ok := props[f]; !ok || slices.Contains(required, any(f)) {
-			t.Errorf("%s's input schema lacks the added optional field %s", tool, f)
+			t.Errorf("%s's input schema lacks the added optional argument %s", tool, f)
 		}
 		delete(props, f)
 	}
@@ -75,6 +83,19 @@ func withoutAdded(t *testing.T, tool string, schema any) any {
 		}
 		delete(props, f)
 		required = slices.DeleteFunc(required, func(r any) bool { return r == f })
+	}
+	for field, values := range addedEnumValues[tool] {
+		p, _ := props[field].(map[string]any)
+		enum, _ := p["enum"].([]any)
+		for _, e := range values {
+			if !slices.Contains(enum, any(e)) {
+				t.Errorf("%s's output field %s lacks the added value %s", tool, field, e)
+			}
+			enum = slices.DeleteFunc(enum, func(x any) bool { return x == e })
+		}
+		if p != nil {
+			p["enum"] = enum
+		}
 	}
 	if m != nil {
 		m["required"] = required

@@ -96,6 +96,11 @@ type Options struct {
 	// allowlist without list_panes), as a sentence: "Pane %N is window N
 	// of the GNU screen session work." Empty says nothing.
 	PanesNote string
+	// Attach is the shell command with which a person sees the panes
+	// ("tmux -L work attach"), for the results that ask the agent to have
+	// the person type into a pane themselves (a password). Empty says
+	// nothing of how.
+	Attach string
 	// Logger receives the transport's and the SDK's logs; nil discards
 	// them. It must not write to the stdio transport's output.
 	Logger Logger
@@ -157,6 +162,8 @@ type Server struct {
 
 	// checkResults: see Options.CheckResults.
 	checkResults bool
+	// attach: see Options.Attach.
+	attach string
 
 	// offered are the names of the tools registered, in the order they
 	// are listed.
@@ -196,6 +203,7 @@ func NewServer(t Tools, opts Options) *Server {
 		sdkLogger:    sdkLogger(logger),
 		promptArgs:   map[string][]promptArg{},
 		checkResults: opts.CheckResults || alwaysCheckResults,
+		attach:       opts.Attach,
 		closing:      closing,
 		close:        closeFn,
 	}

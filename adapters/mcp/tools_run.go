@@ -19,17 +19,19 @@ func (s *Server) runShellCommand() declaration {
 		description:   runShellCommandDescription,
 		annotations:   writingAnnotations("Run shell command"),
 		requiredOrder: runRequiredOrder,
-		call: serveWaiting(func(ctx context.Context, a runArgs, progress domain.ProgressFunc) (domain.RunResult, error) {
+		call: withCaller(serveWaiting(func(ctx context.Context, a runArgs, progress domain.ProgressFunc) (domain.RunResult, error) {
 			return s.tools.RunShellCommand(ctx, domain.RunRequest{
-				PaneID:    a.PaneID,
-				Command:   a.Command,
-				TimeoutMs: a.TimeoutMs,
-				MaxLines:  a.MaxLines,
-				Force:     a.Force,
-				Persist:   a.Persist,
-				Progress:  progress,
+				PaneID:     a.PaneID,
+				Command:    a.Command,
+				TimeoutMs:  a.TimeoutMs,
+				MaxLines:   a.MaxLines,
+				Force:      a.Force,
+				Persist:    a.Persist,
+				Progress:   progress,
+				AwaitInput: awaitInput(a.AwaitInput),
+				Caller:     callerOf(ctx),
 			})
-		}, reportRun),
+		}, s.reportRun)),
 	}
 }
 
@@ -38,7 +40,7 @@ func (s *Server) runShellCommand() declaration {
 // The fields issues added since come last.
 var runRequiredOrder = []string{"effectiveTimeoutMs", "droppedLines", "missedBytes", "omittedBytes", "foreignOutputSuspected",
 	"exitStatus", "outcome", "output", "outputComplete", "paneId", "returnedBytes", "stillRunning",
-	"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount", "runId"}
+	"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount", "runId", "input"}
 
 const runShellCommandDescription = "Run a shell command in a pane with your user's permissions. " +
 	"Run a shell command in a pane, wait for it to finish, and report its exit status and output. " +
@@ -50,7 +52,10 @@ const runShellCommandDescription = "Run a shell command in a pane with your user
 	"While a command runs in a pane, even after this call returned timed_out, every other write to that pane is " +
 	"refused at once as busy rather than queued; a write is also refused, before anything is sent, to a pane a " +
 	"person is watching, a pane in a mode such as copy mode, a pane whose input also reaches other panes, a pane " +
-	"not running a supported shell, and this server's own pane unless force is set."
+	"not running a supported shell, and this server's own pane unless force is set. " +
+	"A command that stops to read its terminal (a password, a y/n question, a pager, an editor, a REPL) ends the call " +
+	"at once, once the pane is quiet, with outcome awaiting_input and input {kind, prompt}; the text says what to do. " +
+	"Only the session that ran it may then answer it with paste_text or send_keys, and wait_for_command goes on."
 
 type runArgs struct {
 	PaneID    ports.PaneID `json:"paneId"`
@@ -58,6 +63,7 @@ type runArgs struct {
 	TimeoutMs int64        `json:"timeoutMs,omitempty" jsonschema:"How long to wait. Clamped by the server ceiling; the result says what was used." schema:"exclusiveMinimum=0"`
 	MaxLines  int64        `json:"maxLines,omitempty" jsonschema:"Keep at most this many lines, from the end. Defaults to the server limit." schema:"exclusiveMinimum=0"`
 	writeForce
+	awaitInputArg
 	Persist bool `json:"persist,omitempty" jsonschema:"Run the command in the pane's shell itself instead of a subshell, so that cd, export, source (a virtualenv's activate) and functions carry over to later calls and to the person using the shell. exit then ends the shell (pane_died); return outside a function and a C-c make the shell drop the frame's end (exit status unknown); set -e and traps stay set in the shell. The command runs with the shell's environment as it is. Default false: a subshell, with no pager and no git terminal prompt."`
 }
 
@@ -70,7 +76,8 @@ type runOutput struct {
 	ForeignOutputSuspected bool                 `json:"foreignOutputSuspected" jsonschema:"Another writer printed into this pane while the command ran. Output that could be attributed to them was removed; what is left may still include theirs. False means no foreign marker was seen, not that the output is certainly this command's."`
 	MissedBytes            int64                `json:"missedBytes" jsonschema:"Output that fell out of the pane's buffer before this read reached it. Nonzero means the command printed more than was kept, so the output here starts partway through it."`
 	OmittedBytes           int64                `json:"omittedBytes" jsonschema:"Output bytes omitted by the result ceiling."`
-	Outcome                string               `json:"outcome" jsonschema:"Why this returned. Read it rather than inferring from the text." schema:"enum=completed|timed_out|pane_died|cancelled"`
+	Input                  *inputOutput         `json:"input" jsonschema:"What the command waits for when outcome is awaiting_input; null otherwise."`
+	Outcome                string               `json:"outcome" jsonschema:"Why this returned. Read it rather than inferring from the text." schema:"enum=completed|timed_out|pane_died|cancelled|awaiting_input"`
 	Output                 string               `json:"output" jsonschema:"The bounded tail of the command's output."`
 	OutputComplete         bool                 `json:"outputComplete" jsonschema:"False when capture or result limits omitted any command output."`
 	PaneID                 ports.PaneID         `json:"paneId"`
@@ -93,6 +100,7 @@ func fromRunResult(r domain.RunResult) runOutput {
 		EffectiveTimeoutMs:     r.EffectiveTimeoutMs,
 		ExitStatus:             exit,
 		ForeignOutputSuspected: r.ForeignOutputSuspected,
+		Input:                  fromInputAsk(r),
 		MissedBytes:            r.MissedBytes,
 		OmittedBytes:           r.OmittedBytes,
 		Outcome:                string(r.Outcome),
@@ -229,20 +237,25 @@ func (s *Server) waitForCommand() declaration {
 		requiredOrder: runRequiredOrder,
 		call: serveWaiting(func(ctx context.Context, a waitCommandArgs, progress domain.ProgressFunc) (domain.RunResult, error) {
 			return s.tools.WaitForCommand(ctx, domain.WaitCommandRequest{
-				PaneID:    a.PaneID,
-				TimeoutMs: a.TimeoutMs,
-				MaxLines:  a.MaxLines,
-				Progress:  progress,
+				PaneID:     a.PaneID,
+				TimeoutMs:  a.TimeoutMs,
+				MaxLines:   a.MaxLines,
+				Progress:   progress,
+				AwaitInput: awaitInput(a.AwaitInput),
 			})
-		}, reportRun),
+		}, s.reportRun),
 	}
 }
 
 // reportRun turns a run's result into run_shell_command's output and
 // notice: the one shape of both tools that wait for a command.
-func reportRun(r domain.RunResult) (runOutput, string) {
+func (s *Server) reportRun(r domain.RunResult) (runOutput, string) {
 	out := fromRunResult(r)
-	return out, runNotice(out, r)
+	notice := runNotice(out, r)
+	if r.Input != nil && r.Outcome == domain.OutcomeAwaitingInput {
+		notice = strings.TrimSpace(awaitingNotice(r.PaneID, *r.Input, s.attach) + " " + notice)
+	}
+	return out, notice
 }
 
 // waitCommandAnnotations are those of a reading tool, but for
@@ -265,7 +278,9 @@ const waitForCommandDescription = "Read pane output; accepts no client-supplied 
 	"waited so long: the same fields and notices, the outcome, exitStatus once the command has ended, and its " +
 	"output since it started, bounded by maxLines and the byte ceiling and accounted as run_shell_command " +
 	"accounts it. While the result says stillRunning true, call it again, as often as needed; once it returns the " +
-	"end (completed or pane_died) the end has been handed out, and a later call is a tool error. It writes " +
+	"end (completed or pane_died) the end has been handed out, and a later call is a tool error. It returns " +
+	"awaiting_input, as run_shell_command does, when the command waits for input that no call reported yet " +
+	"(again after each answer, if the command asks again). It writes " +
 	"nothing to the pane and runs nothing, so it is offered with the reading tools; with no command of this " +
 	"server running in the pane it is a tool error: run one with run_shell_command."
 
@@ -273,4 +288,5 @@ type waitCommandArgs struct {
 	PaneID    ports.PaneID `json:"paneId"`
 	TimeoutMs int64        `json:"timeoutMs,omitempty" jsonschema:"How long to wait. Clamped by the server ceiling; the result says what was used." schema:"exclusiveMinimum=0"`
 	MaxLines  int64        `json:"maxLines,omitempty" jsonschema:"Keep at most this many lines, from the end. Defaults to the server limit." schema:"exclusiveMinimum=0"`
+	awaitInputArg
 }

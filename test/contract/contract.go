@@ -76,6 +76,7 @@ func Run(t *testing.T, h Harness) {
 		{"ProcessWatcherTellsWhatWasLeftRunning", testProcessesSince},
 		{"LineEditingAtThePrompt", testLineEditing},
 		{"SignalerSignalsACommandNeverTheShell", testSignaler},
+		{"InputWatcherSeesAReadOfTheTerminal", testReading},
 		{"CaptureRowsFollowTheRowConvention", testCaptureRows},
 		{"CaptureJoinsWrappedRows", testJoinWrapped},
 		{"ScreenCaptureIsPaneThenCaptureOfTheScreen", testCaptureScreen},
@@ -561,6 +562,51 @@ func testLineEditing(t *testing.T, h Harness) {
 	out.waitFor(t, h, "slept\n")
 	if _, err := term.LineEditing(ctx, unknownPane); !errors.Is(err, ports.ErrPaneNotFound) {
 		t.Errorf("LineEditing(%s) = %v, want ErrPaneNotFound", unknownPane, err)
+	}
+}
+
+// testReading checks a Terminal that tells who reads a pane's terminal
+// (ports.InputWatcher): cat reading it, a line at a time with echo, and
+// with echo off after stty -echo; nothing reading it while sleep runs.
+func testReading(t *testing.T, h Harness) {
+	iw, ok := h.Terminal().(ports.InputWatcher)
+	if !ok {
+		t.Skip("the backend does not tell who reads a pane's terminal")
+	}
+	id := h.NewShellPane(t)
+	ctx := t.Context()
+	if _, err := iw.Reading(ctx, id); errors.Is(err, ports.ErrUnsupported) {
+		t.Skip("the backend cannot tell who reads a pane's terminal")
+	}
+	out := follow(t, h, id)
+	sendText(t, h, id, "sleep 1; echo slept\n")
+	var last ports.Reading
+	var lastErr error
+	h.Eventually(t, func() bool {
+		last, lastErr = iw.Reading(ctx, id)
+		return lastErr == nil && !last.Blocked
+	}, "nothing reading the terminal while sleep runs")
+	out.waitFor(t, h, "slept\n")
+	for _, c := range []struct {
+		line string
+		echo bool
+	}{{"cat\n", true}, {"stty -echo; cat; stty echo\n", false}} {
+		sendText(t, h, id, c.line)
+		h.Eventually(t, func() bool {
+			last, lastErr = iw.Reading(ctx, id)
+			return lastErr == nil && last.Blocked && last.Canonical && last.Echo == c.echo && last.PID > 0
+		}, fmt.Sprintf("%q blocked reading the terminal, a line at a time, echo %v (last: %+v, %v)", c.line, c.echo, last, lastErr))
+		if last.Program != "" && last.Program != "cat" {
+			t.Errorf("the reading program of %q is %q, want cat", c.line, last.Program)
+		}
+		sendKeys(t, h, id, "C-d")
+		h.Eventually(t, func() bool {
+			last, lastErr = iw.Reading(ctx, id)
+			return lastErr == nil && (!last.Blocked || last.Program != "cat")
+		}, "cat to have ended at C-d")
+	}
+	if _, err := iw.Reading(ctx, unknownPane); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("Reading(%s) = %v, want ErrPaneNotFound", unknownPane, err)
 	}
 }
 
