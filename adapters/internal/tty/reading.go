@@ -138,7 +138,7 @@ func blockedOn(pid int, dev uint64, tty string, mode Mode) (how, bool) {
 		return err == nil && isTTY(target)
 	}
 	holds := func() bool { return holdsTTY(dir, isTTY) }
-	if b, err := readSyscall(dir); err == nil && sysRead >= 0 {
+	if b, err := readSyscall(dir); err == nil && local.Read >= 0 {
 		sc, ok := ParseSyscall(string(b))
 		return how{}, ok && ReadsTerminal(sc, mode, fdIsTTY, holds)
 	}
@@ -213,18 +213,9 @@ func ParseSyscall(s string) (Syscall, bool) {
 }
 
 // ReadsTerminal reports whether a process sleeping in sc reads the
-// terminal: a read of a descriptor that is the terminal (isTTY), or, the
-// terminal in raw mode, a wait on several descriptors by a process that
-// holds the terminal open (holds), which the call's arguments, pointers
-// into the process's memory, do not tell more of.
+// terminal (see Calls.ReadsTerminal), by this machine's numbers.
 func ReadsTerminal(sc Syscall, mode Mode, isTTY func(fd int) bool, holds func() bool) bool {
-	switch {
-	case sc.Nr == sysRead && len(sc.Args) > 0:
-		return sc.Args[0] <= 1<<20 && isTTY(int(sc.Args[0]))
-	case waitsOnMany[sc.Nr]:
-		return !mode.Canonical && holds()
-	}
-	return false
+	return local.ReadsTerminal(sc, mode, isTTY, holds)
 }
 
 // WaitsOnTerminal is ReadsTerminal from the wait channel alone (the text

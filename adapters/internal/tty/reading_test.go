@@ -37,7 +37,7 @@ func TestWhatCountsAsReadingTheTerminal(t *testing.T) {
 	holds := func() bool { return true }
 	none := func() bool { return false }
 	wait := -1
-	for nr := range waitsOnMany {
+	for nr := range local.Many {
 		wait = nr
 		break
 	}
@@ -49,15 +49,15 @@ func TestWhatCountsAsReadingTheTerminal(t *testing.T) {
 		holds func() bool
 		want  bool
 	}{
-		{"read -s: a read of standard input, the terminal", Syscall{Nr: sysRead, Args: []uint64{0, 0, 1}}, Mode{Canonical: true}, tty(0), holds, true},
-		{"less: a read of /dev/tty, its fd 3", Syscall{Nr: sysRead, Args: []uint64{3, 0, 1}}, raw, tty(0, 3), holds, true},
-		{"cat of a pipe or a heredoc: fd 0 is not the terminal", Syscall{Nr: sysRead, Args: []uint64{0, 0, 1}}, cooked, tty(1, 2), holds, false},
+		{"read -s: a read of standard input, the terminal", Syscall{Nr: local.Read, Args: []uint64{0, 0, 1}}, Mode{Canonical: true}, tty(0), holds, true},
+		{"less: a read of /dev/tty, its fd 3", Syscall{Nr: local.Read, Args: []uint64{3, 0, 1}}, raw, tty(0, 3), holds, true},
+		{"cat of a pipe or a heredoc: fd 0 is not the terminal", Syscall{Nr: local.Read, Args: []uint64{0, 0, 1}}, cooked, tty(1, 2), holds, false},
 		{"vi: a wait on several files, raw", Syscall{Nr: wait, Args: []uint64{1}}, raw, tty(0), holds, true},
 		{"a wait on several files, the terminal canonical: a sleep by select", Syscall{Nr: wait, Args: []uint64{0}}, cooked, tty(0), holds, false},
 		{"a wait by a process that does not hold the terminal", Syscall{Nr: wait, Args: []uint64{1}}, raw, tty(), none, false},
 		{"sleep: another call", Syscall{Nr: 230, Args: []uint64{0}}, cooked, tty(0), holds, false},
 	} {
-		if sysRead < 0 || wait < 0 {
+		if local.Read < 0 || wait < 0 {
 			t.Skip("no system call numbers for this system")
 		}
 		if got := ReadsTerminal(c.sc, c.mode, c.isTTY, c.holds); got != c.want {

@@ -58,7 +58,7 @@ func Started(mark, upto int, dev uint64) ([]ports.Process, error) {
 			return nil, fmt.Errorf("list /proc: %w: %w", err, ports.ErrUnsupported)
 		}
 		for _, e := range d {
-			if id, err := strconv.Atoi(e.Name()); err == nil && since(id, mark, upto) {
+			if id, err := strconv.Atoi(e.Name()); err == nil && Since(id, mark, upto) {
 				ids = append(ids, id)
 			}
 		}
@@ -74,19 +74,34 @@ func Started(mark, upto int, dev uint64) ([]ports.Process, error) {
 			continue
 		}
 		st, err := ParseStat(id, string(b))
-		if err != nil || st.TTYNr != dev || st.State == 'Z' || st.State == 'X' || isThread(id) {
+		if err != nil || !Runs(st, dev) || isThread(id) {
 			continue
 		}
-		p := ports.Process{PID: id, Parent: st.PPID, Group: st.Pgrp, Foreground: st.Pgrp == st.Tpgid,
-			Young: haveNow && st.Start != 0 && now < st.Start+youngTicks}
-		if args := ReadArgs(id); len(args) > 0 {
-			p.Command = strings.Join(args, " ")
-		} else {
-			p.Command = st.Comm
-		}
-		out = append(out, p)
+		out = append(out, StartedProcess(id, st, ReadArgs(id), now, haveNow))
 	}
 	return out, nil
+}
+
+// Runs reports whether a process whose /proc/PID/stat says st is one that
+// Started lists on the terminal dev: on it, and not a zombie.
+func Runs(st Stat, dev uint64) bool {
+	return st.TTYNr == dev && st.State != 'Z' && st.State != 'X'
+}
+
+// StartedProcess is what Started lists of process id, from its stat, its
+// command line (args, from /proc/PID/cmdline) and the time since boot
+// (now, in USER_HZ ticks; haveNow false when it is not known). A
+// reader of another host's /proc (over ssh) calls it with what it read
+// there.
+func StartedProcess(id int, st Stat, args []string, now uint64, haveNow bool) ports.Process {
+	p := ports.Process{PID: id, Parent: st.PPID, Group: st.Pgrp, Foreground: st.Pgrp == st.Tpgid,
+		Young: haveNow && st.Start != 0 && now < st.Start+youngTicks}
+	if len(args) > 0 {
+		p.Command = strings.Join(args, " ")
+	} else {
+		p.Command = st.Comm
+	}
+	return p
 }
 
 // isThread reports whether id is a thread of another process rather than
@@ -125,7 +140,14 @@ func uptimeTicks() (uint64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	f := strings.Fields(string(b))
+	return ParseUptime(string(b))
+}
+
+// ParseUptime reads /proc/uptime ("12345.67 23456.78"): the time since
+// boot, in the ticks of /proc/PID/stat's start time; false when it says
+// no such thing.
+func ParseUptime(s string) (uint64, bool) {
+	f := strings.Fields(s)
 	if len(f) == 0 {
 		return 0, false
 	}
@@ -150,9 +172,9 @@ func idsSince(mark, upto int) (ids []int, all bool) {
 	return ids, false
 }
 
-// since reports whether id was given out after mark, up to upto, on ids
+// Since reports whether id was given out after mark, up to upto, on ids
 // that wrap.
-func since(id, mark, upto int) bool {
+func Since(id, mark, upto int) bool {
 	if mark <= upto {
 		return id > mark && id <= upto
 	}

@@ -39,8 +39,8 @@ func TestIDsSinceReadsTheWholeTableAfterAWrapOrALongSpan(t *testing.T) {
 		id, mark, upto int
 		want           bool
 	}{{11, 10, 13, true}, {10, 10, 13, false}, {14, 10, 13, false}, {99, 98, 2, true}, {1, 98, 2, true}, {50, 98, 2, false}} {
-		if got := since(c.id, c.mark, c.upto); got != c.want {
-			t.Errorf("since(%d, %d, %d) = %v", c.id, c.mark, c.upto, got)
+		if got := Since(c.id, c.mark, c.upto); got != c.want {
+			t.Errorf("Since(%d, %d, %d) = %v", c.id, c.mark, c.upto, got)
 		}
 	}
 }
