@@ -9,13 +9,17 @@ import (
 )
 
 // What a command left running in a pane, read from /proc (see
-// adapters/internal/tty's Started): local panes only for now.
+// adapters/internal/tty's Started), over ssh by the remote reader
+// (remoteleft.go).
 
-// ProcessMark marks the newest process id on this host. Over -ssh it
-// returns an error wrapping ErrUnsupported.
+// ProcessMark marks the newest process id on the pane's host.
 func (t *Terminal) ProcessMark(ctx context.Context, id ports.PaneID) (ports.ProcessMark, error) {
 	if t.proc != nil {
-		return ports.ProcessMark{}, fmt.Errorf("mark the processes of pane %s: the remote host's are not read: %w", id, ports.ErrUnsupported)
+		m, err := t.remoteProcessMark(ctx, id)
+		if err != nil {
+			return ports.ProcessMark{}, fmt.Errorf("mark the processes of pane %s: %w", id, err)
+		}
+		return m, nil
 	}
 	n, err := tty.LastPID()
 	if err != nil {
@@ -36,7 +40,7 @@ func (t *Terminal) ProcessesSince(ctx context.Context, id ports.PaneID, mark por
 
 func (t *Terminal) processesSince(ctx context.Context, id ports.PaneID, mark ports.ProcessMark) ([]ports.Process, error) {
 	if t.proc != nil {
-		return nil, fmt.Errorf("the remote host's are not read: %w", ports.ErrUnsupported)
+		return t.remoteProcessesSince(ctx, id, mark)
 	}
 	c, _, err := t.paneTTY(ctx, id, false)
 	if err != nil {

@@ -12,9 +12,8 @@ var _ ports.InputWatcher = (*Terminal)(nil)
 
 // Reading tells who reads the pane's terminal, from /proc and the
 // terminal's mode (internal/tty), through the pane's first process and
-// terminal as Foreground reads them. Over ssh (Options.SSH) it cannot
-// tell yet: ErrUnsupported, and a command that waits for input there is
-// waited for as any other.
+// terminal as Foreground reads them; over ssh (Options.SSH), the remote
+// reader reads the same on the remote host (remotereading.go).
 func (t *Terminal) Reading(ctx context.Context, id ports.PaneID) (ports.Reading, error) {
 	r, err := t.reading(ctx, id)
 	if err != nil {
@@ -25,7 +24,7 @@ func (t *Terminal) Reading(ctx context.Context, id ports.PaneID) (ports.Reading,
 
 func (t *Terminal) reading(ctx context.Context, id ports.PaneID) (ports.Reading, error) {
 	if t.proc != nil {
-		return ports.Reading{}, fmt.Errorf("the remote reader does not tell who reads a terminal: %w", ports.ErrUnsupported)
+		return t.remoteReading(ctx, id)
 	}
 	c, _, err := t.paneTTY(ctx, id, false)
 	if err != nil {

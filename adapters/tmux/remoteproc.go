@@ -66,6 +66,10 @@ var procVerbs = map[string]struct {
 	"fg":   {1, true},
 	"dev":  {1, false},
 	"mode": {2, true},
+	"last": {0, false},
+	"ps":   {3, true},
+	"rd":   {2, true},
+	"who":  {1, true},
 }
 
 // line writes the question as procScript reads it, numbered id. It
