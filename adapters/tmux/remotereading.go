@@ -53,20 +53,21 @@ func (t *Terminal) remoteReading(ctx context.Context, id ports.PaneID) (ports.Re
 		if err != nil {
 			return ports.Reading{}, err
 		}
-		return t.remoteReader(ctx, c.pid, pts, calls, sleepers)
+		return readingOf(ctx, t.proc.ask, c.pid, pts, calls, sleepers)
 	}
 }
 
-// remoteReader finds which of the sleepers reads the terminal, once its
-// mode is known, and asks what that one runs.
-func (t *Terminal) remoteReader(ctx context.Context, pid, pts int, calls callsOf, sleepers []sleeper) (ports.Reading, error) {
+// readingOf finds which of the sleepers reads the terminal /dev/pts/pts,
+// once its mode is known, and asks what that one runs; ask asks the
+// remote reader (procReader.ask).
+func readingOf(ctx context.Context, ask func(context.Context, ...procQuery) ([][]string, error), pid, pts int, calls callsOf, sleepers []sleeper) (ports.Reading, error) {
 	// The mode matters only to a wait on several files: in raw mode
 	// (the mode most taken) is who may read at all.
 	first := slices.IndexFunc(sleepers, func(s sleeper) bool { b, _ := s.blocked(calls, tty.Mode{}); return b })
 	if first < 0 {
 		return ports.Reading{}, nil
 	}
-	out, err := t.proc.ask(ctx, procQuery{verb: "mode", args: []int{pid, pts}}, procQuery{verb: "who", args: []int{sleepers[first].pid}})
+	out, err := ask(ctx, procQuery{verb: "mode", args: []int{pid, pts}}, procQuery{verb: "who", args: []int{sleepers[first].pid}})
 	if err != nil {
 		return ports.Reading{}, err
 	}
@@ -81,7 +82,7 @@ func (t *Terminal) remoteReader(ctx context.Context, pid, pts int, calls callsOf
 		}
 		who := out[1]
 		if i != first {
-			more, err := t.proc.ask(ctx, procQuery{verb: "who", args: []int{s.pid}})
+			more, err := ask(ctx, procQuery{verb: "who", args: []int{s.pid}})
 			if err != nil {
 				return ports.Reading{}, err
 			}
