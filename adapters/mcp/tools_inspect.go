@@ -365,7 +365,7 @@ type paneDetailsOutput struct {
 	HistoryLimit     int                  `json:"historyLimit" jsonschema:"How many rows may be held above the screen before the oldest are dropped."`
 	HistorySize      int                  `json:"historySize" jsonschema:"Rows held above the visible screen, which capture_pane reaches with negative rows."`
 	Mode             *string              `json:"mode" jsonschema:"The mode the pane is in, such as copy-mode, where input goes to the mode instead of the program and writes are refused; empty when none; null when the backend cannot tell."`
-	LeftRunning      *[]leftProcessOutput `json:"leftRunning" jsonschema:"What this server's run_shell_command calls left running in the pane (processes they started that outlived them, such as a server started with &) and that still runs: at most 20, by process id; null when the backend cannot see the pane's processes (over -ssh)."`
+	LeftRunning      *[]leftProcessOutput `json:"leftRunning" jsonschema:"What this server's run_shell_command calls left running in the pane (processes they started that outlived them, such as a server started with &) and that still runs: at most 20, by process id; null when the backend cannot see the pane's processes (such as over -ssh to a host without Linux's /proc)."`
 	LeftRunningCount int                  `json:"leftRunningCount" jsonschema:"How many such processes there are, of which leftRunning lists at most 20."`
 }
 

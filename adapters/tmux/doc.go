@@ -158,8 +158,9 @@
 // with -u, the remote locale being unknown; and a lost connection ends
 // the streams it fed as broken, not their panes as dead. Without a socket
 // setting the server is the remote user's default one. Nothing but tmux,
-// the login shell and what POSIX hosts have (/bin/sh, od, stty, and stat
-// as GNU, busybox and toybox have it) is needed on the remote host, and
+// the login shell and what POSIX hosts have (/bin/sh, od, stty, uname,
+// readlink, and stat as GNU, busybox and toybox have it) is needed on the
+// remote host, and
 // nothing is written there except through tmux. The lease is judged on
 // the tmux server's clock (lease.go), so servers on machines whose clocks
 // differ still keep one writer per pane.
@@ -170,10 +171,14 @@
 // no bash, which answers numbered questions on its standard input with
 // what /proc and stty say: the stat of the pane's first process and the
 // foreground group's children and command line, the pane terminal's
-// device (once per pane) and its mode. These are the fields, from the
-// same files, that adapters/internal/tty reads locally, and the domain's
-// end confirmation and its detection of a frame the shell gave up work
-// over ssh as here. A question is a line each way on the connection and
+// device (once per pane) and its mode, the newest process id and the
+// processes started on the terminal since a mark (remoteleft.go), and
+// who of the foreground group sleeps reading the terminal
+// (remotereading.go). These are the fields, from the same files, that
+// adapters/internal/tty reads locally, judged by the same functions of
+// it, and the domain's end confirmation, its detection of a frame the
+// shell gave up, of a command awaiting input and of what a command left
+// running work over ssh as here. A question is a line each way on the connection and
 // no process on the remote host (under bash; under dash, one od); the
 // session starts with the first question, serves every caller with their
 // questions in flight at once, and ends after Options.IdleTimeout without
