@@ -126,6 +126,19 @@ func TestProcScriptTellsWhatWasLeftAndWhoReadsAsTheLocal(t *testing.T) {
 		s.tmux("send-keys", "-t", string(p), "C-d")
 		s.waitPrompt(p)
 	}
+	// less reads its keys from /dev/tty, waiting in poll with the
+	// terminal in raw mode: the mode is what tells it.
+	if _, err := exec.LookPath("less"); err == nil {
+		typed("less -X /etc/passwd")
+		here := readingHere("less polling its /dev/tty", func(r ports.Reading) bool { return r.Blocked && r.Program == "less" && !r.Canonical })
+		for i, r := range readers {
+			if got, err := remoteReading(r); err != nil || got != here {
+				t.Errorf("reader %d: reading of less = %+v, %v; want what is read here: %+v", i, got, err, here)
+			}
+		}
+		s.tmux("send-keys", "-t", string(p), "q")
+		s.waitPrompt(p)
+	}
 }
 
 // What no Go caller writes of the new verbs is refused in every shell,
