@@ -223,36 +223,15 @@ type commandPart struct {
 // tmux runs them back to back and answers them in one round trip. It
 // returns what each printed, in order, or the first error.
 func (c *controlClient) send(ctx context.Context, name string, parts ...commandPart) ([][]string, error) {
-	reqs := make([]*controlRequest, len(parts))
-	var b strings.Builder
-	for i, part := range parts {
-		req := &controlRequest{done: make(chan controlReply, 1)}
-		if part.printing {
-			// The end of its reply is known by a marker that its text
-			// cannot hold, as nobody else knows it.
-			req.marker, req.printing = "tmux-mcp-done "+secretMarker(), true
-		}
-		reqs[i] = req
-	}
 	c.mu.Lock()
 	if c.exited {
 		c.mu.Unlock()
 		return nil, &clientGoneError{err: c.exitError()}
 	}
-	for i, req := range reqs {
-		c.seq++
-		if req.marker == "" {
-			// Plain text that no reply of a command sent here can
-			// print: their lines start with a tag and a field
-			// separator, or are numbers.
-			req.marker = fmt.Sprintf("tmux-mcp-done %d", c.seq)
-		}
-		b.WriteString(parts[i].line + "\ndisplay-message -p \"" + req.marker + "\"\n")
-	}
 	// Replies come in the order the lines were written, so the queue and
 	// the write must be one step.
-	c.pending = append(c.pending, reqs...)
-	_, err := io.WriteString(c.stdin, b.String())
+	reqs, text := c.enqueue(parts)
+	_, err := io.WriteString(c.stdin, text)
 	c.mu.Unlock()
 	c.t.controlLines.Add(1)
 	if err != nil {
@@ -292,6 +271,32 @@ func (c *controlClient) send(ctx context.Context, name string, parts ...commandP
 		}
 	}
 	return out, nil
+}
+
+// enqueue makes the requests of parts, queues them for their replies and
+// returns the text that asks tmux for them: each part's line, then a line
+// that prints the request's marker. c.mu is held.
+func (c *controlClient) enqueue(parts []commandPart) ([]*controlRequest, string) {
+	reqs := make([]*controlRequest, len(parts))
+	var b strings.Builder
+	for i, part := range parts {
+		req := &controlRequest{done: make(chan controlReply, 1)}
+		c.seq++
+		if part.printing {
+			// The end of its reply is known by a marker that its text
+			// cannot hold, as nobody else knows it.
+			req.marker, req.printing = "tmux-mcp-done "+secretMarker(), true
+		} else {
+			// Plain text that no reply of a command sent here can
+			// print: their lines start with a tag and a field
+			// separator, or are numbers.
+			req.marker = fmt.Sprintf("tmux-mcp-done %d", c.seq)
+		}
+		reqs[i] = req
+		b.WriteString(part.line + "\ndisplay-message -p \"" + req.marker + "\"\n")
+	}
+	c.pending = append(c.pending, reqs...)
+	return reqs, b.String()
 }
 
 // errNoAnswer is a command that tmux did not answer within
