@@ -103,9 +103,16 @@ func (t *Terminal) captureInBand(ctx context.Context, id ports.PaneID, capture [
 	if c == nil {
 		return nil, "", false, nil
 	}
-	t.attachGate.RLock()
+	// Printing the pane's text notifies no control client, so no client
+	// that attaches holds it up (see notifies).
+	gated := notifies(before)
+	if gated {
+		t.attachGate.RLock()
+	}
 	printed, err := c.send(ctx, "capture-pane", parts...)
-	t.attachGate.RUnlock()
+	if gated {
+		t.attachGate.RUnlock()
+	}
 	t.release(c)
 	if err != nil {
 		if errors.Is(err, ports.ErrPaneNotFound) || errors.Is(err, errNoAnswer) || ctx.Err() != nil {

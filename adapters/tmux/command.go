@@ -66,15 +66,7 @@ func controlSafe(cmd []string) bool {
 		return slices.Contains(cmd, "-F")
 	case "capture-pane":
 		// Into a buffer, not printed (-p).
-		for _, arg := range cmd[1:] {
-			if arg == "--" {
-				break
-			}
-			if strings.HasPrefix(arg, "-") && strings.IndexByte(arg, 'p') >= 0 {
-				return false
-			}
-		}
-		return true
+		return !printsCapture(cmd)
 	case "save-buffer":
 		// Into a file, not printed ("-" or no path).
 		return len(cmd) > 1 && strings.HasPrefix(cmd[len(cmd)-1], "/")
@@ -93,10 +85,26 @@ var notifiesControlClients = map[string]bool{
 	"load-buffer": true, "set-buffer": true, "paste-buffer": true, "delete-buffer": true, "capture-pane": true,
 }
 
-// notifies reports whether any of cmds is in notifiesControlClients.
+// notifies reports whether any of cmds is in notifiesControlClients. A
+// capture-pane that prints (-p) makes no buffer and notifies nobody, so a
+// capture never waits for a client that attaches.
 func notifies(cmds [][]string) bool {
 	for _, cmd := range cmds {
-		if notifiesControlClients[cmd[0]] {
+		if notifiesControlClients[cmd[0]] && !(cmd[0] == "capture-pane" && printsCapture(cmd)) {
+			return true
+		}
+	}
+	return false
+}
+
+// printsCapture reports whether the capture-pane cmd prints (-p, alone or
+// among other flags) rather than filling a buffer.
+func printsCapture(cmd []string) bool {
+	for _, arg := range cmd[1:] {
+		if arg == "--" {
+			break
+		}
+		if strings.HasPrefix(arg, "-") && strings.IndexByte(arg, 'p') >= 0 {
 			return true
 		}
 	}
@@ -192,8 +200,11 @@ func (t *Terminal) commandClient(ctx context.Context, pane ports.PaneID) (*contr
 		t.mu.Unlock()
 		return c, nil
 	}
+	// A client that attaches holds attachGate, maybe for long (a slow
+	// link): a command does not wait behind it, it runs as a process.
+	attaching := t.attaching > 0
 	t.mu.Unlock()
-	if pane == "" {
+	if pane == "" || attaching {
 		return nil, nil
 	}
 	// locate has no pane to start a client for, so it runs as a process

@@ -122,7 +122,10 @@
 // (detaching another, creating, renaming or killing a session, pane or
 // window, or changing a paste buffer, which tmux 3.4 reports): tmux 3.3a
 // crashes when such a report reaches a client still attaching (see
-// control.go).
+// control.go). A capture is not such a command (capture-pane -p makes no
+// buffer), and a call that finds no client attached while one attaches
+// runs as a process rather than wait for it: attaching, which over ssh
+// takes a round trip on a link that may be slow, holds up no capture.
 //
 // Respawning a pane (Manager.RespawnPane) pauses the pane's output for
 // every control client on the server, respawns it and continues it, in

@@ -364,12 +364,14 @@ func (t *Terminal) clientFor(ctx context.Context, session string) (*controlClien
 		c = newControlClient(t, session)
 		c.inflight++
 		t.clients[session] = c
+		t.attaching++
 		t.mu.Unlock()
 		err := c.start(ctx)
 		c.startErr = err
 		close(c.ready)
+		t.mu.Lock()
+		t.attaching--
 		if err != nil {
-			t.mu.Lock()
 			if t.clients[session] == c {
 				delete(t.clients, session)
 			}
@@ -377,6 +379,7 @@ func (t *Terminal) clientFor(ctx context.Context, session string) (*controlClien
 			t.mu.Unlock()
 			return nil, err
 		}
+		t.mu.Unlock()
 		return c, nil
 	}
 	c.inflight++

@@ -137,6 +137,9 @@ type Terminal struct {
 	clients map[string]*controlClient // by session id, e.g. "$3"
 	panes   map[ports.PaneID]*paneRecord
 	ttys    map[ports.PaneID]ttyOf
+	// attaching counts the clients being started (clientFor): commands
+	// do not wait behind them (commandClient).
+	attaching int
 
 	// scripts keeps the ScriptStore's files (scripts.go): on this
 	// machine, or on the remote host.
