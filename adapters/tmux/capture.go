@@ -96,7 +96,7 @@ func (t *Terminal) captureInBand(ctx context.Context, id ports.PaneID, capture [
 		}
 		parts = append([]commandPart{{line: first}}, parts...)
 	}
-	c, err := t.commandClient(ctx, id)
+	c, release, err := t.commandClient(ctx, id)
 	if err != nil {
 		return nil, "", true, err
 	}
@@ -113,7 +113,7 @@ func (t *Terminal) captureInBand(ctx context.Context, id ports.PaneID, capture [
 	if gated {
 		t.attachGate.RUnlock()
 	}
-	t.release(c)
+	release()
 	if err != nil {
 		if errors.Is(err, ports.ErrPaneNotFound) || errors.Is(err, errNoAnswer) || ctx.Err() != nil {
 			// A process would find no pane, or no answer, either.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -139,7 +140,7 @@ func (t *Terminal) controlCommand(ctx context.Context, r route, cmds [][]string)
 	if !ok {
 		return "", false, nil
 	}
-	c, err := t.commandClient(ctx, r.pane)
+	c, release, err := t.commandClient(ctx, r.pane)
 	if err != nil {
 		return "", true, err
 	}
@@ -154,7 +155,7 @@ func (t *Terminal) controlCommand(ctx context.Context, r route, cmds [][]string)
 	if gated {
 		t.attachGate.RUnlock()
 	}
-	t.release(c)
+	release()
 	var gone *clientGoneError
 	switch {
 	case errors.As(err, &gone) && (!gone.sent || !r.typing):
@@ -171,16 +172,16 @@ func (t *Terminal) controlCommand(ctx context.Context, r route, cmds [][]string)
 	return strings.Join(lines, "\n") + "\n", true, nil
 }
 
-// commandClient returns a running control client with its inflight count
-// raised (the caller lowers it), or nil when none can be had: the client
-// that records pane's output, else any attached client, else a new one
-// attached to the session holding pane. The error is tmux's not answering
-// (errNoAnswer) as the client was sought, which a process would meet too.
-func (t *Terminal) commandClient(ctx context.Context, pane ports.PaneID) (*controlClient, error) {
+// commandClient returns a running control client, taken for the call
+// (see acquire), or nil when none can be had: the client that records
+// pane's output, else any attached client, else a new one attached to the
+// session holding pane. The error is tmux's not answering (errNoAnswer) as
+// the client was sought, which a process would meet too.
+func (t *Terminal) commandClient(ctx context.Context, pane ports.PaneID) (*controlClient, func(), error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
-		return nil, nil
+		return nil, nil, nil
 	}
 	var c *controlClient
 	if rec := t.panes[pane]; rec != nil && rec.owner != nil && !rec.claiming && rec.owner.running() {
@@ -195,47 +196,56 @@ func (t *Terminal) commandClient(ctx context.Context, pane ports.PaneID) (*contr
 		}
 	}
 	if c != nil {
-		c.inflight++
+		release := t.acquire(c)
 		c.lastUsed = time.Now()
 		t.mu.Unlock()
-		return c, nil
+		return c, release, nil
 	}
 	// A client that attaches holds attachGate, maybe for long (a slow
 	// link): a command does not wait behind it, it runs as a process.
 	attaching := t.attaching > 0
 	t.mu.Unlock()
 	if pane == "" || attaching {
-		return nil, nil
+		return nil, nil, nil
 	}
 	// locate has no pane to start a client for, so it runs as a process
 	// here.
 	loc, err := t.locate(ctx, pane)
 	if errors.Is(err, errNoAnswer) {
-		return nil, err
+		return nil, nil, err
 	}
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	c, err = t.clientFor(ctx, loc.session)
+	c, release, err := t.clientFor(ctx, loc.session)
 	if errors.Is(err, errNoAnswer) {
-		return nil, err
+		return nil, nil, err
 	}
 	if err != nil {
 		t.debug("tmux control client for commands not started", "session", loc.session, "reason", err)
-		return nil, nil
+		return nil, nil, nil
 	}
 	t.mu.Lock()
 	c.lastUsed = time.Now()
 	t.mu.Unlock()
-	return c, nil
+	return c, release, nil
 }
 
-// release gives back a client that commandClient returned.
-func (t *Terminal) release(c *controlClient) {
-	t.mu.Lock()
-	c.inflight--
-	t.armIdle(c)
-	t.mu.Unlock()
+// acquire takes c for a call (attaching a pane, or a command): a client
+// taken is not stopped as idle. It returns the release that gives c back,
+// which takes t.mu itself and does nothing when called again. t.mu is
+// held.
+func (t *Terminal) acquire(c *controlClient) (release func()) {
+	c.inflight++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			t.mu.Lock()
+			c.inflight--
+			t.armIdle(c)
+			t.mu.Unlock()
+		})
+	}
 }
 
 // splitCommands reads args as tmux reads the arguments of a client's

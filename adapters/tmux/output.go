@@ -119,16 +119,14 @@ func (t *Terminal) OpenOutput(ctx context.Context, id ports.PaneID) (ports.Outpu
 	rec := t.record(id)
 	t.mu.Unlock()
 
-	c, dead, err := t.listen(ctx, rec)
+	_, release, dead, err := t.listen(ctx, rec)
 	if err != nil {
 		return nil, fmt.Errorf("open output of pane %s: %w", id, err)
 	}
+	// Given back once the stream is open, which keeps the client.
+	defer release()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if c != nil {
-		c.inflight--
-		defer t.armIdle(c)
-	}
 	if t.closed {
 		return nil, fmt.Errorf("open output of pane %s: %w: %w", id, ErrTerminalClosed, ports.ErrUnavailable)
 	}
@@ -144,20 +142,22 @@ func deadError(id ports.PaneID) error {
 }
 
 // listen makes sure a control client records the pane's output. It
-// returns that client with its inflight count raised (the caller lowers
-// it), or dead when the pane is dead (with no client if none listens).
-func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClient, dead bool, err error) {
+// returns that client, taken for the caller (see acquire), and its
+// release, or dead when the pane is dead (with no client if none
+// listens). release is never nil; the caller calls it, on error too.
+func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClient, release func(), dead bool, err error) {
 	rec.listenMu.Lock()
 	defer rec.listenMu.Unlock()
+	none := func() {}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		if ctx.Err() != nil {
-			return nil, false, ctx.Err()
+			return nil, none, false, ctx.Err()
 		}
 		t.mu.Lock()
 		c = rec.owner
 		if c != nil {
-			c.inflight++
+			release = t.acquire(c)
 		}
 		t.mu.Unlock()
 		if c != nil {
@@ -170,33 +170,32 @@ func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 			rec.confirmed = nil
 			t.mu.Unlock()
 			if pre {
-				return c, dead, nil
+				return c, release, dead, nil
 			}
 			states, err := t.sessionPanes(ctx, c)
 			st, found := states[rec.id]
 			if err == nil && found {
-				return c, st.dead, nil
+				return c, release, st.dead, nil
 			}
 			t.mu.Lock()
-			c.inflight--
 			if rec.owner == c {
 				t.lapse(rec, rec.covered)
 			}
-			t.armIdle(c)
 			t.mu.Unlock()
+			release()
 		}
 
 		loc, err := t.locate(ctx, rec.id)
 		if err != nil {
-			return nil, false, err
+			return nil, none, false, err
 		}
 		if loc.dead {
-			return nil, true, nil
+			return nil, none, true, nil
 		}
-		c, err = t.clientFor(ctx, loc.session)
+		c, release, err = t.clientFor(ctx, loc.session)
 		if err != nil {
 			if errors.Is(err, ports.ErrUnavailable) || ctx.Err() != nil {
-				return nil, false, err
+				return nil, none, false, err
 			}
 			lastErr = err
 			continue
@@ -216,9 +215,8 @@ func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 			if rec.owner == c {
 				rec.owner, rec.claiming, rec.held, rec.heldGap = nil, false, nil, false
 			}
-			c.inflight--
-			t.armIdle(c)
 			t.mu.Unlock()
+			release()
 			if err == nil {
 				err = fmt.Errorf("pane %s left session %s", rec.id, c.session)
 			}
@@ -236,9 +234,9 @@ func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 		rec.owner, rec.claiming, rec.held, rec.heldGap = c, false, nil, false
 		rec.blindSince, rec.covered = time.Time{}, asked
 		t.mu.Unlock()
-		return c, st.dead, nil
+		return c, release, st.dead, nil
 	}
-	return nil, false, fmt.Errorf("attach a control client: %w", lastErr)
+	return nil, none, false, fmt.Errorf("attach a control client: %w", lastErr)
 }
 
 // confirmationFresh is how long a confirmation made by the lease's command
@@ -352,37 +350,40 @@ func (t *Terminal) sessionPanes(ctx context.Context, c *controlClient) (map[port
 }
 
 // clientFor returns the running client for session, starting one if
-// needed, with its inflight count raised (the caller lowers it).
-func (t *Terminal) clientFor(ctx context.Context, session string) (*controlClient, error) {
+// needed, taken for the caller (see acquire), and its release.
+func (t *Terminal) clientFor(ctx context.Context, session string) (*controlClient, func(), error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
-		return nil, fmt.Errorf("%w: %w", ErrTerminalClosed, ports.ErrUnavailable)
+		return nil, nil, fmt.Errorf("%w: %w", ErrTerminalClosed, ports.ErrUnavailable)
 	}
 	c := t.clients[session]
 	if c == nil {
 		c = newControlClient(t, session)
-		c.inflight++
+		release := t.acquire(c)
 		t.clients[session] = c
 		t.attaching++
 		t.mu.Unlock()
 		err := c.start(ctx)
-		c.startErr = err
-		close(c.ready)
 		t.mu.Lock()
 		t.attaching--
 		if err != nil {
+			// Gone for good: no idle timer, no listening again.
+			c.closing = true
 			if t.clients[session] == c {
 				delete(t.clients, session)
 			}
-			c.inflight--
-			t.mu.Unlock()
-			return nil, err
 		}
 		t.mu.Unlock()
-		return c, nil
+		c.startErr = err
+		close(c.ready)
+		if err != nil {
+			release()
+			return nil, nil, err
+		}
+		return c, release, nil
 	}
-	c.inflight++
+	release := t.acquire(c)
 	t.mu.Unlock()
 	var err error
 	select {
@@ -392,12 +393,10 @@ func (t *Terminal) clientFor(ctx context.Context, session string) (*controlClien
 		err = ctx.Err()
 	}
 	if err != nil {
-		t.mu.Lock()
-		c.inflight--
-		t.mu.Unlock()
-		return nil, err
+		release()
+		return nil, nil, err
 	}
-	return c, nil
+	return c, release, nil
 }
 
 // deliver records bytes that client c received from pane id.
@@ -506,13 +505,10 @@ func (t *Terminal) relisten(rec *paneRecord) {
 		}
 		t.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		c, dead, err := t.listen(ctx, rec)
+		_, release, dead, err := t.listen(ctx, rec)
 		cancel()
+		release()
 		t.mu.Lock()
-		if c != nil {
-			c.inflight--
-			t.armIdle(c)
-		}
 		switch {
 		case err == nil && dead:
 			t.endStreams(rec, deadError(rec.id))
