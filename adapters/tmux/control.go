@@ -170,7 +170,7 @@ func (c *controlClient) start(ctx context.Context) error {
 		close(c.done)
 		return fmt.Errorf("start control client for session %s: %w: %w", c.session, err, ports.ErrUnavailable)
 	}
-	go c.read(stdout)
+	t.work.Go(func() { c.read(stdout) })
 	// tmux may run commands written to the client before the
 	// attach-session of its command line, so a reply to one shows only
 	// that the client's output is set up; the reply to attach-session
@@ -192,7 +192,7 @@ func (c *controlClient) start(ctx context.Context) error {
 		c.stopProcess()
 		return fmt.Errorf("attach control client to session %s: %w", c.session, err)
 	}
-	go c.watch()
+	t.work.Go(c.watch)
 	t.debug("tmux control client attached", "session", c.session, "pid", c.cmd.Process.Pid)
 	return nil
 }
@@ -410,19 +410,25 @@ func (c *controlClient) stopProcess() {
 	c.mu.Unlock()
 	select {
 	case <-c.done:
-	case <-time.After(2 * time.Second):
+	case <-time.After(stopTimeout):
 		c.cmd.Process.Kill()
 		<-c.done
 	}
 	// tmux notifies the other control clients that the client left when it
 	// sees the client's connection close, which is after the process has
 	// exited: one more command to the server is answered only after that.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	// (Close stops its clients before it ends the Terminal's life.)
+	ctx, cancel := context.WithTimeout(c.t.life, stopTimeout)
 	defer cancel()
 	if cmd, err := c.t.launch.command(ctx, append(append([]string(nil), c.t.sockArg...), "list-sessions", "-F", "")...); err == nil {
 		cmd.Run() // a server that has gone notifies nobody
 	}
 }
+
+// stopTimeout is how long a client's process is given to exit once told
+// to, and tmux to take note that it left; and how long a client that
+// ended by itself waits to learn whether the server is gone.
+const stopTimeout = 2 * time.Second
 
 // read consumes the client's output until it ends, then reaps the process
 // and tells the Terminal.
@@ -492,7 +498,7 @@ func (c *controlClient) serverGone(err error) bool {
 	if errors.Is(err, ports.ErrUnavailable) {
 		return true
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(c.t.life, stopTimeout)
 	defer cancel()
 	return errors.Is(c.t.Ping(ctx), ports.ErrUnavailable)
 }

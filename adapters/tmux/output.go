@@ -363,8 +363,10 @@ func (t *Terminal) clientFor(ctx context.Context, session string) (*controlClien
 		release := t.acquire(c)
 		t.clients[session] = c
 		t.attaching++
+		t.track() // not closed: checked above
 		t.mu.Unlock()
 		err := c.start(ctx)
+		t.work.Done()
 		t.mu.Lock()
 		t.attaching--
 		if err != nil {
@@ -437,13 +439,13 @@ func (t *Terminal) pausedOutput(c *controlClient, id ports.PaneID) {
 		return
 	}
 	t.debug("tmux paused a pane's output, which may have been missed", "pane", id, "session", c.session)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.work.Go(func() {
+		ctx, cancel := context.WithTimeout(t.life, backgroundTimeout)
 		defer cancel()
 		if _, err := c.command(ctx, "refresh-client", "refresh-client -A "+string(id)+":continue"); err != nil {
 			t.debug("tmux pane output not continued", "pane", id, "err", err)
 		}
-	}()
+	})
 }
 
 // checkPanes ends the streams of the client's panes that died, and
@@ -461,7 +463,7 @@ func (t *Terminal) checkPanes(c *controlClient) {
 		return
 	}
 	asked := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.life, backgroundTimeout)
 	states, err := t.sessionPanes(ctx, c)
 	cancel()
 	if err != nil {
@@ -486,7 +488,7 @@ func (t *Terminal) checkPanes(c *controlClient) {
 	}
 	t.mu.Unlock()
 	for _, rec := range moved {
-		go t.relisten(rec)
+		t.work.Go(func() { t.relisten(rec) })
 	}
 }
 
@@ -496,7 +498,11 @@ func (t *Terminal) relisten(rec *paneRecord) {
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
 		if attempt > 0 {
-			time.Sleep(time.Duration(50<<attempt) * time.Millisecond)
+			select {
+			case <-time.After(time.Duration(50<<attempt) * time.Millisecond):
+			case <-t.life.Done():
+				return
+			}
 		}
 		t.mu.Lock()
 		if t.closed || rec.out.Streams() == 0 {
@@ -504,7 +510,7 @@ func (t *Terminal) relisten(rec *paneRecord) {
 			return
 		}
 		t.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(t.life, backgroundTimeout)
 		_, release, dead, err := t.listen(ctx, rec)
 		cancel()
 		release()
@@ -567,7 +573,7 @@ func (t *Terminal) clientExited(c *controlClient) {
 	}
 	t.mu.Unlock()
 	for _, rec := range again {
-		go t.relisten(rec)
+		t.work.Go(func() { t.relisten(rec) })
 	}
 }
 
@@ -619,6 +625,11 @@ func (t *Terminal) idleFired(c *controlClient, gen uint64) {
 		t.mu.Unlock()
 		return
 	}
+	if !t.track() {
+		t.mu.Unlock()
+		return
+	}
+	defer t.work.Done()
 	c.idle = nil
 	c.closing = true
 	if t.clients[c.session] == c {
@@ -633,3 +644,8 @@ func (t *Terminal) idleFired(c *controlClient, gen uint64) {
 	t.debug("tmux control client idle, stopping", "session", c.session)
 	c.stop()
 }
+
+// backgroundTimeout bounds each command that the Terminal's own
+// goroutines send (checking panes, listening again, continuing a paused
+// pane), within its lifetime.
+const backgroundTimeout = 10 * time.Second

@@ -132,6 +132,14 @@ type Terminal struct {
 	opts    Options
 	self    selfPane
 
+	// life ends when Close has stopped the clients; every goroutine of
+	// the Terminal's (a client's reader and watcher, what they start, an
+	// idle client's stop) runs under it and is counted in work, which
+	// Close waits for. See track.
+	life    context.Context
+	endLife context.CancelFunc
+	work    sync.WaitGroup
+
 	mu      sync.Mutex
 	closed  bool
 	clients map[string]*controlClient // by session id, e.g. "$3"
@@ -210,7 +218,10 @@ func New(opts Options) (*Terminal, error) {
 		launch.close()
 		return nil, err
 	}
+	life, endLife := context.WithCancel(context.Background())
 	t := &Terminal{
+		life:    life,
+		endLife: endLife,
 		launch:  launch,
 		version: version,
 		env:     env,
@@ -296,11 +307,27 @@ func (t *Terminal) Close() error {
 		wg.Go(func() { c.stop() })
 	}
 	wg.Wait()
+	// What the clients started, and clients stopped as idle, end now.
+	t.endLife()
+	t.work.Wait()
 	if t.proc != nil {
 		t.proc.close()
 	}
 	// The clients and the reader were the connection's last users.
 	return errors.Join(t.scripts.Close(), t.launch.close())
+}
+
+// track counts one piece of work that Close is to wait for, started
+// where no counted goroutine runs (a call of the port's, an idle timer),
+// and reports false once the Terminal is closed, when the work is not to
+// start. The caller calls t.work.Done when it ends. t.mu is held. A
+// goroutine started by counted work is counted with t.work.Go.
+func (t *Terminal) track() bool {
+	if t.closed {
+		return false
+	}
+	t.work.Add(1)
+	return true
 }
 
 // checkVersion runs "tmux -V" and returns the version if it is new enough.
