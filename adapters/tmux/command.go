@@ -21,27 +21,16 @@ import (
 // client when one can be had, and every other command, and every command
 // when no control client can be had, runs as a subprocess, as before.
 //
-// Both paths give tmux the same argv: the subprocess path passes the
-// arguments as they are (an argument ending in ";" ends a command, one
-// ending in "\;" stands for one ending in ";"); the control path reads
-// them the same way (splitCommands) and writes each argument as a quoted
-// string of tmux's command syntax in which every byte other than a letter,
-// a digit and a few plain punctuation marks is an octal escape (quoteArg),
-// so that newlines, quotes, "#", ";", "$", "~", backslashes and bytes that
-// are not UTF-8 all arrive as themselves on one line.
-
-// route tells Terminal.command what a command list is about.
-type route struct {
-	// pane is the pane the commands target. When no control client is
-	// attached, one is started for the session holding it (the one
-	// OpenOutput would start); without a pane, no client is started.
-	pane ports.PaneID
-
-	// typing marks commands that must not run twice (typing into a pane):
-	// once written to a control client that then went away without an
-	// answer, they are not run again as a subprocess.
-	typing bool
-}
+// A command list is built as a cmdList, each command its own argv, and
+// exec picks its route. Both routes give tmux the same arguments: the
+// subprocess route renders the list as argv (commands separated by ";"
+// arguments, an argument ending in ";" written with "\;"); the control
+// route writes each argument as a quoted string of tmux's command syntax
+// in which every byte other than a letter, a digit and a few plain
+// punctuation marks is an octal escape (quoteArg), so that newlines,
+// quotes, "#", ";", "$", "~", backslashes and bytes that are not UTF-8
+// all arrive as themselves on one line. (command and run take a flat
+// argv, as tmux reads it: splitCommands.)
 
 // controlSafe reports whether cmd may travel over a control client: what
 // it prints is tmux's own text or formats whose free-text fields go
@@ -112,20 +101,12 @@ func printsCapture(cmd []string) bool {
 	return false
 }
 
-// command runs args (one or more commands separated by ";" arguments, as
-// for run) over a control client when it can, and as a subprocess
-// otherwise, and returns what the commands printed. Only commands whose
-// output a pane's program cannot shape may be given here (see controlSafe
-// and doc.go). Errors are as run's; besides, typing commands (r.typing)
-// whose control client went away after they were written fail with an
-// error saying that tmux may or may not have run them.
+// command is exec for a command list given as a process's argv (commands
+// separated by ";" arguments, as for run). Only commands whose output a
+// pane's program cannot shape may go over a control client (see
+// controlSafe and doc.go).
 func (t *Terminal) command(ctx context.Context, r route, args ...string) (string, error) {
-	cmds := splitCommands(args)
-	out, ok, err := t.controlCommand(ctx, r, cmds)
-	if !ok {
-		return t.run(ctx, nil, args...)
-	}
-	return out, err
+	return t.exec(ctx, r, splitCommands(args))
 }
 
 // controlCommand runs cmds over a control client, as command does, and
@@ -135,7 +116,7 @@ func (t *Terminal) command(ctx context.Context, r route, args ...string) (string
 // tmux (or, for commands that do not type, before tmux answered). Typing
 // commands whose client went away after they were written fail with an
 // error saying that tmux may or may not have run them.
-func (t *Terminal) controlCommand(ctx context.Context, r route, cmds [][]string) (out string, ok bool, err error) {
+func (t *Terminal) controlCommand(ctx context.Context, r route, cmds cmdList) (out string, ok bool, err error) {
 	line, ok := commandLine(cmds)
 	if !ok {
 		return "", false, nil

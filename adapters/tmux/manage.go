@@ -244,7 +244,7 @@ func (t *Terminal) sessionTarget(ctx context.Context, ref string) (string, error
 	if isID(ref, '$') {
 		return ref, nil
 	}
-	out, err := t.command(ctx, route{}, "list-sessions", "-F", sessionFormat)
+	out, err := t.exec(ctx, route{}, tmuxCmd("list-sessions", "-F", sessionFormat))
 	if err != nil {
 		return "", fmt.Errorf("find session %q: %w", ref, err)
 	}
@@ -259,7 +259,7 @@ func (t *Terminal) sessionTarget(ctx context.Context, ref string) (string, error
 // ListSessions describes every session, in tmux's order (by name).
 // Clients counts the attached clients that are not control-mode clients.
 func (t *Terminal) ListSessions(ctx context.Context) ([]ports.SessionInfo, error) {
-	out, err := t.command(ctx, route{}, "list-sessions", "-F", sessionFormat, ";", "list-clients", "-F", clientFormat)
+	out, err := t.exec(ctx, route{}, tmuxCmd("list-sessions", "-F", sessionFormat).then("list-clients", "-F", clientFormat))
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
@@ -302,8 +302,7 @@ func (t *Terminal) ListWindows(ctx context.Context, session string) ([]ports.Win
 		}
 		scope = []string{"-t", id}
 	}
-	args := append(append([]string{"list-windows"}, scope...), "-F", windowInfoFormat)
-	out, err := t.command(ctx, route{}, args...)
+	out, err := t.exec(ctx, route{}, tmuxCmd(append(append([]string{"list-windows"}, scope...), "-F", windowInfoFormat)...))
 	if err != nil {
 		return nil, fmt.Errorf("list windows: %w", manageError(err))
 	}
@@ -347,11 +346,14 @@ func (t *Terminal) ListPanes(ctx context.Context, f ports.PaneFilter) ([]ports.P
 	default:
 		scope = []string{"-a"}
 	}
-	args := append([]string{"list-panes"}, scope...)
-	args = append(args, "-F", paneSummaryFormat, ";")
-	args = append(append(args, "list-panes"), scope...)
-	args = append(args, "-F", paneFormat, ";", "list-clients", "-F", clientFormat, ";", "list-windows", "-a", "-F", windowFormat)
-	out, err := t.command(ctx, route{}, args...)
+	list := func(format string) []string {
+		return append(append([]string{"list-panes"}, scope...), "-F", format)
+	}
+	l := tmuxCmd(list(paneSummaryFormat)...).
+		then(list(paneFormat)...).
+		then("list-clients", "-F", clientFormat).
+		then("list-windows", "-a", "-F", windowFormat)
+	out, err := t.exec(ctx, route{}, l)
 	if err != nil {
 		return nil, fmt.Errorf("list panes: %w", manageError(err))
 	}
@@ -409,12 +411,11 @@ func (t *Terminal) ListPanes(ctx context.Context, f ports.PaneFilter) ([]ports.P
 // time and what it holds, from one invocation.
 func (t *Terminal) ServerInfo(ctx context.Context) (ports.ServerInfo, error) {
 	format := strings.Join([]string{"srv", clean("socket_path"), "#{pid}", clean("version"), "#{start_time}"}, sep)
-	out, err := t.command(ctx, route{},
-		"display-message", "-p", format, ";",
-		"list-sessions", "-F", "s", ";",
-		"list-windows", "-a", "-F", "w"+sep+"#{window_id}", ";",
-		"list-panes", "-a", "-F", "p"+sep+"#{pane_id}", ";",
-		"list-clients", "-F", clientFormat)
+	out, err := t.exec(ctx, route{}, tmuxCmd("display-message", "-p", format).
+		then("list-sessions", "-F", "s").
+		then("list-windows", "-a", "-F", "w"+sep+"#{window_id}").
+		then("list-panes", "-a", "-F", "p"+sep+"#{pane_id}").
+		then("list-clients", "-F", clientFormat))
 	if err != nil {
 		return ports.ServerInfo{}, fmt.Errorf("describe the server: %w", err)
 	}
@@ -685,24 +686,21 @@ func (t *Terminal) RespawnPane(ctx context.Context, pane ports.PaneID) error {
 			controls = append(controls, f[1])
 		}
 	}
-	each := func(state string) []string {
-		var args []string
+	each := func(state string) cmdList {
+		var l cmdList
 		for _, name := range controls {
-			args = append(args, "refresh-client", "-t", escapeArg(name), "-A", string(pane)+":"+state, ";")
+			l = l.then("refresh-client", "-t", name, "-A", string(pane)+":"+state)
 		}
-		return args
+		return l
 	}
-	args := append(each("pause"), "respawn-pane", "-k", "-t", string(pane))
-	if cont := each("continue"); len(cont) > 0 {
-		args = append(append(args, ";"), cont[:len(cont)-1]...)
-	}
-	if _, err := t.runGated(ctx, nil, args...); err != nil {
+	l := each("pause").then("respawn-pane", "-k", "-t", string(pane)).and(each("continue"))
+	if _, err := t.runGated(ctx, nil, l.argv()...); err != nil {
 		// A failing command ends the list: a client that left in between
 		// may have kept the rest from running, the respawn too. None may
 		// stay paused.
 		for _, name := range controls {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			t.runGated(cctx, nil, "refresh-client", "-t", escapeArg(name), "-A", string(pane)+":continue")
+			t.runGated(cctx, nil, tmuxCmd("refresh-client", "-t", name, "-A", string(pane)+":continue").argv()...)
 			cancel()
 		}
 		return fmt.Errorf("respawn pane %s: %w", pane, manageError(err))

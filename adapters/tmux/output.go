@@ -256,16 +256,16 @@ func (t *Terminal) listener(pane ports.PaneID) *controlClient {
 	return nil
 }
 
-// ownerCheckArgs lists the pane if session holds it, tagged "S" with
+// ownerCheckCmd lists the pane if session holds it, tagged "S" with
 // whether it is dead. It never fails, whatever became of the pane or the
 // session: a failing command would end the list it is part of.
-func ownerCheckArgs(pane ports.PaneID, session string) []string {
-	return []string{"list-panes", "-a",
-		"-f", "#{&&:#{==:#{pane_id}," + string(pane) + "},#{==:#{session_id}," + session + "}}",
-		"-F", "S" + sep + "#{pane_id}" + sep + "#{pane_dead}"}
+func ownerCheckCmd(pane ports.PaneID, session string) cmdList {
+	return tmuxCmd("list-panes", "-a",
+		"-f", "#{&&:#{==:#{pane_id},"+string(pane)+"},#{==:#{session_id},"+session+"}}",
+		"-F", "S"+sep+"#{pane_id}"+sep+"#{pane_dead}")
 }
 
-// confirmOwner takes note of what ownerCheckArgs printed in out, asked at
+// confirmOwner takes note of what ownerCheckCmd printed in out, asked at
 // asked: when c still records the pane and its session holds it, the
 // next listen need not ask.
 func (t *Terminal) confirmOwner(pane ports.PaneID, c *controlClient, out string, asked time.Time) {
@@ -311,8 +311,8 @@ type location struct {
 // window is linked into several) and whether the pane is dead, through
 // any control client already attached.
 func (t *Terminal) locate(ctx context.Context, id ports.PaneID) (location, error) {
-	out, err := t.command(ctx, route{}, "list-panes", "-t", string(id),
-		"-f", "#{==:#{pane_id},"+string(id)+"}", "-F", "#{session_id}"+sep+"#{pane_dead}")
+	out, err := t.exec(ctx, route{}, tmuxCmd("list-panes", "-t", string(id),
+		"-f", "#{==:#{pane_id},"+string(id)+"}", "-F", "#{session_id}"+sep+"#{pane_dead}"))
 	if err != nil {
 		return location{}, err
 	}

@@ -100,7 +100,7 @@ func (t *Terminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, e
 	if err := checkPaneID(id); err != nil {
 		return ports.PaneInfo{}, err
 	}
-	out, err := t.command(ctx, route{pane: id}, paneArgs(id)...)
+	out, err := t.exec(ctx, route{pane: id}, paneCmds(id))
 	if err != nil {
 		return ports.PaneInfo{}, fmt.Errorf("describe pane %s: %w", id, err)
 	}
@@ -139,14 +139,15 @@ func (t *Terminal) program(pane []string) string {
 	return tty.FrontProgram(pid, dev)
 }
 
-// paneArgs are the commands of Pane.
-func paneArgs(id ports.PaneID) []string {
-	return []string{
-		"list-panes", "-t", string(id), "-F", paneFormat, ";",
-		"list-clients", "-F", clientFormat, ";",
-		"list-windows", "-a", "-F", windowFormat,
-	}
+// paneCmds are the commands of Pane.
+func paneCmds(id ports.PaneID) cmdList {
+	return tmuxCmd("list-panes", "-t", string(id), "-F", paneFormat).
+		then("list-clients", "-F", clientFormat).
+		then("list-windows", "-a", "-F", windowFormat)
 }
+
+// paneArgs is paneCmds as a process's argv.
+func paneArgs(id ports.PaneID) []string { return paneCmds(id).argv() }
 
 // parsePaneInfo builds the PaneInfo of pane id from the output of Pane's
 // invocation.

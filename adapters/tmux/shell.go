@@ -184,8 +184,8 @@ func (t *Terminal) paneTTY(ctx context.Context, id ports.PaneID, fresh bool) (_ 
 	if ok && !fresh && (t.launch.remote() || tty.Exists(c.pid)) {
 		return c, true, nil
 	}
-	out, err := t.command(ctx, route{pane: id}, append(probeArgs(id), ";",
-		"display-message", "-p", "-t", string(id), "T"+sep+"#{pane_pid}"+sep+clean("pane_tty"))...)
+	out, err := t.exec(ctx, route{pane: id}, probeCmd(id).
+		then("display-message", "-p", "-t", string(id), "T"+sep+"#{pane_pid}"+sep+clean("pane_tty")))
 	if err != nil {
 		return ttyOf{}, false, err
 	}

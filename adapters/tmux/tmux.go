@@ -276,7 +276,7 @@ func (t *Terminal) Version() string { return t.version }
 // Ping checks that a tmux server answers on the socket. It returns an error
 // wrapping ports.ErrUnavailable when none does.
 func (t *Terminal) Ping(ctx context.Context) error {
-	_, err := t.command(ctx, route{}, "display-message", "-p", "#{pid}")
+	_, err := t.exec(ctx, route{}, tmuxCmd("display-message", "-p", "#{pid}"))
 	return err
 }
 
@@ -561,12 +561,12 @@ func checkPaneID(id ports.PaneID) error {
 	return nil
 }
 
-// probeArgs is a list-panes command that prints "1" when the pane is dead
+// probeCmd is a list-panes command that prints "1" when the pane is dead
 // and "0" when it is alive, and fails with "can't find pane" when there is
 // no such pane, so that the commands after it in the same invocation do
 // not run.
-func probeArgs(id ports.PaneID) []string {
-	return []string{"list-panes", "-t", string(id), "-f", "#{==:#{pane_id}," + string(id) + "}", "-F", "#{pane_dead}"}
+func probeCmd(id ports.PaneID) cmdList {
+	return tmuxCmd("list-panes", "-t", string(id), "-f", "#{==:#{pane_id},"+string(id)+"}", "-F", "#{pane_dead}")
 }
 
 // debug logs when a Logger was given.
