@@ -83,7 +83,7 @@ func (t *Terminal) CaptureScreen(ctx context.Context, id ports.PaneID, joinWrapp
 // is false when it could not be done that way (no control client, or it
 // failed) and the caller is to capture as a process; a missing pane is
 // reported, not retried.
-func (t *Terminal) captureInBand(ctx context.Context, id ports.PaneID, capture []string, before cmdList) (rows []string, out string, ok bool, err error) {
+func (t *terminal) captureInBand(ctx context.Context, id ports.PaneID, capture []string, before cmdList) (rows []string, out string, ok bool, err error) {
 	line, lineOK := printingLine(capture)
 	if !lineOK {
 		return nil, "", false, nil

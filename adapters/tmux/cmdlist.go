@@ -86,7 +86,7 @@ type route struct {
 // commands printed. It is the one place that picks the route. Errors are
 // runGated's, and controlCommand's for typing commands whose client went
 // away after they were written.
-func (t *Terminal) exec(ctx context.Context, r route, l cmdList) (string, error) {
+func (t *terminal) exec(ctx context.Context, r route, l cmdList) (string, error) {
 	if r.stdin == nil && !r.process {
 		if out, ok, err := t.controlCommand(ctx, r, l); ok {
 			return out, err

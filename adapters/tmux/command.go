@@ -105,7 +105,7 @@ func printsCapture(cmd []string) bool {
 // separated by ";" arguments, as for run). Only commands whose output a
 // pane's program cannot shape may go over a control client (see
 // controlSafe and doc.go).
-func (t *Terminal) command(ctx context.Context, r route, args ...string) (string, error) {
+func (t *terminal) command(ctx context.Context, r route, args ...string) (string, error) {
 	return t.exec(ctx, r, splitCommands(args))
 }
 
@@ -116,7 +116,7 @@ func (t *Terminal) command(ctx context.Context, r route, args ...string) (string
 // tmux (or, for commands that do not type, before tmux answered). Typing
 // commands whose client went away after they were written fail with an
 // error saying that tmux may or may not have run them.
-func (t *Terminal) controlCommand(ctx context.Context, r route, cmds cmdList) (out string, ok bool, err error) {
+func (t *terminal) controlCommand(ctx context.Context, r route, cmds cmdList) (out string, ok bool, err error) {
 	line, ok := commandLine(cmds)
 	if !ok {
 		return "", false, nil
@@ -158,7 +158,7 @@ func (t *Terminal) controlCommand(ctx context.Context, r route, cmds cmdList) (o
 // pane's output, else any attached client, else a new one attached to the
 // session holding pane. The error is tmux's not answering (errNoAnswer) as
 // the client was sought, which a process would meet too.
-func (t *Terminal) commandClient(ctx context.Context, pane ports.PaneID) (*controlClient, func(), error) {
+func (t *terminal) commandClient(ctx context.Context, pane ports.PaneID) (*controlClient, func(), error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -216,7 +216,7 @@ func (t *Terminal) commandClient(ctx context.Context, pane ports.PaneID) (*contr
 // taken is not stopped as idle. It returns the release that gives c back,
 // which takes t.mu itself and does nothing when called again. t.mu is
 // held.
-func (t *Terminal) acquire(c *controlClient) (release func()) {
+func (t *terminal) acquire(c *controlClient) (release func()) {
 	c.inflight++
 	var once sync.Once
 	return func() {

@@ -51,7 +51,7 @@ const controlPipeSize = 1 << 20
 // written to its standard input, framed by "%begin" and "%end" (or
 // "%error") lines.
 type controlClient struct {
-	t       *Terminal
+	t       *terminal
 	session string // the session id, e.g. "$3"
 	cmd     *exec.Cmd
 	stderr  limitedBuffer
@@ -119,7 +119,7 @@ func (e *clientGoneError) Error() string { return e.err.Error() }
 func (e *clientGoneError) Unwrap() error { return e.err }
 
 // newControlClient returns a client for session that start will run.
-func newControlClient(t *Terminal, session string) *controlClient {
+func newControlClient(t *terminal, session string) *controlClient {
 	return &controlClient{
 		t:        t,
 		session:  session,
@@ -500,7 +500,7 @@ func (c *controlClient) serverGone(err error) bool {
 	}
 	ctx, cancel := context.WithTimeout(c.t.life, stopTimeout)
 	defer cancel()
-	return errors.Is(c.t.Ping(ctx), ports.ErrUnavailable)
+	return errors.Is(c.t.ping(ctx), ports.ErrUnavailable)
 }
 
 // watch checks the panes of the client's open streams every poll interval

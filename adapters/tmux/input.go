@@ -197,7 +197,7 @@ func pasteArgs(id ports.PaneID, name, text string) []string { return pasteCmds(i
 
 // probe checks that the pane exists and is alive, for calls with nothing to
 // send.
-func (t *Terminal) probe(ctx context.Context, id ports.PaneID, what string) error {
+func (t *terminal) probe(ctx context.Context, id ports.PaneID, what string) error {
 	out, err := t.exec(ctx, route{pane: id}, probeCmd(id))
 	if err != nil {
 		return fmt.Errorf("%s pane %s: %w", what, id, err)

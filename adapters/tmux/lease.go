@@ -73,7 +73,7 @@ func checkOwner(owner string) error {
 
 // TryAcquire leases the pane to owner for ttl unless another owner's lease
 // has not expired. Errors wrap ports.ErrPaneNotFound for an unknown pane.
-func (t *Terminal) TryAcquire(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) (ok bool, holder string, err error) {
+func (t *leaser) TryAcquire(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) (ok bool, holder string, err error) {
 	if err := checkOwner(owner); err != nil {
 		return false, "", err
 	}
@@ -96,7 +96,7 @@ var _ ports.DescribingLeaser = (*Terminal)(nil)
 // AcquireAndDescribe is TryAcquire and Pane in one command list: the
 // lease is judged and taken, and the pane then described, before tmux
 // serves any other client, at the cost of one round trip.
-func (t *Terminal) AcquireAndDescribe(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) (bool, string, ports.PaneInfo, error) {
+func (t *leaser) AcquireAndDescribe(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) (bool, string, ports.PaneInfo, error) {
 	if err := checkOwner(owner); err != nil {
 		return false, "", ports.PaneInfo{}, err
 	}
@@ -142,7 +142,7 @@ func acquireCommands(pane ports.PaneID, owner string, ttl time.Duration) (cond s
 
 // Renew extends owner's lease, or leases a pane nobody holds again;
 // another owner's unexpired lease is ports.ErrLeaseLost.
-func (t *Terminal) Renew(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) error {
+func (t *leaser) Renew(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) error {
 	ok, holder, err := t.TryAcquire(ctx, pane, owner, ttl)
 	if err != nil {
 		return err
@@ -155,7 +155,7 @@ func (t *Terminal) Renew(ctx context.Context, pane ports.PaneID, owner string, t
 
 // Release removes owner's lease from the pane; another owner's lease, no
 // lease and a pane that is gone are left alone without error.
-func (t *Terminal) Release(ctx context.Context, pane ports.PaneID, owner string) error {
+func (t *leaser) Release(ctx context.Context, pane ports.PaneID, owner string) error {
 	if err := checkOwner(owner); err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func (t *Terminal) Release(ctx context.Context, pane ports.PaneID, owner string)
 // the commands after, if any, run in the same invocation, and out is
 // everything it printed. if-shell takes commands as text, which tmux
 // parses back into exactly their arguments (cmdList.text).
-func (t *Terminal) leaseTxn(ctx context.Context, pane ports.PaneID, cond string, commands, after cmdList) (owner, expiry, out string, err error) {
+func (t *leaser) leaseTxn(ctx context.Context, pane ports.PaneID, cond string, commands, after cmdList) (owner, expiry, out string, err error) {
 	if err := checkPaneID(pane); err != nil {
 		return "", "", "", err
 	}

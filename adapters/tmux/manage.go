@@ -240,7 +240,7 @@ func checkWindowID(id string) error {
 
 // sessionTarget returns the id of the session ref names: ref itself when
 // it is an id, else the id of the session with exactly that name.
-func (t *Terminal) sessionTarget(ctx context.Context, ref string) (string, error) {
+func (t *manager) sessionTarget(ctx context.Context, ref string) (string, error) {
 	if isID(ref, '$') {
 		return ref, nil
 	}
@@ -258,7 +258,7 @@ func (t *Terminal) sessionTarget(ctx context.Context, ref string) (string, error
 
 // ListSessions describes every session, in tmux's order (by name).
 // Clients counts the attached clients that are not control-mode clients.
-func (t *Terminal) ListSessions(ctx context.Context) ([]ports.SessionInfo, error) {
+func (t *manager) ListSessions(ctx context.Context) ([]ports.SessionInfo, error) {
 	out, err := t.exec(ctx, route{}, tmuxCmd("list-sessions", "-F", sessionFormat).then("list-clients", "-F", clientFormat))
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
@@ -293,7 +293,7 @@ func people(out string) map[string]int {
 }
 
 // ListWindows describes the windows of the session, or of every session.
-func (t *Terminal) ListWindows(ctx context.Context, session string) ([]ports.WindowInfo, error) {
+func (t *manager) ListWindows(ctx context.Context, session string) ([]ports.WindowInfo, error) {
 	scope := []string{"-a"}
 	if session != "" {
 		id, err := t.sessionTarget(ctx, session)
@@ -324,7 +324,7 @@ func (t *Terminal) ListWindows(ctx context.Context, session string) ([]ports.Win
 // ListPanes describes the panes f selects, with one invocation that also
 // lists what Pane reads to tell watchers and the server's own pane, so
 // that a listing and Pane never disagree about them.
-func (t *Terminal) ListPanes(ctx context.Context, f ports.PaneFilter) ([]ports.PaneSummary, error) {
+func (t *manager) ListPanes(ctx context.Context, f ports.PaneFilter) ([]ports.PaneSummary, error) {
 	var scope []string
 	switch {
 	case f.Pane != "":
@@ -409,7 +409,7 @@ func (t *Terminal) ListPanes(ctx context.Context, f ports.PaneFilter) ([]ports.P
 
 // ServerInfo describes the server: its socket path, version, pid, start
 // time and what it holds, from one invocation.
-func (t *Terminal) ServerInfo(ctx context.Context) (ports.ServerInfo, error) {
+func (t *manager) ServerInfo(ctx context.Context) (ports.ServerInfo, error) {
 	format := strings.Join([]string{"srv", clean("socket_path"), "#{pid}", clean("version"), "#{start_time}"}, sep)
 	out, err := t.exec(ctx, route{}, tmuxCmd("display-message", "-p", format).
 		then("list-sessions", "-F", "s").
@@ -464,7 +464,7 @@ func parseCreated(out string) (ports.Created, error) {
 // CreateSession runs new-session -d. The command, if any, goes to tmux as
 // one argument after "--", which tmux hands to the default shell with -c;
 // tmux does not expand formats in it.
-func (t *Terminal) CreateSession(ctx context.Context, spec ports.SessionSpec) (ports.Created, error) {
+func (t *manager) CreateSession(ctx context.Context, spec ports.SessionSpec) (ports.Created, error) {
 	args := []string{"new-session", "-d", "-P", "-F", createdFormat}
 	if spec.Name != "" {
 		if err := storableSession(spec.Name); err != nil {
@@ -499,7 +499,7 @@ func (t *Terminal) CreateSession(ctx context.Context, spec ports.SessionSpec) (p
 }
 
 // CreateWindow runs new-window -d at the session's next free index.
-func (t *Terminal) CreateWindow(ctx context.Context, session, name string) (ports.Created, error) {
+func (t *manager) CreateWindow(ctx context.Context, session, name string) (ports.Created, error) {
 	id, err := t.sessionTarget(ctx, session)
 	if err != nil {
 		return ports.Created{}, fmt.Errorf("create window: %w", err)
@@ -524,7 +524,7 @@ func (t *Terminal) CreateWindow(ctx context.Context, session, name string) (port
 
 // SplitWindow runs split-window -d, -v when vertical and -h otherwise,
 // with -l size when size is not 0.
-func (t *Terminal) SplitWindow(ctx context.Context, pane ports.PaneID, vertical bool, size int) (ports.Created, error) {
+func (t *manager) SplitWindow(ctx context.Context, pane ports.PaneID, vertical bool, size int) (ports.Created, error) {
 	if err := checkPaneID(pane); err != nil {
 		return ports.Created{}, fmt.Errorf("split pane: %w", err)
 	}
@@ -548,17 +548,17 @@ func (t *Terminal) SplitWindow(ctx context.Context, pane ports.PaneID, vertical 
 }
 
 // SelectPane runs select-pane.
-func (t *Terminal) SelectPane(ctx context.Context, pane ports.PaneID) error {
+func (t *manager) SelectPane(ctx context.Context, pane ports.PaneID) error {
 	return t.paneCommand(ctx, pane, "select pane", "select-pane")
 }
 
 // SelectWindow runs select-window.
-func (t *Terminal) SelectWindow(ctx context.Context, window string) error {
+func (t *manager) SelectWindow(ctx context.Context, window string) error {
 	return t.windowCommand(ctx, window, "select window", "select-window")
 }
 
 // ResizePane runs resize-pane -x/-y for the dimensions given.
-func (t *Terminal) ResizePane(ctx context.Context, pane ports.PaneID, width, height int) error {
+func (t *manager) ResizePane(ctx context.Context, pane ports.PaneID, width, height int) error {
 	var size []string
 	if width > 0 {
 		size = append(size, "-x", strconv.Itoa(width))
@@ -575,7 +575,7 @@ func (t *Terminal) ResizePane(ctx context.Context, pane ports.PaneID, width, hei
 // ResizeWindow runs resize-window -x/-y for the dimensions given. tmux
 // then sets the window's window-size option to manual: the window keeps
 // that size when clients attach, until the option is changed.
-func (t *Terminal) ResizeWindow(ctx context.Context, window string, width, height int) error {
+func (t *manager) ResizeWindow(ctx context.Context, window string, width, height int) error {
 	var size []string
 	if width > 0 {
 		size = append(size, "-x", strconv.Itoa(width))
@@ -593,7 +593,7 @@ func (t *Terminal) ResizeWindow(ctx context.Context, window string, width, heigh
 }
 
 // RenameSession runs rename-session on the session's id.
-func (t *Terminal) RenameSession(ctx context.Context, session, name string) error {
+func (t *manager) RenameSession(ctx context.Context, session, name string) error {
 	if err := storableSession(name); err != nil {
 		return fmt.Errorf("rename session %s: %w", session, err)
 	}
@@ -609,7 +609,7 @@ func (t *Terminal) RenameSession(ctx context.Context, session, name string) erro
 
 // RenameWindow runs rename-window, which also turns the window's
 // automatic-rename off.
-func (t *Terminal) RenameWindow(ctx context.Context, window, name string) error {
+func (t *manager) RenameWindow(ctx context.Context, window, name string) error {
 	if err := storable(name); err != nil {
 		return fmt.Errorf("rename window %s: %w", window, err)
 	}
@@ -617,23 +617,23 @@ func (t *Terminal) RenameWindow(ctx context.Context, window, name string) error 
 }
 
 // ClearHistory runs clear-history.
-func (t *Terminal) ClearHistory(ctx context.Context, pane ports.PaneID) error {
+func (t *manager) ClearHistory(ctx context.Context, pane ports.PaneID) error {
 	return t.paneCommand(ctx, pane, "clear the history of pane", "clear-history")
 }
 
 // KillPane runs kill-pane.
-func (t *Terminal) KillPane(ctx context.Context, pane ports.PaneID) error {
+func (t *manager) KillPane(ctx context.Context, pane ports.PaneID) error {
 	return t.paneCommand(ctx, pane, "kill pane", "kill-pane")
 }
 
 // KillWindow runs kill-window.
-func (t *Terminal) KillWindow(ctx context.Context, window string) error {
+func (t *manager) KillWindow(ctx context.Context, window string) error {
 	return t.windowCommand(ctx, window, "kill window", "kill-window")
 }
 
 // KillSession runs kill-session on the session's id. tmux exits when its
 // last session goes.
-func (t *Terminal) KillSession(ctx context.Context, session string) error {
+func (t *manager) KillSession(ctx context.Context, session string) error {
 	id, err := t.sessionTarget(ctx, session)
 	if err != nil {
 		return fmt.Errorf("kill session: %w", err)
@@ -670,7 +670,7 @@ func (t *Terminal) KillSession(ctx context.Context, session string) error {
 // across listing the clients and that command list, so that no control
 // client of this Terminal attaches unseen in between; one of another
 // program's that attaches in that moment is not paused.
-func (t *Terminal) RespawnPane(ctx context.Context, pane ports.PaneID) error {
+func (t *manager) RespawnPane(ctx context.Context, pane ports.PaneID) error {
 	if err := checkPaneID(pane); err != nil {
 		return fmt.Errorf("respawn pane: %w", err)
 	}
@@ -712,7 +712,7 @@ func (t *Terminal) RespawnPane(ctx context.Context, pane ports.PaneID) error {
 }
 
 // paneCommand runs "command -t pane args...".
-func (t *Terminal) paneCommand(ctx context.Context, pane ports.PaneID, what, command string, args ...string) error {
+func (t *manager) paneCommand(ctx context.Context, pane ports.PaneID, what, command string, args ...string) error {
 	if err := checkPaneID(pane); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -723,7 +723,7 @@ func (t *Terminal) paneCommand(ctx context.Context, pane ports.PaneID, what, com
 }
 
 // windowCommand runs "command -t window args...".
-func (t *Terminal) windowCommand(ctx context.Context, window, what, command string, args ...string) error {
+func (t *manager) windowCommand(ctx context.Context, window, what, command string, args ...string) error {
 	if err := checkWindowID(window); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}

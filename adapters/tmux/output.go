@@ -84,7 +84,7 @@ type paneRecord struct {
 }
 
 // record returns the pane's record, making it if needed. t.mu is held.
-func (t *Terminal) record(id ports.PaneID) *paneRecord {
+func (t *terminal) record(id ports.PaneID) *paneRecord {
 	rec := t.panes[id]
 	if rec == nil {
 		rec = &paneRecord{id: id, out: outbuf.New(&t.mu, t.opts.RingSize)}
@@ -145,7 +145,7 @@ func deadError(id ports.PaneID) error {
 // returns that client, taken for the caller (see acquire), and its
 // release, or dead when the pane is dead (with no client if none
 // listens). release is never nil; the caller calls it, on error too.
-func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClient, release func(), dead bool, err error) {
+func (t *terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClient, release func(), dead bool, err error) {
 	rec.listenMu.Lock()
 	defer rec.listenMu.Unlock()
 	none := func() {}
@@ -247,7 +247,7 @@ const confirmationFresh = time.Second
 
 // listener returns the client that records the pane's output, or nil
 // while none does or one is being confirmed.
-func (t *Terminal) listener(pane ports.PaneID) *controlClient {
+func (t *terminal) listener(pane ports.PaneID) *controlClient {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if rec := t.panes[pane]; rec != nil && rec.owner != nil && !rec.claiming {
@@ -268,7 +268,7 @@ func ownerCheckCmd(pane ports.PaneID, session string) cmdList {
 // confirmOwner takes note of what ownerCheckCmd printed in out, asked at
 // asked: when c still records the pane and its session holds it, the
 // next listen need not ask.
-func (t *Terminal) confirmOwner(pane ports.PaneID, c *controlClient, out string, asked time.Time) {
+func (t *terminal) confirmOwner(pane ports.PaneID, c *controlClient, out string, asked time.Time) {
 	for _, row := range tagged(out, "S", 2) {
 		if row[0] != string(pane) {
 			continue
@@ -285,7 +285,7 @@ func (t *Terminal) confirmOwner(pane ports.PaneID, c *controlClient, out string,
 
 // lapse records that nobody listens to the pane from since on. t.mu is
 // held.
-func (t *Terminal) lapse(rec *paneRecord, since time.Time) {
+func (t *terminal) lapse(rec *paneRecord, since time.Time) {
 	rec.owner, rec.claiming, rec.held, rec.heldGap = nil, false, nil, false
 	rec.confirmed = nil
 	if since.IsZero() {
@@ -310,7 +310,7 @@ type location struct {
 // locate finds a session that holds the pane (tmux's choice when the
 // window is linked into several) and whether the pane is dead, through
 // any control client already attached.
-func (t *Terminal) locate(ctx context.Context, id ports.PaneID) (location, error) {
+func (t *terminal) locate(ctx context.Context, id ports.PaneID) (location, error) {
 	out, err := t.exec(ctx, route{}, tmuxCmd("list-panes", "-t", string(id),
 		"-f", "#{==:#{pane_id},"+string(id)+"}", "-F", "#{session_id}"+sep+"#{pane_dead}"))
 	if err != nil {
@@ -331,7 +331,7 @@ type paneState struct {
 
 // sessionPanes lists the panes of the client's session through the client
 // itself, so the answer comes after every %output line tmux sent before.
-func (t *Terminal) sessionPanes(ctx context.Context, c *controlClient) (map[ports.PaneID]paneState, error) {
+func (t *terminal) sessionPanes(ctx context.Context, c *controlClient) (map[ports.PaneID]paneState, error) {
 	line, _ := commandLine([][]string{{"list-panes", "-s", "-t", c.session, "-F", "#{pane_id} #{pane_dead} #{window_activity}"}})
 	lines, err := c.command(ctx, "list-panes", line)
 	if err != nil {
@@ -351,7 +351,7 @@ func (t *Terminal) sessionPanes(ctx context.Context, c *controlClient) (map[port
 
 // clientFor returns the running client for session, starting one if
 // needed, taken for the caller (see acquire), and its release.
-func (t *Terminal) clientFor(ctx context.Context, session string) (*controlClient, func(), error) {
+func (t *terminal) clientFor(ctx context.Context, session string) (*controlClient, func(), error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -402,7 +402,7 @@ func (t *Terminal) clientFor(ctx context.Context, session string) (*controlClien
 }
 
 // deliver records bytes that client c received from pane id.
-func (t *Terminal) deliver(c *controlClient, id ports.PaneID, data []byte) {
+func (t *terminal) deliver(c *controlClient, id ports.PaneID, data []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	rec := t.panes[id]
@@ -425,7 +425,7 @@ func (t *Terminal) deliver(c *controlClient, id ports.PaneID, data []byte) {
 // continue at once, in the background (the reply comes through the
 // reader that called this), so that it is never left paused by whoever
 // paused it. Continuing a pane that is not paused does nothing.
-func (t *Terminal) pausedOutput(c *controlClient, id ports.PaneID) {
+func (t *terminal) pausedOutput(c *controlClient, id ports.PaneID) {
 	t.mu.Lock()
 	if rec := t.panes[id]; rec != nil && rec.owner == c {
 		if rec.claiming {
@@ -450,7 +450,7 @@ func (t *Terminal) pausedOutput(c *controlClient, id ports.PaneID) {
 
 // checkPanes ends the streams of the client's panes that died, and
 // listens again to those that left its session.
-func (t *Terminal) checkPanes(c *controlClient) {
+func (t *terminal) checkPanes(c *controlClient) {
 	t.mu.Lock()
 	var watched []*paneRecord
 	for _, rec := range t.panes {
@@ -494,7 +494,7 @@ func (t *Terminal) checkPanes(c *controlClient) {
 
 // relisten attaches a pane with open streams to a client again after its
 // owner lost it, or ends its streams when the pane is gone.
-func (t *Terminal) relisten(rec *paneRecord) {
+func (t *terminal) relisten(rec *paneRecord) {
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
 		if attempt > 0 {
@@ -540,7 +540,7 @@ func (t *Terminal) relisten(rec *paneRecord) {
 }
 
 // endStreams ends every open stream of the pane with err. t.mu is held.
-func (t *Terminal) endStreams(rec *paneRecord, err error) {
+func (t *terminal) endStreams(rec *paneRecord, err error) {
 	rec.out.EndStreams(err)
 	if rec.owner != nil {
 		t.armIdle(rec.owner)
@@ -549,7 +549,7 @@ func (t *Terminal) endStreams(rec *paneRecord, err error) {
 
 // clientExited forgets a client whose process ended and, unless it was
 // stopped on purpose, listens again to the panes it served.
-func (t *Terminal) clientExited(c *controlClient) {
+func (t *terminal) clientExited(c *controlClient) {
 	t.mu.Lock()
 	if t.clients[c.session] == c {
 		delete(t.clients, c.session)
@@ -581,7 +581,7 @@ func (t *Terminal) clientExited(c *controlClient) {
 // caller is using it (attaching a pane, or waiting for a command), and
 // stops the timer otherwise; see idleFired for commands. t.mu is
 // held.
-func (t *Terminal) armIdle(c *controlClient) {
+func (t *terminal) armIdle(c *controlClient) {
 	if c.closing || t.closed {
 		return
 	}
@@ -601,7 +601,7 @@ func (t *Terminal) armIdle(c *controlClient) {
 }
 
 // serves reports whether any open stream is fed by c. t.mu is held.
-func (t *Terminal) serves(c *controlClient) bool {
+func (t *terminal) serves(c *controlClient) bool {
 	for _, rec := range t.panes {
 		if rec.owner == c && rec.out.Streams() > 0 {
 			return true
@@ -612,7 +612,7 @@ func (t *Terminal) serves(c *controlClient) bool {
 
 // idleFired stops a client that has stayed idle: no stream and no command
 // for Options.IdleTimeout.
-func (t *Terminal) idleFired(c *controlClient, gen uint64) {
+func (t *terminal) idleFired(c *controlClient, gen uint64) {
 	t.mu.Lock()
 	if c.idle == nil || c.idleGen != gen || c.closing || c.inflight > 0 || t.serves(c) {
 		t.mu.Unlock()

@@ -382,7 +382,7 @@ func TestCloseWaitsForEveryGoroutine(t *testing.T) {
 	term.mu.Unlock()
 	rec.listenMu.Lock()
 	s.tmux("detach-client", "-s", "main") // its pane is to be listened to again
-	eventually(t, 5*time.Second, "the pane listened to again", func() bool { return running("(*Terminal).relisten") })
+	eventually(t, 5*time.Second, "the pane listened to again", func() bool { return running("(*terminal).relisten") })
 	closed := make(chan struct{})
 	go func() {
 		term.Close()
@@ -395,7 +395,7 @@ func TestCloseWaitsForEveryGoroutine(t *testing.T) {
 	}
 	rec.listenMu.Unlock()
 	<-closed
-	for _, f := range []string{"(*controlClient).read", "(*controlClient).watch", "(*Terminal).relisten"} {
+	for _, f := range []string{"(*controlClient).read", "(*controlClient).watch", "(*terminal).relisten"} {
 		if running(f) {
 			t.Errorf("%s still runs after Close", f)
 		}

@@ -113,7 +113,7 @@ func (t *Terminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, e
 
 // paneInfo builds the PaneInfo of pane id from the output of Pane's
 // commands, and adds what the kernel says of its foreground program.
-func (t *Terminal) paneInfo(id ports.PaneID, out string) (ports.PaneInfo, error) {
+func (t *terminal) paneInfo(id ports.PaneID, out string) (ports.PaneInfo, error) {
 	d := parseDescriptions(out)
 	info, err := d.info(id, t.self)
 	if err == nil {
@@ -127,7 +127,7 @@ func (t *Terminal) paneInfo(id ports.PaneID, out string) (ports.PaneInfo, error)
 // (internal/tty), whose controlling terminal is the pane's: tmux names
 // only what that leader was started as. "" over ssh, where the processes
 // are on another host, and wherever /proc cannot tell.
-func (t *Terminal) program(pane []string) string {
+func (t *terminal) program(pane []string) string {
 	if t.launch.remote() || pane[pDead] == "1" {
 		return ""
 	}

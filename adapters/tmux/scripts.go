@@ -59,7 +59,7 @@ func (l localScripts) Close() error { return l.dir.Close() }
 // stream) runs show-buffer as its own process, since a file's contents
 // may not travel over a control client.
 type remoteScripts struct {
-	t   *Terminal
+	t   *terminal
 	tag string // tells this Terminal's files from any other's
 
 	mu    sync.Mutex
@@ -69,7 +69,7 @@ type remoteScripts struct {
 	made  []string         // every path written, for Close
 }
 
-func newRemoteScripts(t *Terminal) *remoteScripts {
+func newRemoteScripts(t *terminal) *remoteScripts {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails
 	return &remoteScripts{t: t, tag: hex.EncodeToString(b), sizes: make(map[string]int64)}

@@ -124,7 +124,31 @@ type Options struct {
 //
 // A Terminal is safe for concurrent use. Close it to stop the control-mode
 // clients it started.
+//
+// Its roles beyond ports.Terminal are types of their own that it embeds,
+// each over the same core (terminal): the Manager (manage.go), the Leaser
+// (lease.go), and the ScriptStore and JobControl that a shell's framed
+// commands use (shell.go).
 type Terminal struct {
+	*terminal
+	manager
+	leaser
+	shellSupport
+}
+
+// manager is the Terminal's ports.Manager.
+type manager struct{ *terminal }
+
+// leaser is the Terminal's ports.Leaser and ports.DescribingLeaser.
+type leaser struct{ *terminal }
+
+// shellSupport is the Terminal's ports.ScriptStore and ports.JobControl.
+type shellSupport struct{ *terminal }
+
+// terminal is what a Terminal's roles share: the way to tmux (command
+// lists, control clients and processes; see command.go and control.go)
+// and the panes' output (output.go).
+type terminal struct {
 	launch  launcher // makes every tmux process (see launch.go)
 	version string
 	sockArg []string // the flags of every tmux client: "-L name", "-S path" or nothing, and -u when needed
@@ -219,7 +243,7 @@ func New(opts Options) (*Terminal, error) {
 		return nil, err
 	}
 	life, endLife := context.WithCancel(context.Background())
-	t := &Terminal{
+	t := &terminal{
 		life:    life,
 		endLife: endLife,
 		launch:  launch,
@@ -267,7 +291,7 @@ func New(opts Options) (*Terminal, error) {
 	} else {
 		t.sockArg = append(t.sockArg, utf8Flag(t.env)...)
 	}
-	return t, nil
+	return &Terminal{terminal: t, manager: manager{t}, leaser: leaser{t}, shellSupport: shellSupport{t}}, nil
 }
 
 // Version returns the version tmux reported, such as "3.3a".
@@ -275,7 +299,9 @@ func (t *Terminal) Version() string { return t.version }
 
 // Ping checks that a tmux server answers on the socket. It returns an error
 // wrapping ports.ErrUnavailable when none does.
-func (t *Terminal) Ping(ctx context.Context) error {
+func (t *Terminal) Ping(ctx context.Context) error { return t.ping(ctx) }
+
+func (t *terminal) ping(ctx context.Context) error {
 	_, err := t.exec(ctx, route{}, tmuxCmd("display-message", "-p", "#{pid}"))
 	return err
 }
@@ -322,7 +348,7 @@ func (t *Terminal) Close() error {
 // and reports false once the Terminal is closed, when the work is not to
 // start. The caller calls t.work.Done when it ends. t.mu is held. A
 // goroutine started by counted work is counted with t.work.Go.
-func (t *Terminal) track() bool {
+func (t *terminal) track() bool {
 	if t.closed {
 		return false
 	}
@@ -478,7 +504,7 @@ func classify(msg string) error {
 
 // run runs one tmux client with args (which may hold several commands
 // separated by ";" arguments) and returns its standard output.
-func (t *Terminal) run(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
+func (t *terminal) run(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
 	if notifies(splitCommands(args)) {
 		t.attachGate.RLock()
 		defer t.attachGate.RUnlock()
@@ -502,7 +528,7 @@ func commandTimeout(base time.Duration, stdin io.Reader) time.Duration {
 
 // runGated is run for a caller that already holds attachGate, shared,
 // across several invocations.
-func (t *Terminal) runGated(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
+func (t *terminal) runGated(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
 	t.mu.Lock()
 	closed := t.closed
 	t.mu.Unlock()
@@ -570,14 +596,14 @@ func probeCmd(id ports.PaneID) cmdList {
 }
 
 // debug logs when a Logger was given.
-func (t *Terminal) debug(msg string, kv ...any) {
+func (t *terminal) debug(msg string, kv ...any) {
 	if t.opts.Logger != nil {
 		t.opts.Logger.Debug(msg, kv...)
 	}
 }
 
 // warn warns when a Logger was given.
-func (t *Terminal) warn(msg string, kv ...any) {
+func (t *terminal) warn(msg string, kv ...any) {
 	if t.opts.Logger != nil {
 		t.opts.Logger.Warn(msg, kv...)
 	}
