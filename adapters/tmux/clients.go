@@ -130,7 +130,7 @@ func (t *terminal) clientExited(c *controlClient) {
 		// tmux may have stopped sending a moment before the end of the
 		// output was read.
 		t.lapse(rec, time.Now().Add(-time.Second))
-		if !c.closing && rec.out.Streams() > 0 {
+		if !c.closing && t.streams(rec) > 0 {
 			again = append(again, rec)
 		}
 	}
@@ -166,7 +166,7 @@ func (t *terminal) armIdle(c *controlClient) {
 // serves reports whether any open stream is fed by c. t.mu is held.
 func (t *terminal) serves(c *controlClient) bool {
 	for _, rec := range t.panes {
-		if rec.owner == c && rec.out.Streams() > 0 {
+		if rec.owner == c && t.streams(rec) > 0 {
 			return true
 		}
 	}

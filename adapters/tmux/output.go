@@ -51,9 +51,14 @@ import (
 // the error every adapter built on outbuf uses.
 var ErrStreamClosed = outbuf.ErrClosed
 
-// paneRecord is what the Terminal keeps of one pane's output. Its fields
-// are guarded by Terminal.mu, except listenMu; out, guarded by Terminal.mu
-// too, holds the pane's newest bytes and its open streams.
+// paneRecord is what the Terminal keeps of one pane's output. The
+// recorder's lock, terminal.rmu, guards out (the pane's newest bytes and
+// its open streams), held and heldGap: what a control client's reader
+// writes for every %output line, which so contends with the stream's
+// readers only, not with every command on terminal.mu. owner and
+// claiming, which that reader reads too, are written under both locks
+// and read under either; the other fields are guarded by terminal.mu,
+// except listenMu. Lock order: terminal.mu before terminal.rmu.
 type paneRecord struct {
 	id  ports.PaneID
 	out *outbuf.Buffer
@@ -85,16 +90,39 @@ type paneRecord struct {
 func (t *terminal) record(id ports.PaneID) *paneRecord {
 	rec := t.panes[id]
 	if rec == nil {
-		rec = &paneRecord{id: id, out: outbuf.New(&t.mu, t.opts.RingSize)}
-		rec.out.OnClose(func() {
-			// The client may serve no stream any more.
-			if rec.owner != nil {
-				t.armIdle(rec.owner)
-			}
-		})
+		rec = &paneRecord{id: id, out: outbuf.New(&t.rmu, t.opts.RingSize)}
+		t.rmu.Lock()
 		t.panes[id] = rec
+		t.rmu.Unlock()
 	}
 	return rec
+}
+
+// streams counts the pane's open streams.
+func (t *terminal) streams(rec *paneRecord) int {
+	t.rmu.Lock()
+	defer t.rmu.Unlock()
+	return rec.out.Streams()
+}
+
+// A recordedStream is a stream of a pane's record. Closing it may leave
+// the pane's client serving no stream, so it then arms the client's idle
+// timer: after the buffer's Close, which holds terminal.rmu, as that
+// takes terminal.mu.
+type recordedStream struct {
+	*outbuf.Stream
+	t   *terminal
+	rec *paneRecord
+}
+
+func (s recordedStream) Close() error {
+	err := s.Stream.Close()
+	s.t.mu.Lock()
+	if s.rec.owner != nil {
+		s.t.armIdle(s.rec.owner)
+	}
+	s.t.mu.Unlock()
+	return err
 }
 
 // OpenOutput returns a stream of the pane's output. It returns once a
@@ -128,10 +156,12 @@ func (t *Terminal) OpenOutput(ctx context.Context, id ports.PaneID) (ports.Outpu
 	if t.closed {
 		return nil, fmt.Errorf("open output of pane %s: %w: %w", id, ErrTerminalClosed, ports.ErrUnavailable)
 	}
+	t.rmu.Lock()
+	defer t.rmu.Unlock()
 	if dead {
-		return rec.out.OpenEnded(deadError(id)), nil
+		return recordedStream{rec.out.OpenEnded(deadError(id)), t.terminal, rec}, nil
 	}
-	return rec.out.Open(), nil
+	return recordedStream{rec.out.Open(), t.terminal, rec}, nil
 }
 
 // deadError is the Ended of the streams of a pane that died or was closed.
@@ -203,7 +233,9 @@ func (t *terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 		// the question is dropped; they wait in held until the answer
 		// tells whether bytes were missed before.
 		t.mu.Lock()
+		t.rmu.Lock()
 		rec.owner, rec.claiming, rec.held, rec.heldGap = c, true, nil, false
+		t.rmu.Unlock()
 		t.mu.Unlock()
 		asked := time.Now()
 		states, err := t.sessionPanes(ctx, c)
@@ -211,7 +243,9 @@ func (t *terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 		t.mu.Lock()
 		if err != nil || !found {
 			if rec.owner == c {
+				t.rmu.Lock()
 				rec.owner, rec.claiming, rec.held, rec.heldGap = nil, false, nil, false
+				t.rmu.Unlock()
 			}
 			t.mu.Unlock()
 			release()
@@ -221,15 +255,20 @@ func (t *terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 			lastErr = err
 			continue
 		}
-		if !rec.blindSince.IsZero() && st.activity >= rec.blindSince.Unix() {
+		missed := !rec.blindSince.IsZero() && st.activity >= rec.blindSince.Unix()
+		t.rmu.Lock()
+		if missed {
 			rec.out.Skip(1)
-			t.debug("tmux pane output may have been missed", "pane", rec.id, "since", rec.blindSince)
 		}
 		rec.out.Write(rec.held)
 		if rec.heldGap {
 			rec.out.Skip(1)
 		}
 		rec.owner, rec.claiming, rec.held, rec.heldGap = c, false, nil, false
+		t.rmu.Unlock()
+		if missed {
+			t.debug("tmux pane output may have been missed", "pane", rec.id, "since", rec.blindSince)
+		}
 		rec.blindSince, rec.covered = time.Time{}, asked
 		t.mu.Unlock()
 		return c, release, st.dead, nil
@@ -282,8 +321,10 @@ func (t *terminal) confirmOwner(pane ports.PaneID, c *controlClient, out string,
 }
 
 // lapse records that nobody listens to the pane from since on. t.mu is
-// held.
+// held, not t.rmu.
 func (t *terminal) lapse(rec *paneRecord, since time.Time) {
+	t.rmu.Lock()
+	defer t.rmu.Unlock()
 	rec.owner, rec.claiming, rec.held, rec.heldGap = nil, false, nil, false
 	rec.confirmed = nil
 	if since.IsZero() {
@@ -299,10 +340,11 @@ func (t *terminal) lapse(rec *paneRecord, since time.Time) {
 	}
 }
 
-// deliver records bytes that client c received from pane id.
+// deliver records bytes that client c received from pane id, under the
+// recorder's lock alone.
 func (t *terminal) deliver(c *controlClient, id ports.PaneID, data []byte) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.rmu.Lock()
+	defer t.rmu.Unlock()
 	rec := t.panes[id]
 	if rec == nil || rec.owner != c || len(data) == 0 {
 		return
@@ -324,7 +366,7 @@ func (t *terminal) deliver(c *controlClient, id ports.PaneID, data []byte) {
 // reader that called this), so that it is never left paused by whoever
 // paused it. Continuing a pane that is not paused does nothing.
 func (t *terminal) pausedOutput(c *controlClient, id ports.PaneID) {
-	t.mu.Lock()
+	t.rmu.Lock()
 	if rec := t.panes[id]; rec != nil && rec.owner == c {
 		if rec.claiming {
 			rec.heldGap = true
@@ -332,7 +374,7 @@ func (t *terminal) pausedOutput(c *controlClient, id ports.PaneID) {
 			rec.out.Skip(1)
 		}
 	}
-	t.mu.Unlock()
+	t.rmu.Unlock()
 	if checkPaneID(id) != nil {
 		return
 	}
@@ -349,14 +391,14 @@ func (t *terminal) pausedOutput(c *controlClient, id ports.PaneID) {
 // checkPanes ends the streams of the client's panes that died, and
 // listens again to those that left its session.
 func (t *terminal) checkPanes(c *controlClient) {
-	t.mu.Lock()
+	t.rmu.Lock()
 	var watched []*paneRecord
 	for _, rec := range t.panes {
 		if rec.owner == c && !rec.claiming && rec.out.Streams() > 0 {
 			watched = append(watched, rec)
 		}
 	}
-	t.mu.Unlock()
+	t.rmu.Unlock()
 	if len(watched) == 0 {
 		return
 	}
@@ -403,7 +445,7 @@ func (t *terminal) relisten(rec *paneRecord) {
 			}
 		}
 		t.mu.Lock()
-		if t.closed || rec.out.Streams() == 0 {
+		if t.closed || t.streams(rec) == 0 {
 			t.mu.Unlock()
 			return
 		}
@@ -437,9 +479,12 @@ func (t *terminal) relisten(rec *paneRecord) {
 	t.mu.Unlock()
 }
 
-// endStreams ends every open stream of the pane with err. t.mu is held.
+// endStreams ends every open stream of the pane with err. t.mu is held,
+// not t.rmu.
 func (t *terminal) endStreams(rec *paneRecord, err error) {
+	t.rmu.Lock()
 	rec.out.EndStreams(err)
+	t.rmu.Unlock()
 	if rec.owner != nil {
 		t.armIdle(rec.owner)
 	}

@@ -153,11 +153,15 @@ type terminal struct {
 	endLife context.CancelFunc
 	work    sync.WaitGroup
 
-	mu      sync.Mutex
-	closed  bool
+	mu     sync.Mutex
+	closed bool
+	// rmu is the recorder's lock: the panes' output (see paneRecord).
+	rmu     sync.Mutex
 	clients map[string]*controlClient // by session id, e.g. "$3"
-	panes   map[ports.PaneID]*paneRecord
-	ttys    map[ports.PaneID]ttyOf
+	// panes are the panes' output records, written under mu and rmu, read
+	// under either (see paneRecord).
+	panes map[ports.PaneID]*paneRecord
+	ttys  map[ports.PaneID]ttyOf
 	// attaching counts the clients being started (clientFor): commands
 	// do not wait behind them (commandClient).
 	attaching int
@@ -312,9 +316,11 @@ func (t *Terminal) Close() error {
 		clients = append(clients, c)
 	}
 	clear(t.clients)
+	t.rmu.Lock()
 	for _, rec := range t.panes {
 		rec.out.EndStreams(ErrTerminalClosed)
 	}
+	t.rmu.Unlock()
 	t.mu.Unlock()
 
 	var wg sync.WaitGroup
