@@ -68,7 +68,7 @@ func (t *terminal) clientFor(ctx context.Context, session string) (*controlClien
 	}
 	c := t.clients[session]
 	if c == nil {
-		c = newControlClient(t, session)
+		c = newControlClient(t.clientCfg, t, session)
 		release := t.acquire(c)
 		t.clients[session] = c
 		t.attaching++

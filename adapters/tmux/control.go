@@ -49,7 +49,8 @@ const controlPipeSize = 1 << 20
 // written to its standard input, framed by "%begin" and "%end" (or
 // "%error") lines.
 type controlClient struct {
-	t       *terminal
+	cfg     *clientConfig
+	sink    clientSink
 	session string // the session id, e.g. "$3"
 	cmd     *exec.Cmd
 	stderr  limitedBuffer
@@ -76,7 +77,7 @@ type controlClient struct {
 	// that tmux answers (see send).
 	heard atomic.Int64
 
-	// Guarded by t.mu.
+	// The Terminal's bookkeeping of the client, guarded by terminal.mu.
 	closing  bool        // stopped on purpose: no reconnecting
 	inflight int         // calls busy with this client: attaching a pane, or a command
 	lastUsed time.Time   // when the client last took a command for Terminal.command
@@ -84,10 +85,52 @@ type controlClient struct {
 	idleGen  uint64      // tells the armed timer from earlier ones
 }
 
-// newControlClient returns a client for session that start will run.
-func newControlClient(t *terminal, session string) *controlClient {
+// clientConfig is what a control client needs of the Terminal to run:
+// how to start tmux and with which flags, its timeouts, the gate against
+// attaching while tmux notifies (see above), the Terminal's lifetime and
+// the WaitGroup its goroutines are counted in, and where to log.
+type clientConfig struct {
+	launch         launcher
+	sockArg        []string
+	commandTimeout time.Duration
+	pollInterval   time.Duration
+	gate           *sync.RWMutex
+	life           context.Context
+	work           *sync.WaitGroup
+	lines          *atomic.Int64 // counts the command lines written, for tests
+	logger         Logger        // may be nil
+	// ping asks whether a tmux server answers, for a client that ended by
+	// itself (serverGone).
+	ping func(ctx context.Context) error
+}
+
+// A clientSink is told what a control client reads, and when it ends.
+// The methods run on the client's reader or watcher goroutine.
+type clientSink interface {
+	deliver(c *controlClient, id ports.PaneID, data []byte) // bytes a pane wrote
+	pausedOutput(c *controlClient, id ports.PaneID)         // %pause: tmux dropped the pane's queued output
+	checkPanes(c *controlClient)                            // a tick, or a notification that a pane may have gone
+	clientExited(c *controlClient)                          // the process ended; the client is done
+}
+
+func (c *controlClient) debug(msg string, kv ...any) {
+	if c.cfg.logger != nil {
+		c.cfg.logger.Debug(msg, kv...)
+	}
+}
+
+func (c *controlClient) warn(msg string, kv ...any) {
+	if c.cfg.logger != nil {
+		c.cfg.logger.Warn(msg, kv...)
+	}
+}
+
+// newControlClient returns a client for session that start will run,
+// telling sink what it reads.
+func newControlClient(cfg *clientConfig, sink clientSink, session string) *controlClient {
 	return &controlClient{
-		t:        t,
+		cfg:      cfg,
+		sink:     sink,
 		session:  session,
 		ready:    make(chan struct{}),
 		attached: make(chan struct{}),
@@ -100,9 +143,9 @@ func newControlClient(t *terminal, session string) *controlClient {
 // to the session, so that it receives the output of the session's panes
 // when start returns. The process outlives ctx.
 func (c *controlClient) start(ctx context.Context) error {
-	t := c.t
-	args := append(append([]string(nil), t.sockArg...), "-C", "attach-session", "-t", c.session, "-f", controlFlags)
-	cmd, err := t.launch.command(context.Background(), args...)
+	cfg := c.cfg
+	args := append(append([]string(nil), cfg.sockArg...), "-C", "attach-session", "-t", c.session, "-f", controlFlags)
+	cmd, err := cfg.launch.command(context.Background(), args...)
 	if err != nil {
 		close(c.done)
 		return fmt.Errorf("start control client for session %s: %w", c.session, err)
@@ -127,8 +170,8 @@ func (c *controlClient) start(ctx context.Context) error {
 	growPipe(w, controlPipeSize)
 	c.cmd.Stdout = w
 	c.stdin = stdin
-	t.attachGate.Lock()
-	defer t.attachGate.Unlock()
+	cfg.gate.Lock()
+	defer cfg.gate.Unlock()
 	err = c.cmd.Start()
 	w.Close()
 	if err != nil {
@@ -136,12 +179,12 @@ func (c *controlClient) start(ctx context.Context) error {
 		close(c.done)
 		return fmt.Errorf("start control client for session %s: %w: %w", c.session, err, ports.ErrUnavailable)
 	}
-	t.work.Go(func() { c.read(stdout) })
+	cfg.work.Go(func() { c.read(stdout) })
 	// tmux may run commands written to the client before the
 	// attach-session of its command line, so a reply to one shows only
 	// that the client's output is set up; the reply to attach-session
 	// shows that it is attached.
-	timeout := time.NewTimer(t.opts.CommandTimeout)
+	timeout := time.NewTimer(cfg.commandTimeout)
 	defer timeout.Stop()
 	select {
 	case <-c.attached:
@@ -151,15 +194,15 @@ func (c *controlClient) start(ctx context.Context) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 	case <-timeout.C:
-		err = fmt.Errorf("no answer within %v: %w", t.opts.CommandTimeout, errNoAnswer)
+		err = fmt.Errorf("no answer within %v: %w", cfg.commandTimeout, errNoAnswer)
 	}
 	if err != nil {
 		// The gate is still held: the client may be half attached.
 		c.stopProcess()
 		return fmt.Errorf("attach control client to session %s: %w", c.session, err)
 	}
-	t.work.Go(c.watch)
-	t.debug("tmux control client attached", "session", c.session, "pid", c.cmd.Process.Pid)
+	cfg.work.Go(c.watch)
+	c.debug("tmux control client attached", "session", c.session, "pid", c.cmd.Process.Pid)
 	return nil
 }
 
@@ -203,8 +246,8 @@ func (c *controlClient) stop() {
 	<-c.ready
 	if c.startErr == nil {
 		// Detaching makes tmux notify every control client.
-		c.t.attachGate.RLock()
-		defer c.t.attachGate.RUnlock()
+		c.cfg.gate.RLock()
+		defer c.cfg.gate.RUnlock()
 		c.stopProcess()
 	}
 }
@@ -227,9 +270,9 @@ func (c *controlClient) stopProcess() {
 	// sees the client's connection close, which is after the process has
 	// exited: one more command to the server is answered only after that.
 	// (Close stops its clients before it ends the Terminal's life.)
-	ctx, cancel := context.WithTimeout(c.t.life, stopTimeout)
+	ctx, cancel := context.WithTimeout(c.cfg.life, stopTimeout)
 	defer cancel()
-	if cmd, err := c.t.launch.command(ctx, append(append([]string(nil), c.t.sockArg...), "list-sessions", "-F", "")...); err == nil {
+	if cmd, err := c.cfg.launch.command(ctx, append(append([]string(nil), c.cfg.sockArg...), "list-sessions", "-F", "")...); err == nil {
 		cmd.Run() // a server that has gone notifies nobody
 	}
 }
@@ -244,8 +287,8 @@ const stopTimeout = 2 * time.Second
 func (c *controlClient) read(r io.ReadCloser) {
 	defer r.Close()
 	p := controlParser{
-		output:   func(id ports.PaneID, data []byte) { c.t.deliver(c, id, data) },
-		paused:   func(id ports.PaneID) { c.t.pausedOutput(c, id) },
+		output:   func(id ports.PaneID, data []byte) { c.sink.deliver(c, id, data) },
+		paused:   func(id ports.PaneID) { c.sink.pausedOutput(c, id) },
 		reply:    c.reply,
 		printing: c.printingBlock,
 		notify: func(name string) {
@@ -290,14 +333,14 @@ func (c *controlClient) read(r io.ReadCloser) {
 		req.done <- controlReply{err: err}
 	}
 	close(c.done)
-	c.t.debug("tmux control client exited", "session", c.session, "reason", err)
+	c.debug("tmux control client exited", "session", c.session, "reason", err)
 	if byItself && c.serverGone(err) {
 		// Not this adapter's doing: the server went away under it. The
 		// next call starts a new client, on a new server if one came.
-		c.t.warn("the tmux server is gone: calls fail until a tmux server answers on the socket again",
+		c.warn("the tmux server is gone: calls fail until a tmux server answers on the socket again",
 			"session", c.session, "reason", err.Error())
 	}
-	c.t.clientExited(c)
+	c.sink.clientExited(c)
 }
 
 // serverGone reports whether a client that ended by itself, with err,
@@ -307,15 +350,15 @@ func (c *controlClient) serverGone(err error) bool {
 	if errors.Is(err, ports.ErrUnavailable) {
 		return true
 	}
-	ctx, cancel := context.WithTimeout(c.t.life, stopTimeout)
+	ctx, cancel := context.WithTimeout(c.cfg.life, stopTimeout)
 	defer cancel()
-	return errors.Is(c.t.ping(ctx), ports.ErrUnavailable)
+	return errors.Is(c.cfg.ping(ctx), ports.ErrUnavailable)
 }
 
 // watch checks the panes of the client's open streams every poll interval
 // and whenever a notification may mean that a pane went away.
 func (c *controlClient) watch() {
-	tick := time.NewTicker(c.t.opts.PollInterval)
+	tick := time.NewTicker(c.cfg.pollInterval)
 	defer tick.Stop()
 	for {
 		select {
@@ -324,7 +367,7 @@ func (c *controlClient) watch() {
 		case <-tick.C:
 		case <-c.kick:
 		}
-		c.t.checkPanes(c)
+		c.sink.checkPanes(c)
 	}
 }
 

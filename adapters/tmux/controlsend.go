@@ -81,7 +81,7 @@ func (c *controlClient) send(ctx context.Context, name string, parts ...commandP
 	reqs, text := c.enqueue(parts)
 	_, err := io.WriteString(c.stdin, text)
 	c.mu.Unlock()
-	c.t.controlLines.Add(1)
+	c.cfg.lines.Add(1)
 	if err != nil {
 		// A partial write may have reached tmux.
 		return nil, &clientGoneError{err: fmt.Errorf("control client for session %s: write command: %w", c.session, err), sent: true}
@@ -90,7 +90,7 @@ func (c *controlClient) send(ctx context.Context, name string, parts ...commandP
 	// The wait ends when tmux has said nothing at all for CommandTimeout:
 	// a long reply that is still coming (a capture of many rows through
 	// ssh on a slow link) is an answer.
-	quiet := c.t.opts.CommandTimeout
+	quiet := c.cfg.commandTimeout
 	timeout := time.NewTimer(quiet)
 	defer timeout.Stop()
 	for i := 0; i < len(reqs); {

@@ -174,6 +174,10 @@ type terminal struct {
 	// (remoteproc.go); nil when tmux runs here.
 	proc *procReader
 
+	// clientCfg is what its control clients see of the Terminal, with
+	// the Terminal itself as their sink (see control.go).
+	clientCfg *clientConfig
+
 	// attachGate keeps the Terminal from making tmux 3.3a crash while one
 	// of its control clients attaches (see control.go).
 	attachGate sync.RWMutex
@@ -283,6 +287,18 @@ func New(opts Options) (*Terminal, error) {
 		t.sockArg = append(t.sockArg, "-u")
 	} else {
 		t.sockArg = append(t.sockArg, utf8Flag(t.env)...)
+	}
+	t.clientCfg = &clientConfig{
+		launch:         launch,
+		sockArg:        t.sockArg,
+		commandTimeout: opts.CommandTimeout,
+		pollInterval:   opts.PollInterval,
+		gate:           &t.attachGate,
+		life:           life,
+		work:           &t.work,
+		lines:          &t.controlLines,
+		logger:         opts.Logger,
+		ping:           t.ping,
 	}
 	return &Terminal{terminal: t, manager: manager{t}, leaser: leaser{t}, shellSupport: shellSupport{t}}, nil
 }
