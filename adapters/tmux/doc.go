@@ -1,14 +1,31 @@
 // Package tmux is the tmux implementation of ports.Terminal, for tmux 3.2
 // or newer. It runs the tmux client with argv only, never through a shell
 // (with a remote host, through the one shell ssh cannot avoid, every
-// argument quoted: see Remote hosts), and imports nothing but the standard
-// library and ports.
+// argument quoted: see Remote hosts). It imports the standard library,
+// ports, and the adapters' shared internals (adapters/internal: outbuf
+// for the streams, proc and tty for a pane's processes and terminal here,
+// screencap, scripts), and no other adapter.
+//
+// # Parts
+//
+// Terminal embeds its core (terminal: the way to tmux and the panes'
+// output) and one type per role over it: manager (ports.Manager), leaser
+// (ports.Leaser, DescribingLeaser) and shellSupport (ports.ScriptStore,
+// JobControl). A command list is a cmdList, each command its own argv,
+// and exec is the one place that picks its route (a control client or a
+// process; see command.go). Control clients (control.go) see a
+// clientConfig and tell a clientSink, the core, what they read. The
+// panes' output records (output.go) live under a lock of their own, so
+// that recording %output lines waits for no command. Every goroutine
+// runs under the Terminal's lifetime and is counted in the WaitGroup
+// that Close waits on. ARCHITECTURE.md tells who owns which goroutine
+// and lock.
 //
 // # Calls
 //
 // Every method runs one tmux command list (SendText one per chunk of
-// text), whose commands may be chained with ";" arguments so that a check
-// and an action run together in one pass of tmux's command queue:
+// text), whose commands are chained so that a check and an action run
+// together in one pass of tmux's command queue:
 //
 //   - Pane: list-panes of the pane's window, list-clients and list-windows
 //     (see Pane for how watchers are told).
@@ -29,7 +46,8 @@
 //   - The lease (lease.go) and the listings of the Manager (manage.go).
 //
 // tmux takes any argument ending in ";" as the end of a command, so such
-// arguments are passed as "...\;", which tmux turns back into "...;".
+// arguments are passed to a process as "...\;", which tmux turns back
+// into "...;" (cmdList.argv).
 //
 // # How a command list reaches tmux
 //
