@@ -26,9 +26,6 @@ func (l cmdList) then(args ...string) cmdList { return append(l[:len(l):len(l)],
 // and is l followed by the commands of m, l left as it was.
 func (l cmdList) and(m cmdList) cmdList { return append(l[:len(l):len(l)], m...) }
 
-// name is the first command's name, which errors are named after.
-func (l cmdList) name() string { return l[0][0] }
-
 // argv renders l as a tmux process's arguments: the commands separated
 // by ";" arguments, and every argument that ends in ";" written with
 // "\;" (escapeArg), which tmux turns back into ";" instead of ending the

@@ -396,10 +396,3 @@ func (t *terminal) debug(msg string, kv ...any) {
 		t.opts.Logger.Debug(msg, kv...)
 	}
 }
-
-// warn warns when a Logger was given.
-func (t *terminal) warn(msg string, kv ...any) {
-	if t.opts.Logger != nil {
-		t.opts.Logger.Warn(msg, kv...)
-	}
-}
