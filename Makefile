@@ -5,15 +5,20 @@ ARGS    ?=
 PKG     := ./...
 COVER_MIN := 90
 
-.PHONY: build run demo test test-unit cover mutation bench generate lint clean dist
+.PHONY: build run demo test test-unit cover mutation bench generate lint clean dist release npm
 
-# The version stamped into the binary (tmux-mcp -version, and serverInfo in
-# the MCP initialize reply): the nearest v* tag as git describe gives it
-# (v1.2.0, or v1.2.0-3-g94c696b three commits on, -dirty with changes), else
-# devel- and the commit. Outside a git checkout it is empty, and the binary
-# reports what Go recorded in it instead. Override with VERSION=....
-VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null || \
-	git describe --always --dirty 2>/dev/null | sed 's/^/devel-/')
+# The version stamped into the binary (tmux-mcp -version, serverInfo in the
+# MCP initialize reply), the release packages, the npm packages and the
+# Homebrew formula; it comes from one place. A commit that is tagged vX.Y.Z,
+# with a clean tree, is version X.Y.Z. Anything else is the next release's
+# version, which the VERSION file holds, plus the revision: 0.1.0-dev.g94c696b
+# (.dirty appended with uncommitted changes), which sorts before 0.1.0 as
+# semver, npm, dpkg and rpm order versions. Outside a git checkout it is
+# VERSION-dev. Override with VERSION=....
+VERSION ?= $(shell sh packaging/version.sh)
+ifeq ($(strip $(VERSION)),)
+$(error no version: packaging/version.sh failed, as it says above)
+endif
 LDFLAGS := $(if $(VERSION),-X github.com/tmux-mcp/tmux-mcp/app.version=$(VERSION))
 
 build:
@@ -140,6 +145,33 @@ dist:
 	@cd $(DIST) && if command -v sha256sum >/dev/null 2>&1; then sha256sum tmux-mcp-*; \
 	  else shasum -a 256 tmux-mcp-*; fi > SHA256SUMS
 	@cat $(DIST)/SHA256SUMS
+
+# Release artifacts, built here and published nowhere: goreleaser, in
+# snapshot mode, builds into dist/ the archives for linux and darwin on
+# amd64 and arm64, SHA256SUMS, the .deb and .rpm packages (with the manual
+# page test/manpage renders from -help) and the Homebrew formula, all
+# stamped with VERSION (see .goreleaser.yaml). goreleaser is built from the
+# Go module proxy into bin/ on first use, pinned, as staticcheck is; that
+# first build takes some minutes. packaging/check-deb.sh tries the .deb,
+# and docs/RELEASING.md says how a real release is made.
+GORELEASER_VERSION ?= v2.15.1
+GORELEASER         := bin/goreleaser-$(GORELEASER_VERSION)/goreleaser
+
+$(GORELEASER):
+	GOBIN=$(CURDIR)/$(dir $(GORELEASER)) $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+
+release: $(GORELEASER)
+	TMUX_MCP_VERSION=$(VERSION) $(GORELEASER) release --snapshot --clean
+	@echo "release $(VERSION): $$(cd dist && ls *.tar.gz *.deb *.rpm SHA256SUMS | tr '\n' ' ')"
+
+# The npm packages for npx -y tmux-mcp, in DIST/npm: tmux-mcp, whose bin/
+# launcher runs the binary of the @tmux-mcp/OS-CPU package npm installed
+# for this system, and one such package for each release binary, made from
+# make release's binaries (run it first) and stamped with VERSION.
+# packaging/npm/check.sh packs and installs them offline and talks MCP to
+# the installed command.
+npm:
+	node packaging/npm/build.mjs --dist $(DIST) --version $(VERSION)
 
 clean:
 	rm -rf bin $(DIST)

@@ -133,8 +133,9 @@ func Main(args []string, env func(string) string, std Stdio) int {
 	app := New(cfg, std)
 	if err := app.Err(); err != nil {
 		early.stop()
-		fmt.Fprintf(std.Err, "tmux-mcp: %v\n", err)
-		return ExitFailure
+		msg, code := Explain(err)
+		fmt.Fprintf(std.Err, "tmux-mcp: %s\n", msg)
+		return code
 	}
 	// fx listens for signals from Wait on; a signal during the start
 	// stops the server as soon as it has started.
@@ -149,13 +150,12 @@ func Main(args []string, env func(string) string, std Stdio) int {
 	startCtx, cancel := context.WithTimeout(context.Background(), app.StartTimeout())
 	defer cancel()
 	if err := app.Start(startCtx); err != nil {
-		fmt.Fprintf(std.Err, "tmux-mcp: %v\n", err)
-		if errors.Is(err, ErrInvalidSetting) {
-			// A setting found wrong only as the server started (an
-			// unusable bearer token): a wrong setting all the same.
-			return ExitUsage
-		}
-		return ExitFailure
+		// A setting found wrong only as the server started (an unusable
+		// bearer token, an address it cannot listen on) exits as a wrong
+		// setting all the same.
+		msg, code := Explain(err)
+		fmt.Fprintf(std.Err, "tmux-mcp: %s\n", msg)
+		return code
 	}
 	var sig fx.ShutdownSignal
 	if caught != nil {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +23,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/app"
 	"github.com/tmux-mcp/tmux-mcp/test/gate"
+	"github.com/tmux-mcp/tmux-mcp/test/tmuxtest"
 )
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of loggers.
@@ -217,16 +217,9 @@ func TestMainServesAPrivateTmuxServer(t *testing.T) {
 		t.Fatalf("no private socket named in the log:\n%s", stderr.String())
 	}
 	socket := m[1]
-	t.Cleanup(func() {
-		// In case the server failed to: never leave a tmux server behind.
-		_ = exec.Command("tmux", "-L", socket, "kill-server").Run()
-		// tmux 3.3a leaves the socket file of a killed server.
-		dir := os.Getenv("TMUX_TMPDIR")
-		if dir == "" {
-			dir = "/tmp"
-		}
-		_ = os.Remove(filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), socket))
-	})
+	// In case the server failed to: never leave a tmux server, or the
+	// socket file tmux leaves, behind.
+	t.Cleanup(func() { (&tmuxtest.Server{Bin: "tmux", Socket: socket}).Kill() })
 	runEcho(t, cs, "%0")
 	code, lines := end()
 	if code != app.ExitOK {
@@ -257,7 +250,7 @@ func TestMainExitCodes(t *testing.T) {
 		{name: "an address that is no address", args: []string{"-backend", "fake", "-transport", "http", "-listen", "nonsense"},
 			code: app.ExitUsage, stderrHas: `-listen "nonsense": bad address`},
 		{name: "address that cannot be bound", args: []string{"-backend", "fake", "-transport", "http", "-listen", "256.0.0.1:1"},
-			env: map[string]string{"TMUX_MCP_TOKEN": "0123456789abcdef0123456789abcdef"}, code: app.ExitFailure, stderrHas: "listen on 256.0.0.1:1"},
+			env: map[string]string{"TMUX_MCP_TOKEN": "0123456789abcdef0123456789abcdef"}, code: app.ExitUsage, stderrHas: "-listen 256.0.0.1:1: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -279,22 +272,31 @@ func TestMainExitCodes(t *testing.T) {
 	}
 }
 
-func TestSlogLoggerWritesThroughZap(t *testing.T) {
+// The adapters' logger writes through zap: its key-value pairs become
+// the entry's fields. (The SDK's slog records reach it as pairs too: see
+// adapters/mcp's logger tests.)
+func TestAdapterLoggerWritesThroughZap(t *testing.T) {
 	var buf syncBuffer
-	log := app.NewSlogLogger(app.NewLogger(&buf)).With("session", "s1").WithGroup("call")
+	log := app.NewAdapterLogger(app.NewLogger(&buf))
 	log.Debug("hidden below info")
-	log.Info("tool call done", "tool", "capture_pane", "duration", 1500*time.Millisecond, slog.Group("pane", "id", "%1"))
+	log.Info("tool call done", "tool", "capture_pane", "duration", 1500*time.Millisecond, "call.pane.id", "%1")
+	log.Warn("warned", "error", errors.New("boom"))
+	log.Error("failed", "calls", 2)
 	out := buf.String()
 	if strings.Contains(out, "hidden") {
 		t.Errorf("debug line written at info level: %s", out)
 	}
-	for _, s := range []string{"INFO", "tool call done", `"session": "s1"`, `"call.tool": "capture_pane"`, `"call.duration": "1.5s"`, `"call.pane.id": "%1"`} {
+	for _, s := range []string{"INFO", "tool call done", `"tool": "capture_pane"`, `"duration": "1.5s"`, `"call.pane.id": "%1"`,
+		"WARN", `"error": "boom"`, "ERROR", `"calls": 2`} {
 		if !strings.Contains(out, s) {
-			t.Errorf("log line lacks %s: %s", s, out)
+			t.Errorf("log lines lack %s: %s", s, out)
 		}
 	}
 }
 
+// fx's chatter is below the info level, and a failure of the start is
+// left to Main, which says it in a line or two (fx would log its chain of
+// constructors); a failure to stop is still logged.
 func TestFxLogsOnlyErrorsAtInfoLevel(t *testing.T) {
 	var buf syncBuffer
 	l := app.NewFxLogger(app.NewLogger(&buf))
@@ -302,7 +304,19 @@ func TestFxLogsOnlyErrorsAtInfoLevel(t *testing.T) {
 	if buf.String() != "" {
 		t.Errorf("fx chatter logged at info level: %q", buf.String())
 	}
-	l.LogEvent(&fxevent.Invoked{FunctionName: "serve", Err: errors.New("boom")})
+	for _, e := range []fxevent.Event{
+		&fxevent.Invoked{FunctionName: "serve", Err: errors.New("chain")},
+		&fxevent.Provided{ConstructorName: "app.NewTmuxBackend()", Err: errors.New("chain")},
+		&fxevent.OnStartExecuted{FunctionName: "start", Err: errors.New("chain")},
+		&fxevent.Started{Err: errors.New("chain")},
+		&fxevent.RollingBack{StartErr: errors.New("chain")},
+	} {
+		l.LogEvent(e)
+	}
+	if buf.String() != "" {
+		t.Errorf("a failure of the start logged by fx, which Main reports: %q", buf.String())
+	}
+	l.LogEvent(&fxevent.OnStopExecuted{FunctionName: "stop", Err: errors.New("boom")})
 	if !strings.Contains(buf.String(), "boom") {
 		t.Errorf("fx error not logged: %q", buf.String())
 	}
@@ -362,8 +376,8 @@ func TestMainStopsThePrivateTmuxServerWhenItCannotStart(t *testing.T) {
 	var stdout, stderr syncBuffer
 	code := app.Main([]string{"-audit", filepath.Join(t.TempDir(), "no", "such", "dir", "audit.log")}, envOf(nil),
 		app.Stdio{In: strings.NewReader(""), Out: &stdout, Err: &stderr})
-	if code != app.ExitFailure {
-		t.Errorf("Main = %d, want %d when the audit log cannot be opened", code, app.ExitFailure)
+	if code != app.ExitUsage {
+		t.Errorf("Main = %d, want %d when the audit log cannot be opened", code, app.ExitUsage)
 	}
 	m := regexp.MustCompile(`"socket": "([^"]+)"`).FindStringSubmatch(stderr.String())
 	if m == nil {

@@ -87,6 +87,13 @@ type Config struct {
 	WaitMax        time.Duration
 	MaxResultLines int
 
+	// OutputBudget is the bytes of output kept of all runs together, for
+	// read_output (-output-budget); 0 keeps none.
+	OutputBudget int64
+	// NoAgentEnv turns off the agent's environment in the child shell of
+	// run_shell_command (-agent-env=false; see domain.Config.NoAgentEnv).
+	NoAgentEnv bool
+
 	// Version asks for the version to be printed instead of serving.
 	Version bool
 }
@@ -146,11 +153,15 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	fs.BoolVar(&cfg.ScreenNoCopyMode, "screen-no-copy-mode", false, "vouch that nobody uses copy mode in the -screen-session, which screen cannot report; without it every write there is refused")
 	fs.StringVar(&cfg.AuditPath, "audit", "", "append one JSON line per tool call to this file (commands and texts only as SHA-256 digests)")
 	fs.StringVar(&cfg.TokenFile, "token-file", "", "file holding the bearer token the http transport requires (env "+EnvToken+" holds the token itself)")
+	budget := fs.String("output-budget", "256MiB", "the output kept of all runs together, for read_output: bytes, or a number with KiB, MiB or GiB (K, M, G); the oldest runs are evicted first; 0 keeps none")
+	agentEnv := fs.Bool("agent-env", true, "run each run_shell_command in a child shell with no pager (PAGER=cat, GIT_PAGER=cat, MANPAGER=cat, SYSTEMD_PAGER=) and no git prompt on the terminal (GIT_TERMINAL_PROMPT=0); -agent-env=false runs it with the shell's environment as it is (a persist command always does)")
 	fs.BoolVar(&cfg.Version, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(usage)
-			fmt.Fprintf(usage, "Usage: tmux-mcp [flags]\n\nAn MCP server for working in terminal panes. Flags win over environment variables.\n\n")
+			fmt.Fprintf(usage, "Usage: tmux-mcp [flags]\n\nAn MCP server for working in terminal panes. Flags win over environment variables.\n"+
+				"tmux-mcp setup CLIENT writes it into an MCP client's configuration, and tmux-mcp doctor\n"+
+				"checks what it needs (each says more with -h).\n\n")
 			fs.PrintDefaults()
 			fmt.Fprintf(usage, "\nEnvironment only:\n  %s\n    \twait ceiling in seconds (default %d)\n  %s\n    \tmaxLines of a call that gives none (default %d)\n  %s\n    \tthe bearer token the http transport requires (-token-file wins)\n",
 				EnvWaitMaxSeconds, int(domain.DefaultWaitMax/time.Second), EnvMaxResultLines, domain.DefaultMaxResultLines, EnvToken)
@@ -163,6 +174,7 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	cfg.NoAgentEnv = !*agentEnv
 
 	if !set["socket-name"] && !set["socket-path"] {
 		cfg.SocketName, cfg.SocketPath = env(EnvSocketName), env(EnvSocketPath)
@@ -238,6 +250,9 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	}
 	if set["audit"] && cfg.AuditPath == "" {
 		return Config{}, fmt.Errorf("%w: -audit is empty; name the file to append the audit log to", ErrInvalidSetting)
+	}
+	if cfg.OutputBudget, err = parseSize(*budget); err != nil {
+		return Config{}, fmt.Errorf("%w: -output-budget %q: %v", ErrInvalidSetting, *budget, err)
 	}
 	if cfg.WaitMax, err = parseWaitMax(env(EnvWaitMaxSeconds)); err != nil {
 		return Config{}, err
@@ -343,5 +358,28 @@ func DomainConfig(cfg Config) domain.Config {
 	d := domain.DefaultConfig()
 	d.WaitMax = cfg.WaitMax
 	d.MaxResultLines = cfg.MaxResultLines
+	if cfg.OutputBudget > 0 {
+		d.OutputBudget = cfg.OutputBudget
+	}
+	d.NoAgentEnv = cfg.NoAgentEnv
 	return d
+}
+
+// parseSize reads a number of bytes: digits, optionally followed by a
+// unit, KiB, MiB or GiB (or K, M, G, the same, or B), with or without a
+// space between.
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	num := strings.TrimRightFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	unit := strings.TrimSpace(s[len(num):])
+	shift := map[string]uint{"": 0, "B": 0, "K": 10, "KiB": 10, "M": 20, "MiB": 20, "G": 30, "GiB": 30}
+	sh, ok := shift[unit]
+	n, err := strconv.ParseInt(num, 10, 64)
+	if !ok || err != nil || n < 0 {
+		return 0, errors.New("want a number of bytes, such as 268435456, 256MiB or 1GiB")
+	}
+	if n > math.MaxInt64>>sh {
+		return 0, errors.New("too large")
+	}
+	return n << sh, nil
 }

@@ -25,6 +25,7 @@ func defaults() app.Config {
 		Backend:        app.BackendTmux,
 		WaitMax:        300 * time.Second,
 		MaxResultLines: 200,
+		OutputBudget:   256 << 20,
 	}
 }
 
@@ -36,6 +37,8 @@ func TestParseConfig(t *testing.T) {
 		edit func(*app.Config) // from defaults()
 	}{
 		{name: "defaults", edit: func(*app.Config) {}},
+		{name: "agent env off", args: []string{"-agent-env=false"}, edit: func(c *app.Config) { c.NoAgentEnv = true }},
+		{name: "agent env on", args: []string{"-agent-env"}, edit: func(*app.Config) {}},
 		{
 			name: "every flag",
 			args: []string{"-socket-name", "work", "-tmux-bin", "/opt/tmux", "-safety", "readonly",
@@ -44,6 +47,26 @@ func TestParseConfig(t *testing.T) {
 				c.SocketName, c.TmuxBin, c.Safety = "work", "/opt/tmux", app.SafetyReadonly
 				c.Transport, c.Listen, c.Backend, c.Version = "http", "127.0.0.1:9000", "fake", true
 			},
+		},
+		{
+			name: "an output budget in MiB",
+			args: []string{"-output-budget", "64MiB"},
+			edit: func(c *app.Config) { c.OutputBudget = 64 << 20 },
+		},
+		{
+			name: "an output budget in bytes",
+			args: []string{"-output-budget", "1000"},
+			edit: func(c *app.Config) { c.OutputBudget = 1000 },
+		},
+		{
+			name: "an output budget in G, with a space",
+			args: []string{"-output-budget", "2 G"},
+			edit: func(c *app.Config) { c.OutputBudget = 2 << 30 },
+		},
+		{
+			name: "no output kept",
+			args: []string{"-output-budget", "0"},
+			edit: func(c *app.Config) { c.OutputBudget = 0 },
 		},
 		{
 			name: "every variable",
@@ -158,6 +181,10 @@ func TestParseConfigRefusesToStartOnABadSetting(t *testing.T) {
 		says string
 	}{
 		{"unknown safety flag", []string{"-safety", "yolo"}, nil, `-safety "yolo"`},
+		{"an output budget with a fraction", []string{"-output-budget", "1.5GiB"}, nil, `-output-budget "1.5GiB": want a number of bytes`},
+		{"an output budget in an unknown unit", []string{"-output-budget", "5MB"}, nil, `-output-budget "5MB"`},
+		{"a negative output budget", []string{"-output-budget", "-1"}, nil, `-output-budget "-1"`},
+		{"an output budget too large", []string{"-output-budget", "9999999999GiB"}, nil, "too large"},
 		{"unknown safety variable", nil, map[string]string{"LIBTMUX_SAFETY": "Mutating"}, `LIBTMUX_SAFETY "Mutating"`},
 		{"unknown transport", []string{"-transport", "sse"}, nil, `-transport "sse"`},
 		{"unknown backend", []string{"-backend", "wezterm"}, nil, `-backend "wezterm"`},
@@ -217,7 +244,7 @@ func TestParseConfigHelpWritesUsage(t *testing.T) {
 		t.Fatalf("error = %v, want flag.ErrHelp", err)
 	}
 	for _, s := range []string{"-socket-name", "LIBTMUX_SOCKET", "-safety", "LIBTMUX_MCP_WAIT_MAX_SECONDS", "LIBTMUX_MCP_MAX_RESULT_LINES", "/mcp",
-		"-audit", "-token-file", "TMUX_MCP_TOKEN", "-screen-session", "screen", "-ssh", "TMUX_MCP_SSH", "-ssh-config", "-tools", "TMUX_MCP_TOOLS"} {
+		"-audit", "-token-file", "TMUX_MCP_TOKEN", "-screen-session", "screen", "-ssh", "TMUX_MCP_SSH", "-ssh-config", "-tools", "TMUX_MCP_TOOLS", "-agent-env"} {
 		if !strings.Contains(usage.String(), s) {
 			t.Errorf("usage lacks %q:\n%s", s, usage.String())
 		}
@@ -226,9 +253,16 @@ func TestParseConfigHelpWritesUsage(t *testing.T) {
 
 func TestDomainConfigCarriesTheLimits(t *testing.T) {
 	cfg := defaults()
-	cfg.WaitMax, cfg.MaxResultLines = 7*time.Second, 33
+	cfg.WaitMax, cfg.MaxResultLines, cfg.OutputBudget = 7*time.Second, 33, 1<<20
 	got := app.DomainConfig(cfg)
-	if got.WaitMax != 7*time.Second || got.MaxResultLines != 33 || got.MaxResultBytes != domain.MaxResultBytes {
+	if got.WaitMax != 7*time.Second || got.MaxResultLines != 33 || got.MaxResultBytes != domain.MaxResultBytes || got.OutputBudget != 1<<20 {
 		t.Errorf("DomainConfig = %+v", got)
+	}
+	if got.NoAgentEnv {
+		t.Error("DomainConfig turns the agent's environment off by default")
+	}
+	cfg.NoAgentEnv = true
+	if !app.DomainConfig(cfg).NoAgentEnv {
+		t.Error("DomainConfig does not carry -agent-env=false")
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp/audit"
 	"github.com/tmux-mcp/tmux-mcp/app"
 	"github.com/tmux-mcp/tmux-mcp/test/gate"
 )
@@ -164,8 +164,8 @@ func TestMainRefusesToServeUnauditedWhenTheLogCannotBeOpened(t *testing.T) {
 	var stdout, stderr syncBuffer
 	path := filepath.Join(t.TempDir(), "no", "such", "dir", "audit.jsonl")
 	code := app.Main([]string{"-backend", "fake", "-audit", path}, envOf(nil), app.Stdio{In: strings.NewReader(""), Out: &stdout, Err: &stderr})
-	if code != app.ExitFailure || !strings.Contains(stderr.String(), "audit") {
-		t.Errorf("Main = %d, want %d and the audit log named\nstderr:\n%s", code, app.ExitFailure, stderr.String())
+	if code != app.ExitUsage || !strings.Contains(stderr.String(), "-audit") {
+		t.Errorf("Main = %d, want %d and the audit log named\nstderr:\n%s", code, app.ExitUsage, stderr.String())
 	}
 }
 

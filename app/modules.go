@@ -6,8 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -15,21 +15,25 @@ import (
 
 	"go.uber.org/fx"
 
-	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp/audit"
+	"github.com/tmux-mcp/tmux-mcp/adapters/outputstore"
 	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/adapters/screen"
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
+	"github.com/tmux-mcp/tmux-mcp/domain/runlog"
 	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
 // Each module below wires one concern. Its constructors are plain
-// functions, usable without fx.
+// functions, usable without fx: they take what they need and return what
+// they made, with a Close where it must be closed; the modules only
+// compose them, binding them to the ports and closing them on stop.
 
 // ConfigModule supplies the settings and the domain's share of them.
 func ConfigModule(cfg Config) fx.Option {
@@ -39,16 +43,17 @@ func ConfigModule(cfg Config) fx.Option {
 	)
 }
 
-// Undo holds what the constructors started outside the process (a private
-// tmux server, a private screen session), so that a failed start can end
-// it: when building the application fails, fx runs no stop hook at all.
-// New runs it then; after a successful build the stop hooks do the work.
+// Undo holds the Close of what the constructors opened (a tmux client and
+// its private server, a screen session, the audit log), so that a failed
+// build can close it: when building the application fails, fx runs no
+// stop hook at all. New runs it then; after a successful build the stop
+// hooks do the work.
 type Undo struct {
 	mu  sync.Mutex
 	fns []func() error
 }
 
-// Add registers f, which must be safe to call after its stop hook ran.
+// Add registers f.
 func (u *Undo) Add(f func() error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -68,18 +73,39 @@ func (u *Undo) Run() error {
 	return errors.Join(errs...)
 }
 
+// closing is open, a plain constructor of something that must be closed,
+// as fx provides it: closed when the application stops, or by the Undo
+// when building the application fails.
+func closing[T interface{ Close() error }](open func(Config, *Logger) (T, error)) func(fx.Lifecycle, *Undo, Config, *Logger) (T, error) {
+	return func(lc fx.Lifecycle, undo *Undo, cfg Config, log *Logger) (T, error) {
+		v, err := open(cfg, log)
+		if err != nil {
+			return v, err
+		}
+		undo.Add(v.Close)
+		lc.Append(fx.StopHook(v.Close))
+		return v, nil
+	}
+}
+
 // DomainModule provides what carries out the calls: the writers.Pool of
 // the process (one writer per pane: its reservations, and its leases when
 // the backend has a ports.Leaser), the pane tools' *domain.Service on it
 // and, when the backend has a ports.Manager, the lifecycle tools'
 // *lifecycle.Service on the same pool. There must be one of each per
 // process, since the pool holds the reservations.
+//
+// The pool is constructed before the Services, so stopped after them:
+// their last releases still reach the leaser. The Services' output
+// streams are stopped before the backend that serves them (fx stops in
+// reverse order of construction).
 var DomainModule = fx.Module("domain",
 	fx.Provide(
 		fx.Annotate(random.New, fx.As(new(ports.IDSource))),
-		providePool,
-		provideService,
-		provideLifecycle,
+		fx.Annotate(NewProcessPool, fx.ParamTags(`optional:"true"`), fx.OnStop((*writers.Pool).Close)),
+		closing(NewOutputStore),
+		fx.Annotate(NewService, fx.ParamTags("", "", "", "", "", "", "", `group:"startingPanes"`), fx.OnStop((*domain.Service).Close)),
+		fx.Annotate(NewLifecycle, fx.ParamTags(`optional:"true"`)),
 	),
 )
 
@@ -93,91 +119,91 @@ func NewPool(l ports.Leaser, clk ports.Clock, owner string) *writers.Pool {
 	return writers.NewPool(writers.NewLeases(l, clk, owner, 0))
 }
 
-type poolParams struct {
-	fx.In
-	Lifecycle fx.Lifecycle
-	Clock     ports.Clock
-	Leaser    ports.Leaser `optional:"true"`
-	Logger    *slog.Logger
-}
-
-func providePool(p poolParams) *writers.Pool {
+// NewProcessPool is NewPool for the process: its leases, when there is a
+// leaser, are taken under a fresh NewLeaseOwner, which log is told.
+func NewProcessPool(l ports.Leaser, clk ports.Clock, log *Logger) *writers.Pool {
 	owner := NewLeaseOwner()
-	pool := NewPool(p.Leaser, p.Clock, owner)
-	if p.Leaser != nil {
-		p.Logger.Info("leasing panes so that other tmux-mcp processes on the same server do not write into them at once",
+	if l != nil {
+		log.Info("leasing panes so that other tmux-mcp processes on the same server do not write into them at once",
 			"owner", owner)
 	}
-	// Constructed before the Services, so stopped after them: their last
-	// releases still reach the leaser.
-	p.Lifecycle.Append(fx.StopHook(pool.Close))
-	return pool
+	return NewPool(l, clk, owner)
 }
 
 // NewService returns the pane tools' Service on the given terminal, clock
 // and ids, holding panes in pool, which the lifecycle tools must share.
 // Its events are logged to log, when not nil, as warnings: what an
-// operator wants to hear of (see domain.Event).
-func NewService(term ports.Terminal, clk ports.Clock, ids ports.IDSource, cfg domain.Config, pool *writers.Pool, log *slog.Logger) *domain.Service {
+// operator wants to hear of (see domain.Event). The whole output of runs
+// is kept in outputs, when it holds a store. The panes in starting are
+// waited for before the Service first types into them.
+func NewService(term ports.Terminal, clk ports.Clock, ids ports.IDSource, cfg domain.Config, pool *writers.Pool, log *Logger, outputs *OutputStore, starting ...ports.PaneID) *domain.Service {
 	opts := []domain.Option{domain.WithWriters(pool)}
+	if outputs != nil && outputs.Store != nil {
+		opts = append(opts, domain.WithOutputStore(outputs.Store))
+	}
 	if log != nil {
 		opts = append(opts, domain.WithEvents(func(e domain.Event) {
 			log.Warn(e.Message, "event", e.Kind, "pane", string(e.Pane))
 		}))
 	}
-	return domain.NewService(term, clk, ids, cfg, opts...)
-}
-
-type serviceParams struct {
-	fx.In
-	Lifecycle fx.Lifecycle
-	Terminal  ports.Terminal
-	Clock     ports.Clock
-	IDs       ports.IDSource
-	Config    domain.Config
-	Pool      *writers.Pool
-	Starting  StartingPanes `optional:"true"`
-	Logger    *slog.Logger
-}
-
-func provideService(p serviceParams) *domain.Service {
-	s := NewService(p.Terminal, p.Clock, p.IDs, p.Config, p.Pool, p.Logger)
-	for _, pane := range p.Starting {
+	s := domain.NewService(term, clk, ids, cfg, opts...)
+	for _, pane := range starting {
 		s.ExpectStartingShell(pane)
 	}
-	// The Service's output streams are stopped before the backend that
-	// serves them (fx stops in reverse order of construction).
-	p.Lifecycle.Append(fx.StopHook(s.Close))
 	return s
+}
+
+// OutputStore is where the whole output of runs is kept, for
+// read_output; Store is nil when nothing is kept.
+type OutputStore struct {
+	Store ports.OutputStore
+	close func() error
+}
+
+// Close removes what the store keeps on disk, if anything. Calls after
+// the first return the first's error.
+func (o *OutputStore) Close() error { return o.close() }
+
+// NewOutputStore returns where the whole output of runs is kept: in
+// memory for the fake backend, which touches no disk, else a private
+// directory under the user's state directory (adapters/outputstore),
+// removed by Close. A budget of 0 keeps nothing: Store is nil. So is it
+// when the directory cannot be made, with a warning: the tools serve all
+// the same, and read_output says that nothing was kept.
+func NewOutputStore(cfg Config, log *Logger) (*OutputStore, error) {
+	none := &OutputStore{close: func() error { return nil }}
+	switch {
+	case cfg.OutputBudget == 0:
+		log.Info("keeping no run output (-output-budget 0): read_output has nothing to read")
+		return none, nil
+	case cfg.Backend == BackendFake:
+		return &OutputStore{Store: fake.NewOutputStore(), close: func() error { return nil }}, nil
+	}
+	d, err := outputstore.Open("")
+	if err != nil {
+		log.Warn("keeping no run output: read_output will have nothing to read", "error", err)
+		return none, nil
+	}
+	log.Info("keeping the output of runs for read_output", "dir", d.Path(), "budget", runlog.Size(cfg.OutputBudget))
+	return &OutputStore{Store: d, close: sync.OnceValue(d.Close)}, nil
 }
 
 // StartingPanes are panes a backend has just made, whose shells may not
 // read input yet: the pane tools wait for them before they first type
-// (see domain.Service.ExpectStartingShell).
+// (see domain.Service.ExpectStartingShell). A backend module hands them
+// to NewService in the value group "startingPanes".
 type StartingPanes []ports.PaneID
 
 // NewLifecycle returns the lifecycle tools' Service on the backend's
 // Manager m, describing panes through term and holding them in pool; the
-// panes it creates are waited for by svc before it types into them.
+// panes it creates are waited for by svc before it types into them. It
+// returns nil when m is nil, a backend that cannot list and shape
+// sessions: the inspect and lifecycle tools are then not offered.
 func NewLifecycle(m ports.Manager, term ports.Terminal, pool *writers.Pool, svc *domain.Service) *lifecycle.Service {
-	return lifecycle.New(lifecycle.FromManager(m), term, pool, svc.ExpectStartingShell)
-}
-
-type lifecycleParams struct {
-	fx.In
-	Manager  ports.Manager `optional:"true"`
-	Terminal ports.Terminal
-	Pool     *writers.Pool
-	Service  *domain.Service
-}
-
-// provideLifecycle returns nil when the backend has no Manager: the
-// inspect and lifecycle tools are then not offered.
-func provideLifecycle(p lifecycleParams) *lifecycle.Service {
-	if p.Manager == nil {
+	if m == nil {
 		return nil
 	}
-	return NewLifecycle(p.Manager, p.Terminal, p.Pool, p.Service)
+	return lifecycle.New(lifecycle.FromManager(m), term, pool, svc.ExpectStartingShell)
 }
 
 // NewLeaseOwner returns a fresh id for this process's pane leases:
@@ -314,11 +340,11 @@ type Workspace struct {
 // socket.
 var TmuxBackendModule = fx.Module("backend-tmux",
 	fx.Provide(
-		NewTmuxBackend,
+		closing(NewTmuxBackend),
 		fx.Annotate((*TmuxBackend).terminal,
 			fx.As(new(ports.Terminal)), fx.As(new(ports.Manager)), fx.As(new(ports.Leaser))),
 		(*TmuxBackend).workspace,
-		(*TmuxBackend).starting,
+		fx.Annotate((*TmuxBackend).starting, fx.ResultTags(`group:"startingPanes,flatten"`)),
 	),
 )
 
@@ -329,9 +355,15 @@ type TmuxBackend struct {
 	// Starting are the panes of a private server's session, whose shell
 	// was started with the server and may not read input yet.
 	Starting StartingPanes
+
+	close func() error
 }
 
-func (b *TmuxBackend) starting() StartingPanes { return b.Starting }
+// Close closes the terminal and stops the private server it started, if
+// any. Calls after the first return the first's error.
+func (b *TmuxBackend) Close() error { return b.close() }
+
+func (b *TmuxBackend) starting() []ports.PaneID { return b.Starting }
 
 func (b *TmuxBackend) terminal() *tmux.Terminal { return b.Terminal }
 func (b *TmuxBackend) workspace() Workspace     { return b.Target.Workspace() }
@@ -349,11 +381,10 @@ type TmuxTarget struct {
 	SSH string
 }
 
-// NewTmuxBackend returns the tmux terminal cfg selects, closed when the
-// application stops. When cfg names no socket it starts a private tmux
-// server with one session and kills it when the application stops, so that
-// the server never writes into panes of a tmux server nobody named; the
-// log says how to attach to it.
+// NewTmuxBackend returns the tmux terminal cfg selects. When cfg names no
+// socket it starts a private tmux server with one session, which Close
+// kills, so that the server never writes into panes of a tmux server
+// nobody named; the log says how to attach to it.
 //
 // With cfg.SSH the tmux server is on that host, reached through ssh, and
 // without a socket setting it is the remote user's default server: a
@@ -361,7 +392,7 @@ type TmuxTarget struct {
 // to remove it. ssh failing to connect or log in fails the start; a
 // remote host with no tmux server running yet is only logged, since
 // create_session starts one.
-func NewTmuxBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo) (*TmuxBackend, error) {
+func NewTmuxBackend(cfg Config, log *Logger) (*TmuxBackend, error) {
 	target := TmuxTarget{Bin: cfg.TmuxBin, SocketName: cfg.SocketName, SocketPath: cfg.SocketPath, SSH: cfg.SSH}
 	if cfg.SSH != "" {
 		t, err := tmux.New(tmux.Options{Bin: cfg.TmuxBin, SocketName: cfg.SocketName, SocketPath: cfg.SocketPath, Logger: log,
@@ -369,38 +400,38 @@ func NewTmuxBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo) (
 		if err != nil {
 			return nil, err
 		}
-		lc.Append(fx.StopHook(t.Close))
 		log.Info("driving tmux on a remote host over ssh", "ssh", cfg.SSH, "socket", target.Workspace().Panes, "version", t.Version())
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := t.Ping(ctx); err != nil {
 			log.Warn("no tmux server answers on the remote host yet", "ssh", cfg.SSH, "error", err)
 		}
-		return &TmuxBackend{Terminal: t, Target: target}, nil
+		return &TmuxBackend{Terminal: t, Target: target, close: sync.OnceValue(t.Close)}, nil
+	}
+	if err := checkLocalPrograms(cfg); err != nil {
+		return nil, err
 	}
 	stopPrivate := func() error { return nil }
 	if cfg.SocketName == "" && cfg.SocketPath == "" {
 		name, session, stop, err := tmux.StartPrivate(tmux.Options{Bin: cfg.TmuxBin, Shell: cfg.Shell, Logger: log})
 		if err != nil {
-			return nil, err
+			return nil, unavailable(err)
 		}
 		target.SocketName, target.Session, stopPrivate = name, session, stop
-		undo.Add(stop)
 		log.Info("started a private tmux server; name a socket with -socket-name or -socket-path to use another",
 			"socket", name, "session", session, "attach", target.Workspace().Attach)
 	}
 	t, err := tmux.New(tmux.Options{Bin: target.Bin, SocketName: target.SocketName, SocketPath: target.SocketPath, Logger: log})
 	if err != nil {
-		return nil, errors.Join(err, stopPrivate())
+		return nil, unavailable(errors.Join(err, stopPrivate()))
 	}
-	lc.Append(fx.StopHook(func() error { return errors.Join(t.Close(), stopPrivate()) }))
-	b := &TmuxBackend{Terminal: t, Target: target}
+	b := &TmuxBackend{Terminal: t, Target: target, close: sync.OnceValue(func() error { return errors.Join(t.Close(), stopPrivate()) })}
 	if target.Session != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		panes, err := t.ListPanes(ctx, ports.PaneFilter{Session: target.Session})
 		if err != nil {
-			return nil, errors.Join(fmt.Errorf("list the panes of the private session: %w", err), t.Close(), stopPrivate())
+			return nil, errors.Join(fmt.Errorf("list the panes of the private session: %w", err), b.Close())
 		}
 		for _, p := range panes {
 			b.Starting = append(b.Starting, p.ID)
@@ -446,7 +477,7 @@ func (t TmuxTarget) Workspace() Workspace {
 // offered, and one writer per pane holds within this process only.
 var ScreenBackendModule = fx.Module("backend-screen",
 	fx.Provide(
-		NewScreenBackend,
+		closing(NewScreenBackend),
 		fx.Annotate((*ScreenBackend).terminal, fx.As(new(ports.Terminal))),
 		(*ScreenBackend).workspace,
 	),
@@ -459,7 +490,13 @@ type ScreenBackend struct {
 	// and quits it on exit.
 	Session string
 	Private bool
+
+	close func() error
 }
+
+// Close closes the terminal and quits the private session it started, if
+// any. Calls after the first return the first's error.
+func (b *ScreenBackend) Close() error { return b.close() }
 
 func (b *ScreenBackend) terminal() *screen.Terminal { return b.Terminal }
 
@@ -472,12 +509,14 @@ func (b *ScreenBackend) workspace() Workspace {
 	return Workspace{Panes: "the GNU screen session " + b.Session, Attach: shellJoin("screen", "-x", b.Session), PaneIDs: ids + "."}
 }
 
-// NewScreenBackend returns the screen terminal for the session cfg names,
-// closed when the application stops. When cfg names none it starts a
-// private screen session with one window and quits it when the
-// application stops, so that the server never writes into a session
-// nobody named; the log says how to attach to it.
-func NewScreenBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo) (*ScreenBackend, error) {
+// NewScreenBackend returns the screen terminal for the session cfg names.
+// When cfg names none it starts a private screen session with one
+// window, which Close quits, so that the server never writes into a
+// session nobody named; the log says how to attach to it.
+func NewScreenBackend(cfg Config, log *Logger) (*ScreenBackend, error) {
+	if _, err := exec.LookPath("screen"); err != nil {
+		return nil, &StartError{Cause: "GNU screen not found on PATH", Fix: "install it (apt-get install screen, brew install screen), or use -backend tmux", Err: err}
+	}
 	opts := screen.Options{Session: cfg.ScreenSession, AssumeNoCopyMode: cfg.ScreenNoCopyMode}
 	b := &ScreenBackend{Session: cfg.ScreenSession}
 	stopPrivate := func() error { return nil }
@@ -491,7 +530,6 @@ func NewScreenBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo)
 		// no window in it, as the screen adapter advises for such sessions;
 		// a person who attaches to it and enters copy mode defeats it.
 		opts.Session, opts.HistoryLimit, opts.AssumeNoCopyMode, stopPrivate = session, screen.PrivateHistoryLimit, true, stop
-		undo.Add(stop)
 		b.Session, b.Private = session, true
 		log.Info("started a private screen session; name one with -screen-session to use another",
 			"session", session, "attach", b.workspace().Attach)
@@ -500,8 +538,7 @@ func NewScreenBackend(lc fx.Lifecycle, cfg Config, log *slog.Logger, undo *Undo)
 	if err != nil {
 		return nil, errors.Join(err, stopPrivate())
 	}
-	lc.Append(fx.StopHook(func() error { return errors.Join(t.Close(), stopPrivate()) }))
-	b.Terminal = t
+	b.Terminal, b.close = t, sync.OnceValue(func() error { return errors.Join(t.Close(), stopPrivate()) })
 	return b, nil
 }
 
@@ -522,58 +559,43 @@ func shellJoin(args ...string) string {
 // AuditModule provides the audit log cfg asks for, or a nil *audit.Log,
 // which records nothing.
 var AuditModule = fx.Module("audit",
-	fx.Provide(NewAuditLog),
+	fx.Provide(closing(NewAuditLog)),
 )
 
-// NewAuditLog opens the audit log at cfg.AuditPath for appending, closed
-// when the application stops, or returns nil when cfg names none. A file
-// that cannot be opened fails the start: a server asked to audit must not
-// serve unaudited.
-func NewAuditLog(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*audit.Log, error) {
+// NewAuditLog opens the audit log at cfg.AuditPath for appending, or
+// returns nil when cfg names none (a nil *audit.Log records nothing, and
+// closes). A file that cannot be opened fails the start: a server asked
+// to audit must not serve unaudited.
+func NewAuditLog(cfg Config, log *Logger) (*audit.Log, error) {
 	if cfg.AuditPath == "" {
 		return nil, nil
 	}
 	a, err := audit.Open(cfg.AuditPath)
 	if err != nil {
-		return nil, err
+		return nil, &StartError{Cause: fmt.Sprintf("-audit %s: %v", cfg.AuditPath, rootOf(err)),
+			Fix: "name a file you may create or append to, in a directory that exists", Setting: true, Err: err}
 	}
 	log.Info("writing an audit line per tool call", "path", cfg.AuditPath)
-	lc.Append(fx.StopHook(a.Close))
 	return a, nil
 }
 
 // MCPModule provides the MCP server on the domain service.
 var MCPModule = fx.Module("mcp",
-	fx.Provide(provideMCPServer),
+	fx.Provide(fx.Annotate(NewMCPServer, fx.ParamTags("", "", "", "", "", `optional:"true"`))),
 )
 
 // NewMCPServer returns the MCP server whose pane tools call s and whose
-// inspect and lifecycle tools call life, at the given safety tier and
-// with only the tools named (all of the tier's when tools is empty),
+// inspect and lifecycle tools call life, at cfg's safety tier and with
+// only the tools cfg names (all of the tier's when it names none),
 // recording each call in auditLog (nil for none) and sending the log
 // lines published to logs (nil for none) to the clients that ask. A nil
 // life is a backend that cannot list and shape sessions: those tools,
 // which would only fail, are not offered, and the instructions tell
 // clients how ws's pane ids are found instead.
-func NewMCPServer(s *domain.Service, life *lifecycle.Service, safety Safety, tools []string, auditLog *audit.Log, log *slog.Logger, logs *mcp.LogBridge, ws Workspace) *mcp.Server {
-	opts := mcp.Options{Version: Version(), Logger: log, Safety: mcp.Tier(safety), Tools: tools, Audit: auditLog, Logs: logs, PanesNote: ws.PaneIDs}
+func NewMCPServer(s *domain.Service, life *lifecycle.Service, cfg Config, auditLog *audit.Log, log *Logger, logs *mcp.LogBridge, ws Workspace) *mcp.Server {
+	opts := mcp.Options{Version: Version(), Logger: log, Safety: mcp.Tier(cfg.Safety), Tools: cfg.Tools, Audit: auditLog, Logs: logs, PanesNote: ws.PaneIDs, Attach: ws.Attach}
 	if life != nil {
 		opts.Manage = life
 	}
 	return mcp.NewServer(s, opts)
-}
-
-type mcpServerParams struct {
-	fx.In
-	Service   *domain.Service
-	Lifecycle *lifecycle.Service
-	Config    Config
-	Audit     *audit.Log
-	Logger    *slog.Logger
-	Logs      *mcp.LogBridge `optional:"true"`
-	Workspace Workspace
-}
-
-func provideMCPServer(p mcpServerParams) *mcp.Server {
-	return NewMCPServer(p.Service, p.Lifecycle, p.Config.Safety, p.Config.Tools, p.Audit, p.Logger, p.Logs, p.Workspace)
 }

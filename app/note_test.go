@@ -14,7 +14,7 @@ func TestTerminalNoteSaysWhatTheServerIsAndHowToConnectWatchAndStopIt(t *testing
 	note := app.TerminalNote(ws)
 	for _, want := range []string{
 		"MCP server", "stdin", "stdout", "not JSON-RPC gets an error reply",
-		`"Connect a client" in README.md`,
+		`"Connect a client" in README.md`, "tmux-mcp setup claude-code", "tmux-mcp doctor",
 		"a private tmux server of its own",
 		"tmux -L tmux-mcp-42-abc attach -t tmux-mcp",
 		"Ctrl-D", "Ctrl-C",

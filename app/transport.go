@@ -25,8 +25,12 @@ import (
 // the application's one invoke: it is what makes the server run.
 func TransportModule(cfg Config, std Stdio) fx.Option {
 	if cfg.Transport == TransportHTTP {
-		return fx.Module("transport-http", fx.Invoke(func(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logger) {
-			ServeHTTP(lc, sd, srv, log, HTTPSettings{Listen: cfg.Listen, TokenFile: cfg.TokenFile, Token: cfg.Token})
+		return fx.Module("transport-http", fx.Invoke(func(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logger, ws Workspace) {
+			set := HTTPSettings{Listen: cfg.Listen, TokenFile: cfg.TokenFile, Token: cfg.Token}
+			if IsTerminal(std.In) {
+				set.Note, set.Workspace = std.Err, ws
+			}
+			ServeHTTP(lc, sd, srv, log, set)
 		}))
 	}
 	return fx.Module("transport-stdio", fx.Invoke(func(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logger, ws Workspace) {
@@ -146,8 +150,8 @@ func TerminalNote(ws Workspace) string {
 	var b strings.Builder
 	b.WriteString("\ntmux-mcp is an MCP server: it reads JSON-RPC messages from stdin and writes replies to stdout,\n" +
 		"one per line. An MCP client starts it and speaks to it; a line that is not JSON-RPC gets an error reply.\n")
-	b.WriteString("  Connect a client: see \"Connect a client\" in README.md (Claude Code, Claude Desktop, Cursor,\n" +
-		"    VS Code, Codex, the MCP Inspector).\n")
+	b.WriteString("  Connect a client: tmux-mcp setup claude-code (or claude-desktop, cursor, vscode, codex);\n" +
+		"    see \"Connect a client\" in README.md. tmux-mcp doctor checks what it needs.\n")
 	fmt.Fprintf(&b, "  Its panes: %s.\n", ws.Panes)
 	if ws.Attach != "" {
 		fmt.Fprintf(&b, "    Watch them from another terminal: %s\n"+
@@ -166,6 +170,32 @@ type HTTPSettings struct {
 	// token is asked of clients, and the address must be a loopback one.
 	TokenFile string
 	Token     string
+	// Note, when not nil, is where a person who started the server at a
+	// terminal is told, once it listens, where it serves, how to connect
+	// and how to stop it (HTTPNote), and that it stopped; Workspace says
+	// where its panes are.
+	Note      io.Writer
+	Workspace Workspace
+}
+
+// HTTPNote is what the server tells a person who started it over HTTP at
+// a terminal: the URL to give a client, whether it wants a bearer token,
+// where its panes are and how to stop it. It goes to stderr.
+func HTTPNote(url string, token bool, ws Workspace) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\ntmux-mcp serves MCP over streamable HTTP at %s\n", url)
+	if token {
+		b.WriteString("  Clients must send the header \"Authorization: Bearer <token>\" with the token you set.\n")
+	}
+	b.WriteString("  Connect a client: tmux-mcp setup CLIENT --http " + url + " (see README.md).\n")
+	if ws.Panes != "" {
+		fmt.Fprintf(&b, "  Its panes: %s.\n", ws.Panes)
+	}
+	if ws.Attach != "" {
+		fmt.Fprintf(&b, "    Watch them from another terminal: %s\n", ws.Attach)
+	}
+	b.WriteString("  Stop it: Ctrl-C (calls still running then end as cancelled).\n\n")
+	return b.String()
 }
 
 // MinTokenLength is the fewest characters a bearer token may have: a
@@ -188,6 +218,7 @@ var ErrTokenRequired = errors.New("a bearer token is required to listen on a non
 // later, the application shuts down with exit code 1.
 func ServeHTTP(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logger, set HTTPSettings) {
 	hs := &http.Server{ReadHeaderTimeout: 10 * time.Second}
+	var url string // where it serves, once it listens
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
 			releaseStartGarbage()
@@ -200,7 +231,7 @@ func ServeHTTP(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logg
 			}
 			ln, err := net.Listen("tcp", set.Listen)
 			if err != nil {
-				return fmt.Errorf("listen on %s: %w", set.Listen, err)
+				return listenError(set.Listen, err)
 			}
 			// A name that looked like loopback may have been bound to
 			// another address: what counts is where the server listens.
@@ -213,8 +244,11 @@ func ServeHTTP(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logg
 				opts = append(opts, mcp.WithBearerToken(token))
 			}
 			hs.Handler = srv.HTTPHandler(opts...)
-			log.Info("serving MCP over HTTP", zap.String("url", "http://"+ln.Addr().String()+mcp.HTTPPath),
-				zap.Bool("bearerToken", token != ""))
+			url = "http://" + ln.Addr().String() + mcp.HTTPPath
+			log.Info("serving MCP over HTTP", zap.String("url", url), zap.Bool("bearerToken", token != ""))
+			if set.Note != nil {
+				fmt.Fprint(set.Note, HTTPNote(url, token != "", set.Workspace))
+			}
 			go func() {
 				if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 					log.Error("http transport failed", zap.Error(err))
@@ -230,14 +264,16 @@ func ServeHTTP(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logg
 				_ = hs.Close()
 				return fmt.Errorf("stop http transport: %w", err)
 			}
+			log.Info("stopped serving MCP over HTTP", zap.String("url", url))
 			return nil
 		},
 	})
 }
 
 func notGuarded(addr string) error {
-	return fmt.Errorf("refusing to serve on %s: %w; other machines could reach it and run commands as you. "+
-		"Set -token-file PATH or %s, or listen on a loopback address such as %s", addr, ErrTokenRequired, EnvToken, DefaultListen)
+	return &StartError{Cause: fmt.Sprintf("refusing to serve on %s: %v; other machines could reach it and run commands as you", addr, ErrTokenRequired),
+		Fix:     fmt.Sprintf("set -token-file PATH or %s, or listen on a loopback address such as %s", EnvToken, DefaultListen),
+		Setting: true, Err: ErrTokenRequired}
 }
 
 // LoopbackAddress reports whether the host of addr (host:port) is a

@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -174,8 +175,10 @@ func TestHTTPTransportOnANonLoopbackAddressNeedsAToken(t *testing.T) {
 			var stdout, stderr lockedLog
 			code := app.Main([]string{"-backend", "fake", "-transport", "http", "-listen", listen}, envMap(nil),
 				app.Stdio{In: strings.NewReader(""), Out: &stdout, Err: &stderr})
-			if code != app.ExitFailure {
-				t.Errorf("Main = %d, want %d", code, app.ExitFailure)
+			// Listening where others reach it without a token is a
+			// wrong setting.
+			if code != app.ExitUsage {
+				t.Errorf("Main = %d, want %d", code, app.ExitUsage)
 			}
 			for _, want := range []string{"refusing to serve on " + listen, "-token-file", app.EnvToken} {
 				if !strings.Contains(stderr.String(), want) {
@@ -375,5 +378,65 @@ func TestHTTPTransportServesResourcesAndTheirUpdates(t *testing.T) {
 	screen, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: content})
 	if err != nil || !strings.Contains(screen.Contents[0].Text, "subscribed") {
 		t.Errorf("read %s after the command = %v, %v; want its output on screen", content, screen, err)
+	}
+}
+
+// Started at a terminal, the HTTP server says where it serves, how to
+// connect and how to stop it, and says so when it stops; with stdin not a
+// terminal it writes only its log lines.
+func TestHTTPTransportAtATerminalSaysWhereItServesAndWhenItStops(t *testing.T) {
+	tty, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer tty.Close()
+	for _, at := range []struct {
+		name string
+		in   io.Reader
+		note bool
+	}{{"a terminal", tty, true}, {"a pipe", strings.NewReader(""), false}} {
+		t.Run(at.name, func(t *testing.T) {
+			cfg, err := app.ParseConfig([]string{"-backend", "fake", "-transport", "http", "-listen", "127.0.0.1:0"}, envMap(nil), &lockedLog{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr lockedLog
+			a := app.New(cfg, app.Stdio{In: at.in, Out: &lockedLog{}, Err: &stderr})
+			ctx := context.Background()
+			if err := a.Start(ctx); err != nil {
+				t.Fatalf("start: %v\nstderr:\n%s", err, stderr.String())
+			}
+			m := servingURL.FindStringSubmatch(stderr.String())
+			if m == nil {
+				t.Fatalf("no URL in the log:\n%s", stderr.String())
+			}
+			url := "http://127.0.0.1:" + m[1] + "/mcp"
+			banner := "tmux-mcp serves MCP over streamable HTTP at " + url
+			if got := strings.Contains(stderr.String(), banner); got != at.note {
+				t.Errorf("banner shown = %v, want %v:\n%s", got, at.note, stderr.String())
+			}
+			if at.note && !strings.Contains(stderr.String(), "Stop it: Ctrl-C") {
+				t.Errorf("the banner does not say how to stop the server:\n%s", stderr.String())
+			}
+			if err := a.Stop(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(stderr.String(), "stopped serving MCP over HTTP") {
+				t.Errorf("nothing said when it stopped:\n%s", stderr.String())
+			}
+		})
+	}
+}
+
+func TestHTTPNoteNamesTheTokenOnlyWhenOneIsAsked(t *testing.T) {
+	ws := app.Workspace{Panes: "a private tmux server of its own", Attach: "tmux -L x attach"}
+	with, without := app.HTTPNote("http://127.0.0.1:8808/mcp", true, ws), app.HTTPNote("http://127.0.0.1:8808/mcp", false, ws)
+	if !strings.Contains(with, "Authorization: Bearer") || strings.Contains(without, "Authorization") {
+		t.Errorf("the token is named wrongly:\nwith a token:\n%s\nwithout:\n%s", with, without)
+	}
+	for _, want := range []string{"setup CLIENT --http http://127.0.0.1:8808/mcp", "tmux -L x attach", "Ctrl-C"} {
+		if !strings.Contains(without, want) {
+			t.Errorf("the note lacks %q:\n%s", want, without)
+		}
 	}
 }

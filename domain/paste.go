@@ -22,6 +22,11 @@ const startingPasteWait = 10 * time.Second
 // before anything is sent: it would end the paste early, and the program
 // would read the rest of the text as typed keys.
 //
+// A pane that run_shell_command holds is busy, except to the caller whose
+// command a call reported as awaiting input (req.Caller): its text is the
+// answer, pasted under the command's reservation, the write policy
+// applied.
+//
 // Errors: *fault.ArgumentError for such a text; *fault.BusyError when
 // another writer holds the pane; *fault.RefusalError when the policy
 // forbids writing to it; wrapped ports errors from the terminal.
@@ -31,6 +36,24 @@ func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult,
 			"holds %s at byte %d, the end of a bracketed paste: the paste would end there, and the "+
 				"program would read the rest of the text as typed keys (a shell runs each line of it); "+
 				"nothing was pasted", form, at)}
+	}
+	// The answer to a command of this caller's that asked for input goes
+	// through that command's reservation.
+	ran, err := s.writers.WhileAnswerable(req.PaneID, req.Caller, func() error {
+		info, err := s.describe(ctx, req.PaneID)
+		if err != nil {
+			return err
+		}
+		if err := policy.Check(info, policy.Type, req.Force, ""); err != nil {
+			return err
+		}
+		return s.paste(ctx, req)
+	})
+	if ran {
+		if err != nil {
+			return PasteResult{}, err
+		}
+		return PasteResult{PaneID: req.PaneID, Bytes: int64(len(req.Text))}, nil
 	}
 	hold, err := s.hold(ctx, req.PaneID, "paste_text")
 	if err != nil {
@@ -65,17 +88,25 @@ func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult,
 			return PasteResult{}, ctx.Err()
 		}
 	}
+	if err := s.paste(ctx, req); err != nil {
+		return PasteResult{}, err
+	}
+	return PasteResult{PaneID: req.PaneID, Bytes: int64(len(req.Text))}, nil
+}
+
+// paste pastes req's text and presses Enter if asked.
+func (s *Service) paste(ctx context.Context, req PasteRequest) error {
 	if req.Text != "" {
 		if err := s.term.Paste(ctx, req.PaneID, req.Text); err != nil {
-			return PasteResult{}, err
+			return err
 		}
 	}
 	if req.Enter {
 		if err := s.term.SendKeys(ctx, req.PaneID, []string{"Enter"}); err != nil {
-			return PasteResult{}, fmt.Errorf("press Enter after pasting: %w", err)
+			return fmt.Errorf("press Enter after pasting: %w", err)
 		}
 	}
-	return PasteResult{PaneID: req.PaneID, Bytes: int64(len(req.Text))}, nil
+	return nil
 }
 
 // pasteEnd finds the first end of a bracketed paste in text, the control

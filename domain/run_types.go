@@ -1,6 +1,9 @@
 package domain
 
-import "github.com/tmux-mcp/tmux-mcp/ports"
+import (
+	"github.com/tmux-mcp/tmux-mcp/domain/input"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
 
 // Outcome says why run_shell_command returned.
 type Outcome string
@@ -11,6 +14,10 @@ const (
 	OutcomeTimedOut  Outcome = "timed_out" // the deadline passed; the command may still run
 	OutcomePaneDied  Outcome = "pane_died" // the pane or its process went away
 	OutcomeCancelled Outcome = "cancelled" // the caller cancelled the call
+	// OutcomeAwaitingInput: the command is blocked reading its terminal,
+	// and the pane has been quiet for Config.InputQuiet: it waits for an
+	// answer (RunResult.Input says what it asks). It still runs.
+	OutcomeAwaitingInput Outcome = "awaiting_input"
 )
 
 // RunRequest is a run_shell_command call.
@@ -25,8 +32,25 @@ type RunRequest struct {
 	MaxLines int64
 	// Force allows writing to the server's own pane.
 	Force bool
+	// Persist runs the command in the pane's shell itself, not a child
+	// shell (see persist.go).
+	Persist bool
 	// Progress, if set, hears how the wait goes.
 	Progress ProgressFunc
+	// AwaitInput ends the call as awaiting_input when the command waits
+	// for input on its terminal (see Service.RunShellCommand); false waits
+	// for the end or the deadline as for any command.
+	AwaitInput bool
+	// Caller names the client session that makes the call ("" for one
+	// that has none, such as stdio's one session): only its own
+	// paste_text and send_keys may answer the command (PasteRequest.Caller).
+	Caller string
+}
+
+// InputAsk is what a command waiting for input asks for.
+type InputAsk struct {
+	Kind   input.Kind
+	Prompt string // the last line on the screen that is not blank
 }
 
 // RunResult is what run_shell_command reports; the fields are those of the
@@ -46,6 +70,14 @@ type RunResult struct {
 	ForeignOutputSuspected bool
 	StillRunning           bool
 	EffectiveTimeoutMs     int64
+	// LeftRunning is, for a command that completed, what it left running
+	// on the pane's terminal; nil when not known (the terminal cannot
+	// tell, or the command did not complete).
+	LeftRunning *LeftRunning
+	// RunID names the run's whole output, kept for read_output.
+	RunID string
+	// Input is set when Outcome is awaiting_input.
+	Input *InputAsk
 
 	// Not in the tool's output schema; the transport's text says them.
 
@@ -78,6 +110,9 @@ type PasteRequest struct {
 	Text   string
 	Enter  bool // press Enter after the text
 	Force  bool // allow the server's own pane
+	// Caller names the client session that makes the call (see
+	// RunRequest.Caller).
+	Caller string
 }
 
 // PasteResult is what paste_text reports.

@@ -15,10 +15,13 @@ import (
 // req.Keys as text) and then Enter if req.Enter.
 //
 // A pane reserved by run_shell_command refuses it with a *BusyError, with
-// one designed exception: when the call of that command has already
+// two designed exceptions: when the call of that command has already
 // returned timed_out or cancelled, keys that are all interrupts (C-c, C-\)
-// are sent — without the Enter — so that a stuck command can be stopped.
-// The reservation itself stays until the command ends.
+// are sent — without the Enter — so that a stuck command can be stopped;
+// and once a call reported that the command awaits input, the keys of the
+// caller that started it (req.Caller) are its answer, sent under the
+// command's reservation with the write policy applied. The reservation
+// itself stays until the command ends.
 //
 // Errors: *fault.ArgumentError for an unknown key name (nothing is sent);
 // *fault.BusyError; *fault.RefusalError when the policy forbids writing to the pane;
@@ -48,6 +51,20 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 			return res, err
 		}
 	}
+	// The answer to a command of this caller's that asked for input goes
+	// through that command's reservation (see answer.go).
+	var res SendKeysResult
+	ran, err := s.writers.WhileAnswerable(req.PaneID, req.Caller, func() (err error) {
+		info, err := s.describe(ctx, req.PaneID)
+		if err != nil {
+			return err
+		}
+		res, err = s.press(ctx, req, keys, info)
+		return err
+	})
+	if ran {
+		return res, err
+	}
 	hold, err := s.hold(ctx, req.PaneID, "send_keys")
 	if err != nil {
 		return SendKeysResult{}, err
@@ -57,6 +74,19 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 	if err != nil {
 		return SendKeysResult{}, err
 	}
+	if res, err = s.press(ctx, req, keys, info); err != nil {
+		return SendKeysResult{}, err
+	}
+	// Whoever presses keys in a new pane drives it from now on (it may
+	// have started a program that is no shell): later writes do not wait
+	// for its shell to start.
+	s.starting.done(req.PaneID)
+	return res, nil
+}
+
+// press applies the write policy to the pane described by info and
+// presses req's keys (parsed: keys) there.
+func (s *Service) press(ctx context.Context, req SendKeysRequest, keys []string, info ports.PaneInfo) (SendKeysResult, error) {
 	if err := policy.Check(info, policy.Press, req.Force, ""); err != nil {
 		return SendKeysResult{}, err
 	}
@@ -80,10 +110,6 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 		}
 		res.Sent = append(res.Sent, "Enter")
 	}
-	// Whoever presses keys in a new pane drives it from now on (it may
-	// have started a program that is no shell): later writes do not wait
-	// for its shell to start.
-	s.starting.done(req.PaneID)
 	return res, nil
 }
 
@@ -109,25 +135,6 @@ func (s *Service) writable(ctx context.Context, hold *writers.Hold, pane ports.P
 		return info, err
 	}
 	return info, policy.Check(info, policy.Type, force, "")
-}
-
-// describeHeld describes the pane held by hold: as the lease found it,
-// when it was described as it was leased (one round trip saved), else
-// afresh.
-func (s *Service) describeHeld(ctx context.Context, hold *writers.Hold, pane ports.PaneID) (ports.PaneInfo, error) {
-	if info, ok := hold.Described(); ok {
-		return info, nil
-	}
-	return s.describe(ctx, pane)
-}
-
-// describe describes the pane.
-func (s *Service) describe(ctx context.Context, pane ports.PaneID) (ports.PaneInfo, error) {
-	info, err := s.term.Pane(ctx, pane)
-	if err != nil {
-		return info, err
-	}
-	return info, nil
 }
 
 func allInterrupts(keys []string) bool {

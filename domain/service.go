@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
+	"github.com/tmux-mcp/tmux-mcp/domain/runlog"
 	"github.com/tmux-mcp/tmux-mcp/domain/writers"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -42,6 +43,15 @@ type Service struct {
 	// runs are the commands followed after their calls returned, for
 	// wait_for_command (waitcommand.go).
 	runs runs
+	// left is what those commands left running, by pane (left.go).
+	left leftRecords
+
+	// outputs keeps every run's whole output, in store (output.go).
+	store   ports.OutputStore
+	outputs *runlog.Log
+	// started are the commands typed that run, for signal_command
+	// (signal.go).
+	started startedCommands
 
 	// The commands followed after their calls returned (run.go):
 	// closing is closed by Close, which then waits for bg.
@@ -92,6 +102,25 @@ func (s *Service) hold(ctx context.Context, pane ports.PaneID, holder string) (*
 	return h, err
 }
 
+// describeHeld describes the pane held by hold: as the lease found it,
+// when it was described as it was leased (one round trip saved), else
+// afresh.
+func (s *Service) describeHeld(ctx context.Context, hold *writers.Hold, pane ports.PaneID) (ports.PaneInfo, error) {
+	if info, ok := hold.Described(); ok {
+		return info, nil
+	}
+	return s.describe(ctx, pane)
+}
+
+// describe describes the pane.
+func (s *Service) describe(ctx context.Context, pane ports.PaneID) (ports.PaneInfo, error) {
+	info, err := s.term.Pane(ctx, pane)
+	if err != nil {
+		return info, err
+	}
+	return info, nil
+}
+
 // lost tells the operator that n bytes of the pane's output were lost.
 func (s *Service) lost(pane ports.PaneID, n int64, while string) {
 	if n > 0 {
@@ -114,6 +143,7 @@ func NewService(term ports.Terminal, clock ports.Clock, ids ports.IDSource, cfg 
 	if s.writers == nil {
 		s.writers = writers.NewPool(nil)
 	}
+	s.outputs = runlog.New(s.store, s.cfg.OutputBudget)
 	s.instance = s.ids.NewID()
 	return s
 }

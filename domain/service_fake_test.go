@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
@@ -140,11 +141,17 @@ func TestRunCompletedReportsOutputAndStatus(t *testing.T) {
 	r := newRig(t, domain.DefaultConfig())
 	res := r.run(domain.RunRequest{Command: "printf 'hello\\nworld\\n'; exit 3"})
 	want := domain.RunResult{PaneID: r.pane, Outcome: domain.OutcomeCompleted, Output: "hello\nworld",
-		ReturnedBytes: 11, OutputComplete: true, EffectiveTimeoutMs: 30000}
+		ReturnedBytes: 11, OutputComplete: true, EffectiveTimeoutMs: 30000, RunID: res.RunID}
+	if res.RunID == "" {
+		t.Error("no runId")
+	}
 	if status(res) != "3" {
 		t.Errorf("exitStatus %s, want 3", status(res))
 	}
-	res.ExitStatus = nil
+	if res.LeftRunning == nil || res.LeftRunning.Count != 0 || len(res.LeftRunning.Processes) != 0 {
+		t.Errorf("leftRunning %+v, want known and empty", res.LeftRunning)
+	}
+	res.ExitStatus, res.LeftRunning = nil, nil
 	if res != want {
 		t.Errorf("result\n got %+v\nwant %+v", res, want)
 	}
@@ -404,12 +411,12 @@ func TestRunReportsProgressWhileItWaits(t *testing.T) {
 	r.term.Expect(r.pane, fake.Run{Delay: 3 * time.Second})
 	var mu sync.Mutex
 	var ticks []time.Duration
-	progress := func(elapsed, total time.Duration) {
+	progress := func(p domain.Progress) {
 		mu.Lock()
-		ticks = append(ticks, elapsed)
+		ticks = append(ticks, p.Elapsed)
 		mu.Unlock()
-		if total != 30*time.Second {
-			t.Errorf("total %v", total)
+		if p.Total != 30*time.Second {
+			t.Errorf("total %v", p.Total)
 		}
 	}
 	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "x", Progress: progress})
@@ -517,7 +524,8 @@ func (s *stuckTerminal) SendText(ctx context.Context, id ports.PaneID, text stri
 
 // A terminal that does not answer keeps a run no longer than its
 // timeoutMs: the call ends timed_out with nothing typed, and nothing is
-// typed once the terminal answers.
+// typed once the terminal answers. In a bubble (synctest), "not before
+// its deadline" is checked once the run can go no further.
 func TestRunOnATerminalThatDoesNotAnswerEndsAtItsDeadline(t *testing.T) {
 	for _, typing := range []bool{false, true} {
 		t.Run(map[bool]string{false: "describing the pane", true: "typing the line"}[typing], func(t *testing.T) {
@@ -527,40 +535,43 @@ func TestRunOnATerminalThatDoesNotAnswerEndsAtItsDeadline(t *testing.T) {
 }
 
 func testRunOnAStuckTerminal(t *testing.T, typing bool) {
-	clock := fake.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	term := &stuckTerminal{Terminal: fake.New(fake.WithClock(clock)), typing: typing, asked: make(chan struct{}, 1), release: make(chan struct{})}
-	pane := term.AddPane(fake.PaneSpec{})
-	svc := domain.NewService(term, clock, fake.NewIDs(), domain.DefaultConfig())
-	defer svc.Close()
-	r := &rig{t: t, term: term.Terminal, clock: clock, svc: svc, pane: pane}
+	synctest.Test(t, func(t *testing.T) {
+		clock := fake.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+		term := &stuckTerminal{Terminal: fake.New(fake.WithClock(clock)), typing: typing, asked: make(chan struct{}, 1), release: make(chan struct{})}
+		pane := term.AddPane(fake.PaneSpec{})
+		svc := domain.NewService(term, clock, fake.NewIDs(), domain.DefaultConfig())
+		defer svc.Close()
+		r := &rig{t: t, term: term.Terminal, clock: clock, svc: svc, pane: pane}
 
-	reply := r.runAsync(context.Background(), domain.RunRequest{Command: "echo late", TimeoutMs: 1500})
-	<-term.asked
-	clock.Advance(1499 * time.Millisecond)
-	select {
-	case got := <-reply:
-		t.Fatalf("the run ended before its deadline: %+v, %v", got.res, got.err)
-	case <-time.After(20 * time.Millisecond):
-	}
-	clock.Advance(time.Millisecond)
-	got := r.await(reply)
-	if got.err != nil || got.res.Outcome != domain.OutcomeTimedOut || !got.res.NotStarted || got.res.StillRunning || !got.res.OutputComplete {
-		t.Fatalf("run on a terminal that does not answer = %+v, %v; want timed_out, not started", got.res, got.err)
-	}
-	close(term.release)
-	select {
-	case <-svc.Released(pane):
-	case <-time.After(5 * time.Second):
-		t.Fatal("the pane is still reserved after the run timed out")
-	}
-	if sent := term.Sent(pane); len(sent) != 0 {
-		t.Errorf("typed %+v after the deadline", sent)
-	}
-	// The terminal answering again, the pane takes a command.
-	term.asked, term.typing = make(chan struct{}, 8), false
-	if res := r.run(domain.RunRequest{Command: "true"}); res.Outcome != domain.OutcomeCompleted {
-		t.Errorf("after the terminal answers again: %+v", res)
-	}
+		reply := r.runAsync(context.Background(), domain.RunRequest{Command: "echo late", TimeoutMs: 1500})
+		<-term.asked
+		clock.Advance(1499 * time.Millisecond)
+		synctest.Wait() // the run is as far as it goes before its deadline
+		select {
+		case got := <-reply:
+			t.Fatalf("the run ended before its deadline: %+v, %v", got.res, got.err)
+		default:
+		}
+		clock.Advance(time.Millisecond)
+		got := r.await(reply)
+		if got.err != nil || got.res.Outcome != domain.OutcomeTimedOut || !got.res.NotStarted || got.res.StillRunning || !got.res.OutputComplete {
+			t.Fatalf("run on a terminal that does not answer = %+v, %v; want timed_out, not started", got.res, got.err)
+		}
+		close(term.release)
+		select {
+		case <-svc.Released(pane):
+		case <-time.After(5 * time.Second):
+			t.Fatal("the pane is still reserved after the run timed out")
+		}
+		if sent := term.Sent(pane); len(sent) != 0 {
+			t.Errorf("typed %+v after the deadline", sent)
+		}
+		// The terminal answering again, the pane takes a command.
+		term.asked, term.typing = make(chan struct{}, 8), false
+		if res := r.run(domain.RunRequest{Command: "true"}); res.Outcome != domain.OutcomeCompleted {
+			t.Errorf("after the terminal answers again: %+v", res)
+		}
+	})
 }
 
 // breakableTerminal hands out the fake's streams and lets a test break

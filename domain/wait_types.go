@@ -3,13 +3,28 @@ package domain
 import (
 	"time"
 
+	"github.com/tmux-mcp/tmux-mcp/domain/runlog"
+
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
-// A ProgressFunc hears, while a call waits, how long it has waited and how
-// long it may wait in all. The MCP adapter turns it into progress
-// notifications. It must not block.
-type ProgressFunc func(elapsed, total time.Duration)
+// A ProgressFunc hears, while a call waits, how the wait goes. The MCP
+// adapter turns it into progress notifications. It must not block.
+type ProgressFunc func(Progress)
+
+// Progress is one report of a waiting call: how long it has waited, how
+// long it may wait in all, and, for a call that waits for a command
+// (run_shell_command, wait_for_command), the command's newest line of
+// output that is not blank, cut to ProgressLineMax characters ("" before
+// it has printed one).
+type Progress struct {
+	Elapsed, Total time.Duration
+	Line           string
+}
+
+// ProgressLineMax bounds Progress.Line, in characters (not bytes): a
+// longer line is cut, its last character then "…".
+const ProgressLineMax = runlog.NewestMax
 
 // CaptureSinceRequest is a capture_since call.
 type CaptureSinceRequest struct {
@@ -97,6 +112,9 @@ type SendKeysRequest struct {
 	Enter   bool // press Enter afterwards
 	Literal bool
 	Force   bool
+	// Caller names the client session that makes the call (see
+	// RunRequest.Caller).
+	Caller string
 }
 
 // SendKeysResult is what send_keys reports.

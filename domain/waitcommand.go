@@ -22,6 +22,10 @@ type WaitCommandRequest struct {
 	// the command kept fewer). Negative values are refused.
 	MaxLines int64
 	Progress ProgressFunc
+	// AwaitInput returns awaiting_input when the command waits for input
+	// on its terminal and has not been answered since that was last
+	// reported (see Service.WaitForCommand).
+	AwaitInput bool
 }
 
 // WaitForCommand waits for the command that a run_shell_command call of
@@ -54,7 +58,8 @@ func (s *Service) WaitForCommand(ctx context.Context, req WaitCommandRequest) (R
 		res = s.runs.collect(r)
 	} else {
 		w := s.newWaiter(timeout, req.Progress)
-		res = s.awaitRun(ctx, w, r)
+		w.showing(r.out)
+		res = s.awaitRun(ctx, w, r, req.AwaitInput)
 		w.stop()
 	}
 	res = retail(res, s.maxLines(req.MaxLines), s.cfg.MaxResultBytes)
@@ -63,10 +68,23 @@ func (s *Service) WaitForCommand(ctx context.Context, req WaitCommandRequest) (R
 }
 
 // awaitRun waits for r to end, for w's deadline or for ctx, and returns
-// r's end, or what it has printed so far.
-func (s *Service) awaitRun(ctx context.Context, w *waiter, r *commandRun) RunResult {
+// r's end, or what it has printed so far; with awaitInput, also for an
+// ask of r's command that no call has reported yet (run_input.go).
+func (s *Service) awaitRun(ctx context.Context, w *waiter, r *commandRun, awaitInput bool) RunResult {
 	for {
+		var asked <-chan struct{}
+		if awaitInput {
+			var ask *InputAsk
+			if ask, asked = r.ask.pending(); ask != nil {
+				// Its follower reports it, unless it is over meanwhile.
+				if res := r.snapshot(OutcomeAwaitingInput); res.Outcome != "" {
+					return res
+				}
+				continue
+			}
+		}
 		select {
+		case <-asked:
 		case <-r.ended:
 			return s.runs.collect(r)
 		case <-w.ticks():

@@ -19,6 +19,9 @@ type waiter struct {
 	deadline ports.Timer
 	progress ProgressFunc
 	tickT    ports.Timer
+	// line, once set (showing), gives the newest line of the output the
+	// call waits for.
+	line interface{ Newest() string }
 }
 
 func (s *Service) newWaiter(total time.Duration, progress ProgressFunc) *waiter {
@@ -35,21 +38,33 @@ func (w *waiter) left() time.Duration {
 	return max(w.total-w.clock.Now().Sub(w.start), 0)
 }
 
-// done fires when the wait is over.
-func (w *waiter) done() <-chan time.Time { return w.deadline.C() }
+// done fires when the wait is over; never for a nil waiter (a wait with
+// no call behind it).
+func (w *waiter) done() <-chan time.Time {
+	if w == nil {
+		return nil
+	}
+	return w.deadline.C()
+}
 
 // ticks fires when progress is due; never when nobody listens.
 func (w *waiter) ticks() <-chan time.Time {
-	if w.tickT == nil {
+	if w == nil || w.tickT == nil {
 		return nil
 	}
 	return w.tickT.C()
 }
 
+// showing makes each report carry out's newest line.
+func (w *waiter) showing(out interface{ Newest() string }) { w.line = out }
+
 // report tells progress and arms the next tick.
 func (w *waiter) report() {
-	elapsed := min(w.clock.Now().Sub(w.start), w.total)
-	w.progress(elapsed, w.total)
+	p := Progress{Elapsed: min(w.clock.Now().Sub(w.start), w.total), Total: w.total}
+	if w.line != nil {
+		p.Line = w.line.Newest()
+	}
+	w.progress(p)
 	w.tickT = w.clock.NewTimer(ProgressInterval)
 }
 

@@ -14,3 +14,5 @@ package ports
 //go:generate go run github.com/golang/mock/mockgen -source=ids.go -destination=../adapters/mocks/ids_mock.go -package=mocks
 //go:generate go run github.com/golang/mock/mockgen -source=manager.go -destination=../adapters/mocks/manager_mock.go -package=mocks
 //go:generate go run github.com/golang/mock/mockgen -source=lease.go -destination=../adapters/mocks/lease_mock.go -package=mocks
+//go:generate go run github.com/golang/mock/mockgen -source=signal.go -destination=../adapters/mocks/signal_mock.go -package=mocks
+//go:generate go run github.com/golang/mock/mockgen -source=input.go -destination=../adapters/mocks/input_mock.go -package=mocks

@@ -1,13 +1,16 @@
 package test
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +27,262 @@ func TestDependencyRule(t *testing.T) {
 	}
 	for _, v := range checkRules(mod, pkgs) {
 		t.Error(v)
+	}
+}
+
+// The import graph is the one layers (and ARCHITECTURE.md) describes:
+// no edge more, none less.
+func TestArchitectureLayers(t *testing.T) {
+	const mod = "github.com/tmux-mcp/tmux-mcp"
+	pkgs := moduleImports(t, mod)
+	if len(pkgs) < 10 {
+		t.Fatalf("found only %d packages; the check would prove nothing", len(pkgs))
+	}
+	for _, v := range checkLayers(mod, pkgs, layers) {
+		t.Error(v)
+	}
+	// The map itself obeys the rules, so that an edge added to it to
+	// quiet the check above is still judged.
+	for _, v := range checkRules(mod, layerGraph(mod, layers)) {
+		t.Error("layers: " + v)
+	}
+}
+
+// layers is the table of ARCHITECTURE.md ("The layers") as data: each
+// package of the module, by its path in the module, and exactly the
+// packages of the module its non-test files import. The standard library
+// and third-party modules are left to checkRules. A new package, or a new
+// import between packages, is an entry here and a row (or a name in a
+// row) there; TestArchitectureTableMatchesTheMap holds the two to each other.
+var layers = map[string][]string{
+	"ports":            {},
+	"domain":           {"ports", "domain/fault", "domain/frame", "domain/input", "domain/pattern", "domain/policy", "domain/runlog", "domain/termtext", "domain/writers"},
+	"domain/input":     {"ports"},
+	"domain/runlog":    {"ports"},
+	"domain/frame":     {},
+	"domain/termtext":  {},
+	"domain/pattern":   {"domain/fault"},
+	"domain/policy":    {"ports", "domain/fault", "domain/frame"},
+	"domain/writers":   {"ports", "domain/fault"},
+	"domain/lifecycle": {"ports", "domain/fault", "domain/frame", "domain/pattern", "domain/policy", "domain/writers"},
+	"domain/fault":     {"ports"},
+
+	"adapters/tmux": {"ports", "adapters/internal/outbuf", "adapters/internal/proc", "adapters/internal/screencap",
+		"adapters/internal/scripts", "adapters/internal/tty"},
+	"adapters/screen":             {"ports", "adapters/internal/outbuf", "adapters/internal/proc", "adapters/internal/scripts", "adapters/internal/tty"},
+	"adapters/fake":               {"ports", "domain/frame", "adapters/internal/outbuf", "adapters/internal/screencap"},
+	"adapters/mcp":                {"ports", "domain", "domain/fault", "domain/input", "domain/lifecycle", "domain/pattern", "domain/writers", "adapters/mcp/audit", "adapters/internal/sysclock"},
+	"adapters/mcp/audit":          {},
+	"adapters/internal/outbuf":    {"ports"},
+	"adapters/internal/scripts":   {"ports", "adapters/internal/proc"},
+	"adapters/internal/tty":       {"ports"},
+	"adapters/internal/screencap": {"ports"},
+	"adapters/internal/proc":      {},
+	"adapters/internal/sysclock":  {"ports"},
+	"adapters/clock":              {"adapters/internal/sysclock"},
+	"adapters/outputstore":        {"ports", "adapters/internal/proc"},
+	"adapters/random":             {"ports"},
+	"adapters/mocks":              {"ports"},
+
+	"app": {"ports", "domain", "domain/lifecycle", "domain/runlog", "domain/writers", "adapters/clock", "adapters/fake", "adapters/mcp", "adapters/outputstore",
+		"adapters/mcp/audit", "adapters/random", "adapters/screen", "adapters/tmux"},
+	"cmd/tmux-mcp":                  {"app", "cmd/tmux-mcp/internal/clients", "cmd/tmux-mcp/internal/doctor"},
+	"cmd/tmux-mcp/internal/clients": {"app"},
+	"cmd/tmux-mcp/internal/doctor":  {"app", "cmd/tmux-mcp/internal/clients"},
+
+	"test/contract":                {"ports", "domain/frame", "domain/policy"},
+	"test/gate":                    {},
+	"test/sshtest":                 {"test/gate"},
+	"test/tmuxtest":                {"test/gate"},
+	"test/manpage":                 {"app"},
+	"test/summary":                 {},
+	"test/bench":                   {"test/bench/internal/benchkit"},
+	"test/bench/profile":           {"app", "test/bench/internal/benchkit"},
+	"test/bench/internal/benchkit": {"test/sshtest", "test/tmuxtest"},
+}
+
+// layerGraph is layers as an import graph of full paths.
+func layerGraph(mod string, m map[string][]string) map[string][]string {
+	g := map[string][]string{}
+	for pkg, imps := range m {
+		g[mod+"/"+pkg] = []string{}
+		for _, imp := range imps {
+			g[mod+"/"+pkg] = append(g[mod+"/"+pkg], mod+"/"+imp)
+		}
+	}
+	return g
+}
+
+// checkLayers holds the import graph pkgs (full paths) to the map m
+// (paths in the module): a package with no entry, an import of the
+// module the entry does not list, a listed one that no file makes, and
+// an entry for no package are each reported, with what to change.
+func checkLayers(mod string, pkgs map[string][]string, m map[string][]string) []string {
+	var bad []string
+	seen := map[string]bool{}
+	for _, pkg := range slices.Sorted(maps.Keys(pkgs)) {
+		rel := strings.TrimPrefix(pkg, mod+"/")
+		seen[rel] = true
+		imports := map[string]bool{}
+		for _, imp := range pkgs[pkg] {
+			if strings.HasPrefix(imp, mod+"/") {
+				imports[strings.TrimPrefix(imp, mod+"/")] = true
+			}
+		}
+		allowed, ok := m[rel]
+		if !ok {
+			bad = append(bad, fmt.Sprintf("package %s has no entry in layers (test/architecture_test.go) nor a row in ARCHITECTURE.md's table \"The layers\": add both, listing the packages of this module it imports: %q",
+				rel, slices.Sorted(maps.Keys(imports))))
+			continue
+		}
+		for _, imp := range slices.Sorted(maps.Keys(imports)) {
+			if !slices.Contains(allowed, imp) {
+				bad = append(bad, fmt.Sprintf("%s imports %s, which its entry in layers (test/architecture_test.go) and its row in ARCHITECTURE.md do not list: add it to both if the dependency rule allows it, else remove the import", rel, imp))
+			}
+		}
+		for _, imp := range allowed {
+			if !imports[imp] {
+				bad = append(bad, fmt.Sprintf("layers says %s imports %s, which none of its files does: remove it there and from ARCHITECTURE.md's row", rel, imp))
+			}
+		}
+	}
+	for _, rel := range slices.Sorted(maps.Keys(m)) {
+		if !seen[rel] {
+			bad = append(bad, fmt.Sprintf("layers has an entry for %s, which is no package of the module with non-test files: remove it and its row in ARCHITECTURE.md", rel))
+		}
+	}
+	return bad
+}
+
+// ARCHITECTURE.md's table of the layers says what the map says.
+func TestArchitectureTableMatchesTheMap(t *testing.T) {
+	md, err := os.ReadFile(filepath.Join(moduleRoot, "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := parseLayerTable(string(md))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range compareLayers(table, layers) {
+		t.Error(v)
+	}
+}
+
+// compareLayers reports where the table (from ARCHITECTURE.md) and the
+// map m disagree.
+func compareLayers(table, m map[string][]string) []string {
+	var bad []string
+	for _, pkg := range slices.Sorted(maps.Keys(m)) {
+		row, ok := table[pkg]
+		if !ok {
+			bad = append(bad, fmt.Sprintf("ARCHITECTURE.md's table \"The layers\" has no row for %s: add one whose last column names %q", pkg, m[pkg]))
+			continue
+		}
+		want, got := slices.Sorted(slices.Values(m[pkg])), slices.Sorted(slices.Values(row))
+		if !slices.Equal(want, got) {
+			bad = append(bad, fmt.Sprintf("ARCHITECTURE.md's row for %s names %q; layers in test/architecture_test.go says %q", pkg, got, want))
+		}
+	}
+	for _, pkg := range slices.Sorted(maps.Keys(table)) {
+		if _, ok := m[pkg]; !ok {
+			bad = append(bad, fmt.Sprintf("ARCHITECTURE.md has a row for %s, which layers in test/architecture_test.go lacks", pkg))
+		}
+	}
+	return bad
+}
+
+// parseLayerTable reads the table under the heading "## The layers": each
+// row's first cell is one package, in backquotes, and the backquoted
+// names of its last cell are the packages of the module it imports (the
+// rest of that cell, such as "standard library" or "go-sdk", is prose).
+func parseLayerTable(md string) (map[string][]string, error) {
+	_, after, ok := strings.Cut(md, "\n## The layers\n")
+	if !ok {
+		return nil, errors.New(`ARCHITECTURE.md: no heading "## The layers"`)
+	}
+	quoted := regexp.MustCompile("`([^`]*)`")
+	table := map[string][]string{}
+	header := 0
+	for line := range strings.Lines(after) {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "|") {
+			if len(table) > 0 || header > 0 || strings.HasPrefix(line, "#") {
+				break
+			}
+			continue
+		}
+		if header < 2 { // the header and the separator
+			header++
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		first := strings.TrimSpace(cells[0])
+		m := quoted.FindStringSubmatch(first)
+		if len(cells) < 2 || m == nil || m[0] != first {
+			return nil, fmt.Errorf("ARCHITECTURE.md, the layers: a row must start with one package in backquotes: %s", line)
+		}
+		pkg := strings.TrimSuffix(m[1], "/")
+		if _, dup := table[pkg]; dup {
+			return nil, fmt.Errorf("ARCHITECTURE.md, the layers: two rows for %s", pkg)
+		}
+		imports := []string{}
+		for _, q := range quoted.FindAllStringSubmatch(cells[len(cells)-1], -1) {
+			imports = append(imports, strings.TrimSuffix(q[1], "/"))
+		}
+		table[pkg] = imports
+	}
+	if len(table) == 0 {
+		return nil, errors.New("ARCHITECTURE.md: no rows under \"## The layers\"")
+	}
+	return table, nil
+}
+
+// The map's check and the table's reading are tested on made-up graphs
+// and tables, so that neither can pass vacuously.
+func TestArchitectureChecksCatchDrift(t *testing.T) {
+	const mod = "example.com/m"
+	m := map[string][]string{"ports": {}, "domain": {"ports"}}
+	clean := map[string][]string{mod + "/ports": {"time"}, mod + "/domain": {"fmt", mod + "/ports"}}
+	if v := checkLayers(mod, clean, m); len(v) != 0 {
+		t.Errorf("a graph the map describes was flagged: %v", v)
+	}
+	drifts := map[string]map[string][]string{
+		"an import the map does not list": {mod + "/ports": {mod + "/domain"}, mod + "/domain": {mod + "/ports"}},
+		"a listed import no file makes":   {mod + "/ports": {}, mod + "/domain": {"fmt"}},
+		"a package the map lacks":         {mod + "/ports": {}, mod + "/domain": {mod + "/ports"}, mod + "/app": {mod + "/domain"}},
+		"an entry for no package":         {mod + "/domain": {mod + "/ports"}},
+	}
+	for name, g := range drifts {
+		if len(checkLayers(mod, g, m)) == 0 {
+			t.Errorf("%s: not reported", name)
+		}
+	}
+	if v := checkLayers(mod, drifts["a package the map lacks"], m); len(v) != 1 || !strings.Contains(v[0], "package app has no entry") {
+		t.Errorf("a missing package is reported as %q, want one message naming it", v)
+	}
+
+	md := "# A\n\n## The layers\n\n| package | what | may import |\n| --- | --- | --- |\n" +
+		"| `ports/` | the `Terminal` | standard library |\n" +
+		"| `domain` | rules | standard library, `ports/` (its interfaces) |\n\nprose `app`\n\n| `x` | y | `z` |\n"
+	table, err := parseLayerTable(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := compareLayers(table, m); len(v) != 0 {
+		t.Errorf("table %v read as differing from %v: %v", table, m, v)
+	}
+	if v := compareLayers(table, map[string][]string{"ports": {}, "domain": {"ports", "domain/fault"}, "app": {}}); len(v) != 2 {
+		t.Errorf("a row that differs and a missing row: got %q", v)
+	}
+	for name, bad := range map[string]string{
+		"no heading":            "| `ports` | a | b |\n",
+		"a row without a name":  "## The layers\n| p | w | i |\n| - | - | - |\n| ports | a | b |\n",
+		"two rows for one name": "## The layers\n| p | w | i |\n| - | - | - |\n| `a` | a | b |\n| `a/` | a | b |\n",
+	} {
+		if _, err := parseLayerTable("x\n" + bad); err == nil {
+			t.Errorf("%s: read without an error", name)
+		}
 	}
 }
 
@@ -100,6 +359,10 @@ func TestDependencyRuleCatchesViolations(t *testing.T) {
 		"domain reads math/rand":             {mod + "/domain": {"math/rand/v2"}},
 		"fake imports the service":           {mod + "/adapters/fake": {mod + "/domain"}},
 		"contract suite imports the service": {mod + "/test/contract": {mod + "/domain/lifecycle"}},
+		"adapter imports another adapter":    {mod + "/adapters/mcp": {mod + "/adapters/clock"}},
+		"adapter imports another's part":     {mod + "/adapters/tmux": {mod + "/adapters/mcp/audit"}},
+		"output store imports the service":   {mod + "/adapters/outputstore": {mod + "/domain"}},
+		"run log writes files itself":        {mod + "/domain/runlog": {"os"}},
 	}
 	for name, g := range cases {
 		if len(checkRules(mod, g)) == 0 {
@@ -107,12 +370,16 @@ func TestDependencyRuleCatchesViolations(t *testing.T) {
 		}
 	}
 	ok := map[string][]string{
-		mod + "/domain":        {"fmt", mod + "/ports", mod + "/domain/frame"},
-		mod + "/adapters/fake": {mod + "/domain/frame", mod + "/ports"},
-		mod + "/adapters/mcp":  {mod + "/domain", mod + "/domain/lifecycle"},
-		mod + "/ports":         {"context", "time"},
-		mod + "/app":           {"go.uber.org/fx", mod + "/adapters/tmux"},
-		mod + "/cmd/tmux-mcp":  {"go.uber.org/fx", mod + "/app"},
+		mod + "/domain":                    {"fmt", mod + "/ports", mod + "/domain/frame"},
+		mod + "/adapters/fake":             {mod + "/domain/frame", mod + "/ports"},
+		mod + "/adapters/mcp":              {mod + "/domain", mod + "/domain/lifecycle", mod + "/adapters/mcp/audit", mod + "/adapters/internal/sysclock"},
+		mod + "/adapters/clock":            {mod + "/adapters/internal/sysclock"},
+		mod + "/adapters/internal/scripts": {mod + "/adapters/internal/proc"},
+		mod + "/ports":                     {"context", "time"},
+		mod + "/domain/runlog":             {"bufio", mod + "/ports"},
+		mod + "/adapters/outputstore":      {"os", mod + "/ports", mod + "/adapters/internal/proc"},
+		mod + "/app":                       {"go.uber.org/fx", mod + "/adapters/tmux"},
+		mod + "/cmd/tmux-mcp":              {"go.uber.org/fx", mod + "/app"},
 	}
 	if v := checkRules(mod, ok); len(v) != 0 {
 		t.Errorf("a clean graph was flagged: %v", v)
@@ -130,6 +397,13 @@ var ioPackages = []string{"os", "os/exec", "net", "net/http", "syscall", "io/iou
 // every backend passes, know the frame's wire format (domain/frame), not
 // the service that writes it.
 var servicePackages = []string{"domain", "domain/lifecycle"}
+
+// adapterOf is the adapter a package of adapters/ belongs to: its first
+// two path elements in the module (adapters/mcp for adapters/mcp/audit).
+func adapterOf(mod, pkg string) string {
+	parts := strings.SplitN(strings.TrimPrefix(pkg, mod+"/"), "/", 3)
+	return strings.Join(parts[:min(2, len(parts))], "/")
+}
 
 func checkRules(mod string, pkgs map[string][]string) []string {
 	var bad []string
@@ -153,6 +427,9 @@ func checkRules(mod string, pkgs map[string][]string) []string {
 			}
 			if in(pkg, "adapters") && in(imp, "app") {
 				bad = append(bad, pkg+" imports "+imp+": adapters never import app")
+			}
+			if in(pkg, "adapters") && in(imp, "adapters") && !in(imp, "adapters/internal") && adapterOf(mod, pkg) != adapterOf(mod, imp) {
+				bad = append(bad, pkg+" imports "+imp+": adapters never import one another; what they share lives in adapters/internal")
 			}
 			if (in(pkg, "adapters") && !in(pkg, "adapters/mcp")) || in(pkg, "test/contract") {
 				for _, sp := range servicePackages {

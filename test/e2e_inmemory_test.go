@@ -266,24 +266,38 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // runOutput is run_shell_command's structured content.
 type runOutput struct {
-	DroppedLines           int64  `json:"droppedLines"`
-	EffectiveTimeoutMs     int64  `json:"effectiveTimeoutMs"`
-	ExitStatus             *int   `json:"exitStatus"`
-	ForeignOutputSuspected bool   `json:"foreignOutputSuspected"`
-	MissedBytes            int64  `json:"missedBytes"`
-	OmittedBytes           int64  `json:"omittedBytes"`
-	Outcome                string `json:"outcome"`
-	Output                 string `json:"output"`
-	OutputComplete         bool   `json:"outputComplete"`
-	PaneID                 string `json:"paneId"`
-	ReplacedBytes          int64  `json:"replacedBytes"`
-	ReturnedBytes          int64  `json:"returnedBytes"`
-	StillRunning           bool   `json:"stillRunning"`
-	UnterminatedBytes      int64  `json:"unterminatedBytes"`
+	DroppedLines           int64          `json:"droppedLines"`
+	EffectiveTimeoutMs     int64          `json:"effectiveTimeoutMs"`
+	ExitStatus             *int           `json:"exitStatus"`
+	ForeignOutputSuspected bool           `json:"foreignOutputSuspected"`
+	Input                  *runInput      `json:"input"`
+	LeftRunning            *[]leftProcess `json:"leftRunning"`
+	LeftRunningCount       int            `json:"leftRunningCount"`
+	MissedBytes            int64          `json:"missedBytes"`
+	OmittedBytes           int64          `json:"omittedBytes"`
+	Outcome                string         `json:"outcome"`
+	Output                 string         `json:"output"`
+	OutputComplete         bool           `json:"outputComplete"`
+	PaneID                 string         `json:"paneId"`
+	ReplacedBytes          int64          `json:"replacedBytes"`
+	ReturnedBytes          int64          `json:"returnedBytes"`
+	RunID                  string         `json:"runId"`
+	StillRunning           bool           `json:"stillRunning"`
+	UnterminatedBytes      int64          `json:"unterminatedBytes"`
 }
 
-var runFields = []string{"droppedLines", "effectiveTimeoutMs", "exitStatus", "foreignOutputSuspected", "missedBytes",
-	"omittedBytes", "outcome", "output", "outputComplete", "paneId", "replacedBytes", "returnedBytes", "stillRunning",
+type runInput struct {
+	Kind   string `json:"kind"`
+	Prompt string `json:"prompt"`
+}
+
+type leftProcess struct {
+	Command string `json:"command"`
+	PID     int    `json:"pid"`
+}
+
+var runFields = []string{"droppedLines", "effectiveTimeoutMs", "exitStatus", "foreignOutputSuspected", "input", "leftRunning", "leftRunningCount", "missedBytes",
+	"omittedBytes", "outcome", "output", "outputComplete", "paneId", "replacedBytes", "returnedBytes", "runId", "stillRunning",
 	"unterminatedBytes"}
 
 // decode checks a successful result's two halves (every field present, no
@@ -360,6 +374,25 @@ func checkRun(t *testing.T, got, want runOutput) {
 		t.Errorf("exitStatus = %v, want %v", deref(got.ExitStatus), deref(want.ExitStatus))
 	}
 	got.ExitStatus, want.ExitStatus = nil, nil
+	// A want without leftRunning is a command that left nothing: known
+	// and empty once completed (null where the backend cannot tell),
+	// null for any other outcome.
+	switch {
+	case want.LeftRunning != nil:
+		if got.LeftRunning == nil || !slices.Equal(*got.LeftRunning, *want.LeftRunning) {
+			t.Errorf("leftRunning = %v, want %v", got.LeftRunning, *want.LeftRunning)
+		}
+	case got.Outcome != "completed" && got.LeftRunning != nil, got.LeftRunning != nil && len(*got.LeftRunning) > 0:
+		t.Errorf("leftRunning = %v, want none", *got.LeftRunning)
+	}
+	got.LeftRunning, want.LeftRunning = nil, nil
+	// Every result names its run; which id it is, is the server's.
+	if got.RunID == "" {
+		t.Error("the result has no runId")
+	}
+	if want.RunID == "" {
+		got.RunID = ""
+	}
 	if got != want {
 		t.Errorf("run_shell_command =\n %+v\nwant\n %+v", got, want)
 	}

@@ -2,6 +2,7 @@ package test
 
 import (
 	"fmt"
+	"github.com/tmux-mcp/tmux-mcp/test/tmuxtest"
 	"strings"
 	"testing"
 	"time"
@@ -207,9 +208,13 @@ func TestBinaryForcedEndsFreeAPaneWhoseCommandIgnoresInterrupts(t *testing.T) {
 			toolOK(e, "send_keys", map[string]any{"paneId": pane, "keys": "C-\\"})
 			// The terminal has taken both (it echoes them), and the
 			// command lives on.
-			eventually(t, 10*time.Second, "the interrupts echoed", func() bool {
-				return strings.Contains(srv.tmux(t, "capture-pane", "-p", "-t", pane), "^C^\\")
-			})
+			var screen string
+			if !tmuxtest.Poll(10*time.Second, func() bool {
+				screen = srv.tmux(t, "capture-pane", "-p", "-t", pane)
+				return strings.Contains(screen, "^C^\\")
+			}) {
+				t.Fatalf("the interrupts were not echoed; the screen:\n%s", screen)
+			}
 			if still := decodeRun(t, b.call(t, "wait_for_command", map[string]any{"paneId": pane, "timeoutMs": 300})); still.Outcome != "timed_out" || !still.StillRunning {
 				t.Fatalf("wait_for_command after the interrupts = %+v, want the command still running", still)
 			}

@@ -2,7 +2,6 @@ package test
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -11,36 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
-)
 
-// openPTY opens a new pseudo-terminal and returns its two sides.
-func openPTY(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	var unlock int32
-	var num uint32
-	ioctl := func(req uintptr, arg unsafe.Pointer) error {
-		if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, master.Fd(), req, uintptr(arg)); errno != 0 {
-			return errno
-		}
-		return nil
-	}
-	if err := ioctl(syscall.TIOCSPTLCK, unsafe.Pointer(&unlock)); err != nil {
-		t.Fatalf("unlock pty: %v", err)
-	}
-	if err := ioctl(syscall.TIOCGPTN, unsafe.Pointer(&num)); err != nil {
-		t.Fatalf("pty number: %v", err)
-	}
-	slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", num), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatalf("open pty: %v", err)
-	}
-	return master, slave
-}
+	"github.com/tmux-mcp/tmux-mcp/test/tmuxtest"
+)
 
 // make run, as a person at a terminal meets it: the binary with stdin a
 // terminal and no socket named says on stderr what it is and how to watch
@@ -50,7 +22,7 @@ func TestBinaryAtATerminalSaysWhatItIsAndSurvivesAStrayLine(t *testing.T) {
 	t.Parallel()
 	tmuxBin := needTmux(t)
 	bin := serverBinary(t)
-	master, slave := openPTY(t)
+	master, slave := tmuxtest.OpenPTY(t)
 	defer master.Close()
 
 	cmd := exec.Command(bin)

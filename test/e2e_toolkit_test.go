@@ -194,7 +194,7 @@ func TestBinaryServesPromptsAndCompletesTheirArguments(t *testing.T) {
 	for _, pr := range list.Prompts {
 		names = append(names, pr.Name)
 	}
-	if want := []string{"diagnose_pane", "interrupt_program", "run_and_check", "survey_panes", "watch_pane"}; !slices.Equal(names, want) {
+	if want := []string{"answer_input", "diagnose_pane", "interrupt_program", "run_and_check", "survey_panes", "watch_pane"}; !slices.Equal(names, want) {
 		t.Errorf("prompts/list = %v, want %v", names, want)
 	}
 	got, err := b.cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "diagnose_pane", Arguments: map[string]string{"paneId": pane}})

@@ -71,9 +71,11 @@ func TestReadmeClientConfigurationsStartTheServerWithSettingsItAccepts(t *testin
 
 	for _, block := range codeBlocks(text, "json") {
 		var doc map[string]map[string]struct {
-			Type    string   `json:"type"`
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
+			Type    string            `json:"type"`
+			Command string            `json:"command"`
+			Args    []string          `json:"args"`
+			URL     string            `json:"url"`
+			Headers map[string]string `json:"headers"`
 		}
 		if err := json.Unmarshal([]byte(block), &doc); err != nil {
 			t.Errorf("a JSON block of the README is not valid JSON (%v):\n%s", err, block)
@@ -81,6 +83,15 @@ func TestReadmeClientConfigurationsStartTheServerWithSettingsItAccepts(t *testin
 		}
 		for key, servers := range doc {
 			for name, s := range servers {
+				if s.URL != "" {
+					// A server over HTTP, reached with the bearer header.
+					checkHTTPEntry(t, key+"."+name, s.URL, s.Headers["Authorization"])
+					if key == "servers" && s.Type != "http" {
+						t.Errorf("VS Code's servers.%s has a url and type %q; VS Code wants \"http\"", name, s.Type)
+					}
+					seen[key+" http"] = true
+					continue
+				}
 				if !isServerCommand(s.Command) {
 					t.Errorf("%s.%s runs %q, not tmux-mcp", key, name, s.Command)
 				}
@@ -100,7 +111,17 @@ func TestReadmeClientConfigurationsStartTheServerWithSettingsItAccepts(t *testin
 	}
 
 	for _, block := range codeBlocks(text, "toml") {
-		table := regexp.MustCompile(`(?m)^\[mcp_servers\.([a-z_-]+)\]$`).FindStringSubmatch(block)
+		table := regexp.MustCompile(`(?m)^\s*\[mcp_servers\.([a-z_-]+)\]$`).FindStringSubmatch(block)
+		if url := regexp.MustCompile(`(?m)^\s*url = "([^"]*)"$`).FindStringSubmatch(block); table != nil && url != nil {
+			auth := regexp.MustCompile(`(?m)^\s*http_headers = \{ Authorization = "([^"]*)" \}$`).FindStringSubmatch(block)
+			if auth == nil {
+				t.Errorf("the TOML table over HTTP has no http_headers Authorization:\n%s", block)
+				continue
+			}
+			checkHTTPEntry(t, "mcp_servers."+table[1], url[1], auth[1])
+			seen["mcp_servers http"] = true
+			continue
+		}
 		command := regexp.MustCompile(`(?m)^command = ("[^"]*")$`).FindStringSubmatch(block)
 		args := regexp.MustCompile(`(?m)^args = (\[.*\])$`).FindStringSubmatch(block)
 		if table == nil || command == nil || args == nil {
@@ -124,9 +145,23 @@ func TestReadmeClientConfigurationsStartTheServerWithSettingsItAccepts(t *testin
 	// Command lines: claude mcp add and codex mcp add, the Inspector, and
 	// the HTTP transport, each with the server's args after its path.
 	joined := strings.ReplaceAll(text, "\\\n", " ")
-	for _, m := range regexp.MustCompile("(?m)(?:^|`)((?:claude|codex) mcp add [^\n`]*|npx @modelcontextprotocol/inspector [^\n`]*|bin/tmux-mcp -transport[^\n`]*)").FindAllStringSubmatch(joined, -1) {
+	for _, m := range regexp.MustCompile("(?m)(?:^\\s*|`)((?:claude|codex) mcp add [^\n`]*|npx -y @modelcontextprotocol/inspector [^\n`]*|bin/tmux-mcp -transport[^\n`]*)").FindAllStringSubmatch(joined, -1) {
 		line := m[1]
 		fields := strings.Fields(line)
+		if strings.Contains(line, " mcp add ") && (strings.Contains(line, "--url ") || strings.Contains(line, "--transport http")) {
+			// A client reaching a server over HTTP: the URL the
+			// README's server serves, and the header when it is sent.
+			url := regexp.MustCompile(`http://\S+`).FindString(line)
+			auth := ""
+			if h := regexp.MustCompile(`--header "Authorization: (Bearer [^"]*)"`).FindStringSubmatch(line); h != nil {
+				auth = h[1]
+			} else if strings.Contains(line, "--bearer-token-env-var "+app.EnvToken) {
+				auth = "Bearer from " + app.EnvToken
+			}
+			checkHTTPEntry(t, line, url, auth)
+			seen[fields[0]+" mcp http"] = true
+			continue
+		}
 		i := 0
 		for i < len(fields) && !isServerCommand(fields[i]) {
 			i++
@@ -146,14 +181,33 @@ func TestReadmeClientConfigurationsStartTheServerWithSettingsItAccepts(t *testin
 		acceptsArgs(t, line, argv)
 	}
 
-	for _, want := range []string{"mcpServers", "servers", "mcp_servers", "claude mcp", "codex mcp", "npx @modelcontextprotocol/inspector"} {
+	for _, want := range []string{"mcpServers", "servers", "mcp_servers", "claude mcp", "codex mcp", "npx -y",
+		"mcpServers http", "servers http", "mcp_servers http", "claude mcp http", "codex mcp http"} {
 		if !seen[want] {
 			t.Errorf("the README shows no %s configuration", want)
 		}
+	}
+	// npx without -y asks before it installs, and gives up with no
+	// terminal to ask on.
+	if regexp.MustCompile(`npx @modelcontextprotocol`).MatchString(text) {
+		t.Error("the README runs the Inspector with npx but without -y")
 	}
 	for _, client := range []string{"Claude Code", "Claude Desktop", "Cursor", "VS Code", "Codex", "MCP Inspector"} {
 		if !strings.Contains(text, "**"+client+"**") {
 			t.Errorf("the README has no section for %s", client)
 		}
+	}
+}
+
+// checkHTTPEntry fails the test unless a client's entry reaches the
+// server over HTTP at the address the README serves it on, with a bearer
+// token.
+func checkHTTPEntry(t *testing.T, where, url, auth string) {
+	t.Helper()
+	if url != "http://127.0.0.1:8808/mcp" {
+		t.Errorf("%s reaches %q, not the server the README starts (http://127.0.0.1:8808/mcp)", where, url)
+	}
+	if !strings.HasPrefix(auth, "Bearer ") {
+		t.Errorf("%s sends no bearer token (%q), which the README's server requires", where, auth)
 	}
 }

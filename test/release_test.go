@@ -43,19 +43,36 @@ func makeIn(t *testing.T, args ...string) string {
 	return string(out)
 }
 
-// gitVersion is what make build stamps: the nearest v* tag as git
-// describe gives it, else devel- and the commit.
+// gitVersion is what make build stamps, worked out here from git and the
+// VERSION file as the Makefile's comment states the rule: X.Y.Z on a clean
+// checkout of the tag vX.Y.Z, else the VERSION file's next release, -dev,
+// the revision and .dirty with uncommitted changes.
 func gitVersion(t *testing.T) string {
 	t.Helper()
-	out, err := exec.Command("git", "-C", "..", "describe", "--tags", "--match", "v[0-9]*", "--dirty").Output()
-	if err == nil {
-		return strings.TrimSpace(string(out))
+	git := func(args ...string) (string, error) {
+		out, err := exec.Command("git", append([]string{"-C", ".."}, args...)...).Output()
+		return strings.TrimSpace(string(out)), err
 	}
-	out, err = exec.Command("git", "-C", "..", "describe", "--always", "--dirty").Output()
+	status, err := git("status", "--porcelain", "--untracked-files=no")
 	if err != nil {
-		t.Fatalf("git describe: %v", err)
+		t.Fatalf("git status: %v", err)
 	}
-	return "devel-" + strings.TrimSpace(string(out))
+	if tag, err := git("describe", "--tags", "--exact-match", "--match", "v[0-9]*"); err == nil && status == "" {
+		return strings.TrimPrefix(tag, "v")
+	}
+	next, err := os.ReadFile("../VERSION")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, err := git("rev-parse", "--short=7", "HEAD")
+	if err != nil {
+		t.Fatalf("git rev-parse: %v", err)
+	}
+	v := strings.TrimSpace(string(next)) + "-dev.g" + rev
+	if status != "" {
+		v += ".dirty"
+	}
+	return v
 }
 
 // initializeVersion starts bin on the fake backend, initializes a session

@@ -633,7 +633,7 @@ func TestTmuxWaitForTextPaneDied(t *testing.T) {
 			// The first progress report tells that the call is waiting.
 			waiting := make(chan struct{})
 			var once sync.Once
-			progress := func(elapsed, total time.Duration) { once.Do(func() { close(waiting) }) }
+			progress := func(domain.Progress) { once.Do(func() { close(waiting) }) }
 			go func() {
 				res, err := svc.WaitForText(context.Background(), domain.WaitForTextRequest{PaneID: p, Patterns: []string{"never printed"},
 					TimeoutMs: 20_000, Progress: progress})

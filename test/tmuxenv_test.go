@@ -3,14 +3,9 @@ package test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,6 +17,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 	"github.com/tmux-mcp/tmux-mcp/test/gate"
+	"github.com/tmux-mcp/tmux-mcp/test/tmuxtest"
 )
 
 // The real-tmux environment of tmux_test.go and e2e_binary_test.go: every
@@ -79,7 +75,8 @@ func needShell(t testing.TB, sh shellSpec) {
 	gate.Need(t, sh.name)
 }
 
-// tmuxServer is a private tmux server.
+// tmuxServer is a private tmux server (tmuxtest) whose shells share a home
+// of their own.
 //
 // Its methods take the calling test, which may be a subtest of the one
 // that started the server.
@@ -88,6 +85,7 @@ type tmuxServer struct {
 	sock string
 	home string // the shells' home and working directory
 	env  []string
+	srv  *tmuxtest.Server
 	seq  atomic.Int64 // numbers the sessions newSession names
 }
 
@@ -96,10 +94,8 @@ type tmuxServer struct {
 // server is killed and its socket file removed when t ends.
 func newTmuxServer(t testing.TB, sh shellSpec) (*tmuxServer, ports.PaneID) {
 	t.Helper()
-	bin := needTmux(t)
+	needTmux(t)
 	needShell(t, sh)
-	b := make([]byte, 6)
-	rand.Read(b)
 	home, err := os.MkdirTemp("", "tmcp-it-home-")
 	if err != nil {
 		t.Fatal(err)
@@ -107,30 +103,21 @@ func newTmuxServer(t testing.TB, sh shellSpec) (*tmuxServer, ports.PaneID) {
 	if home, err = filepath.EvalSymlinks(home); err != nil {
 		t.Fatal(err)
 	}
-	s := &tmuxServer{bin: bin, sock: "tmcp-it-" + hex.EncodeToString(b), home: home}
-	s.env = append(cleanEnv(os.Environ()),
+	// Shells may still be writing their state as they exit, so a failure
+	// to remove everything is not the test's concern. Registered before
+	// the server, this runs once the server is killed.
+	t.Cleanup(func() { os.RemoveAll(home) })
+	env := append(cleanEnv(os.Environ()),
 		"HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home, "XDG_CACHE_HOME="+home,
 		"HISTFILE=/dev/null", "LC_ALL=C.UTF-8")
-	t.Cleanup(func() {
-		s.tmuxErr("kill-server")
-		os.Remove(socketFile(s.sock))
-		// Shells may still be writing their state as they exit, so a
-		// failure to remove everything is not the test's concern.
-		os.RemoveAll(home)
-	})
+	srv := tmuxtest.New(t, tmuxtest.Options{Prefix: "tmcp-it", Env: env})
+	s := &tmuxServer{bin: srv.Bin, sock: srv.Socket, home: home, env: env, srv: srv}
 	p := s.newSession(t, "s", sh)
 	return s, p
 }
 
-// socketFile is where tmux puts the socket of a server started with -L:
-// in TMUX_TMPDIR, or /tmp (tmux does not read TMPDIR).
-func socketFile(name string) string {
-	dir := os.Getenv("TMUX_TMPDIR")
-	if dir == "" {
-		dir = "/tmp"
-	}
-	return filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), name)
-}
+// socketFile is where tmux puts the socket of a server started with -L.
+var socketFile = tmuxtest.SocketFile
 
 // cleanEnv is env without what would make tmux or the server under test
 // think they run inside another tmux, or pick up settings of the machine.
@@ -150,26 +137,12 @@ func cleanEnv(env []string) []string {
 }
 
 // tmuxErr runs a tmux command on the server.
-func (s *tmuxServer) tmuxErr(args ...string) (string, error) {
-	cmd := exec.Command(s.bin, append([]string{"-L", s.sock, "-f", os.DevNull}, args...)...)
-	cmd.Env = s.env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return string(out), fmt.Errorf("tmux %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return string(out), nil
-}
+func (s *tmuxServer) tmuxErr(args ...string) (string, error) { return s.srv.Run(args...) }
 
 // tmux runs a tmux command on the server and fails the test if it fails.
 func (s *tmuxServer) tmux(t testing.TB, args ...string) string {
 	t.Helper()
-	out, err := s.tmuxErr(args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(out)
+	return strings.TrimSpace(s.srv.Tmux(t, args...))
 }
 
 // newSession starts a detached 120x40 session running sh and waits for its
@@ -284,68 +257,12 @@ func service(t testing.TB, term ports.Terminal) *domain.Service {
 // detached when the test ends.
 func (s *tmuxServer) attach(t testing.TB, session string) string {
 	t.Helper()
-	script := gate.Need(t, "script") // makes the client's terminal
-	before := s.clientTTYs()
-	cmd := exec.Command(script, "-qfc", s.bin+" -L "+s.sock+" attach-session -t '"+session+"'", os.DevNull)
-	cmd.Env = append(slices.Clone(s.env), "TERM=xterm")
-	// script ends, and the client with it, when its input ends: the input
-	// stays open until the test ends.
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start script: %v", err)
-	}
-	var tty string
-	t.Cleanup(func() {
-		if tty != "" {
-			s.tmuxErr("detach-client", "-t", tty)
-		}
-		cmd.Process.Kill()
-		stdin.Close()
-		cmd.Wait()
-	})
-	eventually(t, 10*time.Second, "an attached client", func() bool {
-		for _, c := range s.clientTTYs() {
-			if !slices.Contains(before, c) {
-				tty = c
-				return true
-			}
-		}
-		return false
-	})
+	tty, _ := s.srv.Attach(t, session)
 	return tty
 }
 
-// clientTTYs lists the ttys of the attached clients that are not
-// control-mode clients.
-func (s *tmuxServer) clientTTYs() []string {
-	out, _ := s.tmuxErr("list-clients", "-F", "#{client_control_mode} #{client_tty}")
-	var ttys []string
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if tty, ok := strings.CutPrefix(line, "0 "); ok {
-			ttys = append(ttys, tty)
-		}
-	}
-	return ttys
-}
-
 // eventually waits until ok returns true, failing the test after timeout.
-func eventually(t testing.TB, timeout time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.After(timeout)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !ok() {
-		select {
-		case <-deadline:
-			t.Fatalf("gave up after %v waiting for %s", timeout, what)
-		case <-tick.C:
-		}
-	}
-}
+var eventually = tmuxtest.Eventually
 
 // itContext is a context for one real-tmux test, ended with it.
 func itContext(t testing.TB) context.Context {

@@ -13,6 +13,9 @@
 //	term.Clock().WaitForTimers(ctx, 1)    // the code under test now waits
 //	term.Clock().Advance(2 * time.Second) // the command ends: "ok", status 1
 //
+// The package's examples run such a test in full: a run_shell_command
+// call on the domain's Service, at once and on the moved clock.
+//
 // The fake passes the contract suite of test/contract, which every
 // Terminal adapter passes, so code tested on it meets real backends on the
 // same terms. Where the fake is stricter than a real backend it is so on
@@ -136,6 +139,16 @@
 //     instead of passing by accident.
 //
 // # Test controls
+//
+// SignalGroup (ports.Signaler) signals the running command's job, the one
+// group besides the shell's: INT ends it as C-c does, TERM, HUP and KILL
+// with status 128+n; Signals lists what was sent. FrameOptions lists the
+// frame.Options each framed command ran with (persist, the agent's
+// environment), which the scripted shell cannot show otherwise: a command
+// run in the shell itself (persist) ends the shell with exit.
+// ProcessExists (ports.ProcessChecker) knows the shell, its command and
+// its prompt's program; NestedShellExits has the shell that runs a framed
+// command exit under it, the pane's own shell, another process, back.
 //
 // Besides the port's methods, a Terminal has controls for tests (AddPane,
 // KillPane, SetMode, Attach, Synchronize, Inject, LoseOutput, Blind,

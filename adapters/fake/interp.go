@@ -20,20 +20,23 @@ type op struct {
 	d       time.Duration // opSleep
 	sink    bool          // opRead: what is read is discarded rather than printed back
 	command string        // opSleep, opRead, opHang: the foreground program meanwhile
+	ask     *Read         // opAsk: the read
 }
 
 type opKind int
 
 const (
-	opOutput opKind = iota // print text; "\n" reaches the screen as "\r\n"
-	opStatus               // set the status
-	opSleep                // wait on the clock
-	opRead                 // read the terminal until end of file, like cat
-	opExit                 // leave with a status
-	opHang                 // never end by itself
-	opEcho                 // turn the tty's echo on (n=1) or off (n=0), like stty
-	opOrElse               // skip the next n ops unless the status is nonzero (||)
-	opSource               // run the script at text, like "."
+	opOutput     opKind = iota // print text; "\n" reaches the screen as "\r\n"
+	opStatus                   // set the status
+	opSleep                    // wait on the clock
+	opRead                     // read the terminal until end of file, like cat
+	opExit                     // leave with a status
+	opHang                     // never end by itself
+	opEcho                     // turn the tty's echo on (n=1) or off (n=0), like stty
+	opOrElse                   // skip the next n ops unless the status is nonzero (||)
+	opSource                   // run the script at text, like "."
+	opBackground               // start text in the background, living for d (sleep N &)
+	opAsk                      // read a line (or a key) of the terminal, like read (see Read)
 )
 
 // simpleCmd is one parsed command.
@@ -41,6 +44,7 @@ type simpleCmd struct {
 	args             []string
 	outNull, errNull bool
 	orElse           bool // runs only if the command before it failed (||)
+	background       bool // ends in "&": started in the background
 }
 
 // compile turns typed shell text into the ops of its commands. shell names
@@ -81,6 +85,15 @@ func (c simpleCmd) ops(shell string) []op {
 	name, args := c.args[0], c.args[1:]
 	if name == "command" && len(args) > 0 {
 		name, args = args[0], args[1:]
+	}
+	if c.background {
+		// A process of the pane's terminal that outlives the command
+		// (ports.ProcessWatcher), printing nothing.
+		secs, err := strconv.ParseFloat(strings.Join(args, " "), 64)
+		if name != "sleep" || len(args) != 1 || err != nil || secs < 0 {
+			return fail(2, "%s: the fake shell runs only sleep N in the background", shell)
+		}
+		return []op{{kind: opBackground, text: strings.Join(c.args, " "), d: time.Duration(secs * float64(time.Second))}, {kind: opStatus}}
 	}
 	switch name {
 	case ".", "source":
@@ -134,6 +147,25 @@ func (c simpleCmd) ops(shell string) []op {
 			return []op{{kind: opEcho, n: 1}, {kind: opStatus}}
 		}
 		return fail(1, "stty: the fake shell's stty knows only echo and -echo")
+	case "read":
+		r := &Read{}
+		for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			switch args[0] {
+			case "-r":
+			case "-s":
+				r.Secret = true
+			case "-p":
+				if len(args) < 2 {
+					return fail(2, "%s: read: -p: option requires an argument", shell)
+				}
+				r.Prompt = args[1]
+				args = args[1:]
+			default:
+				return fail(2, "%s: read: %s: the fake shell's read knows only -r, -s and -p", shell, args[0])
+			}
+			args = args[1:]
+		}
+		return []op{{kind: opAsk, ask: r}, {kind: opStatus}}
 	case "cat":
 		if len(args) > 0 {
 			return fail(1, "cat: the fake shell's cat reads only the terminal")
@@ -210,6 +242,10 @@ func (p *parser) script() ([]simpleCmd, error) {
 			}
 			p.cur.orElse = true
 			p.i += 2
+		case c == '&' && !strings.HasPrefix(p.src[p.i:], "&&"):
+			p.cur.background = true
+			p.endCommand()
+			p.i++
 		case c == '|' || c == '&' || c == '<' || c == '(' || c == ')' || c == '`':
 			return nil, fmt.Errorf("%q: %w", c, errUnsupported)
 		default:

@@ -59,10 +59,36 @@ type Run struct {
 	Untrapped bool
 }
 
-// Step is output printed a while after a command started.
+// Step is output printed a while after a command started, and then,
+// with Read, a read of the terminal: the command goes on once it is
+// answered, and the times of later steps count from the answer.
 type Step struct {
 	At     time.Duration
 	Output string
+	Read   *Read
+}
+
+// Read is a command's read of its terminal, as `read -p PROMPT x` (and,
+// with Secret, `read -s`) reads a line, or as a pager, an editor or a
+// line editor reads keys (Raw). While it reads, the Terminal's
+// InputWatcher says that the command is blocked reading the terminal
+// (unless Pipe), and what is typed is its answer (Answers): a line, ended
+// by Enter, or, Raw, the first key. C-c interrupts the command.
+type Read struct {
+	// Prompt is printed as the read starts.
+	Prompt string
+	// Secret turns the terminal's echo off while it reads a line.
+	Secret bool
+	// Raw reads keys, one at a time, with the terminal's canonical mode
+	// and echo off.
+	Raw bool
+	// Program is the executable of the reading process (Reading.Program);
+	// default the pane's shell.
+	Program string
+	// Pipe reads what the server typed for the command, not the terminal
+	// (a heredoc, a pipe): it never ends by itself, and the terminal is
+	// not read.
+	Pipe bool
 }
 
 func (r Run) ops() []op {
@@ -78,7 +104,12 @@ func (r Run) ops() []op {
 			ops = append(ops, op{kind: opSleep, d: s.At - at, command: r.Command})
 			at = s.At
 		}
-		ops = append(ops, op{kind: opOutput, text: s.Output})
+		if s.Output != "" {
+			ops = append(ops, op{kind: opOutput, text: s.Output})
+		}
+		if s.Read != nil {
+			ops = append(ops, op{kind: opAsk, ask: s.Read})
+		}
 	}
 	if r.Hang {
 		return append(ops, op{kind: opHang, command: r.Command})
@@ -126,6 +157,8 @@ type inputEsc struct {
 // job is the command the shell is running.
 type job struct {
 	framed    bool
+	persist   bool      // the frame runs the command in the shell itself (frame.Options.Persist)
+	fish      bool      // the frame is fish's
 	pid       int       // the command's process, the shell's child
 	keepsTerm bool      // Run.KeepsTerminal
 	ids       frame.IDs // the frame's ids
@@ -137,8 +170,9 @@ type job struct {
 	untrapped bool   // Run.Untrapped
 	fg        string // the foreground program while blocked, if not the shell
 	timer     *timer
-	reading   bool // an opRead is reading the terminal
-	sink      bool // what it reads is discarded
+	reading   bool  // an opRead is reading the terminal
+	ask       *Read // an opAsk is reading the terminal (or a pipe)
+	sink      bool  // what it reads is discarded
 	line      []byte
 	typeahead []byte
 }
@@ -192,6 +226,8 @@ func (p *pane) receive(b []byte) {
 			p.askByte(c)
 		case p.job == nil:
 			p.editByte(c)
+		case p.job.ask != nil && !p.job.ask.Pipe:
+			p.answerByte(c)
 		case p.job.reading:
 			p.readByte(c)
 		default:
@@ -292,7 +328,7 @@ func (p *pane) enter() {
 	e := &p.ed
 	p.emit([]byte("\r\n"))
 	line := e.buf[e.lineStart:]
-	if n := len(line) - len(bytes.TrimRight(line, `\`)); n%2 == 1 || openQuote(e.buf) {
+	if n := len(line) - len(bytes.TrimRight(line, `\`)); n%2 == 1 || openQuote(e.buf, p.fish()) {
 		e.buf = append(e.buf, '\n')
 		e.lineStart = len(e.buf)
 		p.emit([]byte("> "))
@@ -305,11 +341,14 @@ func (p *pane) enter() {
 
 // openQuote reports whether text ends inside a single-quoted string, as
 // the shell reads quotes: a ' outside double quotes and not after a
-// backslash opens or closes one.
-func openQuote(text []byte) bool {
+// backslash opens or closes one; in fish, \' and \\ inside one stand for
+// themselves.
+func openQuote(text []byte, fish bool) bool {
 	single, double := false, false
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; {
+		case single && fish && c == '\\' && i+1 < len(text) && (text[i+1] == '\'' || text[i+1] == '\\'):
+			i++
 		case single:
 			single = c != '\''
 		case c == '\\':
@@ -327,7 +366,8 @@ func openQuote(text []byte) bool {
 func (p *pane) run(text string) {
 	fam, _ := frame.ShellFor(p.program())
 	if _, files, unread, ok := frame.ParseLine(fam, text); ok {
-		p.runFrame(fam, files, unread)
+		opts, _ := frame.LineOptions(fam, text)
+		p.runFrame(fam, files, unread, opts)
 		return
 	}
 	for _, other := range []frame.Shell{frame.ShellBash, frame.ShellZsh, frame.ShellSh, frame.ShellKsh, frame.ShellFish} {
@@ -349,7 +389,7 @@ func (p *pane) run(text string) {
 // as the real shell would, and empties it, or prints the unread marker
 // when there is no such script. For fish it reads the text file and the
 // end script too, which must be what the frame wrote.
-func (p *pane) runFrame(fam frame.Shell, files frame.Files, unread string) {
+func (p *pane) runFrame(fam frame.Shell, files frame.Files, unread string, lineOpts frame.Options) {
 	path := files.Script
 	sc, ok := p.t.scripts[path]
 	if !ok {
@@ -375,7 +415,12 @@ func (p *pane) runFrame(fam frame.Shell, files frame.Files, unread string) {
 	}
 	{
 		p.commands = append(p.commands, command)
-		j := &job{framed: true, ids: cmd.IDs, script: path}
+		opts := cmd.Options
+		if cmd.NeedsTextFile() {
+			opts = lineOpts
+		}
+		p.frames = append(p.frames, opts)
+		j := &job{framed: true, ids: cmd.IDs, script: path, persist: opts.Persist, fish: cmd.NeedsTextFile()}
 		switch {
 		case len(p.expect) > 0:
 			r := p.expect[0]
@@ -411,8 +456,10 @@ func (p *pane) step() {
 			if status < 0 {
 				status = j.status
 			}
-			if !j.framed {
-				// exit typed at the prompt ends the shell itself.
+			if !j.framed || j.persist && !j.fish {
+				// exit typed at the prompt, or in a command run in the
+				// shell itself, ends the shell; fish's persisting frame
+				// sources the command, whose exit ends only the file.
 				p.die()
 				return
 			}
@@ -437,6 +484,14 @@ func (p *pane) step() {
 			return
 		case opHang:
 			j.fg = o.command
+			return
+		case opBackground:
+			p.bg = append(p.bg, bgProc{pid: p.t.newPID(), command: o.text, until: p.t.clock.Now().Add(o.d)})
+		case opAsk:
+			if o.ask.Prompt != "" {
+				p.output(o.ask.Prompt)
+			}
+			j.ask, j.line = o.ask, nil
 			return
 		case opEcho:
 			p.noEcho = o.n == 0
@@ -618,5 +673,48 @@ func (p *pane) cookedEcho(c byte) {
 	default:
 		j.line = append(j.line, c)
 		emit([]byte{c})
+	}
+}
+
+// fish reports whether the pane's shell is a fish, which quotes otherwise.
+func (p *pane) fish() bool {
+	fam, _ := frame.ShellFor(p.program())
+	return fam == frame.ShellFish
+}
+
+// answerByte handles a byte typed while a command reads the terminal
+// (Read): the tty's line editing and echo for a line, the key itself for
+// a raw read.
+func (p *pane) answerByte(c byte) {
+	j := p.job
+	r := j.ask
+	switch {
+	case c == 0x03:
+		p.emit([]byte("^C"))
+		p.interrupt()
+	case r.Raw:
+		p.answers = append(p.answers, string(c))
+		j.ask = nil
+		p.step()
+	case c == '\r' || c == '\n':
+		// Echoed or not, the line ends (read -s prints the line end).
+		p.emit([]byte("\r\n"))
+		p.answers = append(p.answers, string(j.line))
+		j.ask, j.line = nil, nil
+		p.step()
+	case c == 0x15:
+		j.line = nil
+	case c == 0x7f || c == 0x08:
+		if n := eraseRune(j.line); n > 0 {
+			j.line = j.line[:len(j.line)-n]
+			if !r.Secret && !p.noEcho {
+				p.emit([]byte("\b \b"))
+			}
+		}
+	default:
+		j.line = append(j.line, c)
+		if !r.Secret && !p.noEcho {
+			p.emit(cookedByte(c))
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/internal/outbuf"
 	"github.com/tmux-mcp/tmux-mcp/adapters/internal/screencap"
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -121,6 +122,8 @@ type pane struct {
 	log        *outbuf.Buffer
 	sent       []Input
 	commands   []string
+	frames     []frame.Options // of each framed command, as its frame ran it
+	signals    []SentSignal    // what SignalGroup sent
 	expect     []Run
 	script     func(command string) Run
 	ed         editor
@@ -132,6 +135,7 @@ type pane struct {
 	asking     bool   // the shell reads a line itself, at its prompt (Ask)
 	asked      []byte // what is typed into that line so far
 	answers    []string
+	bg         []bgProc // what commands started in the background (sleep N &)
 
 	// A job whose leader has exited is in front until then
 	// (SetLeaderlessFront).
@@ -644,7 +648,8 @@ func (t *Terminal) Ask(id ports.PaneID, prompt string) {
 	p.output(prompt)
 }
 
-// Answers returns the lines the pane's shell read itself (Ask), oldest
+// Answers returns the lines the pane's shell read itself (Ask), and the
+// answers its commands read (Read, the interpreter's read), oldest
 // first.
 func (t *Terminal) Answers(id ports.PaneID) []string {
 	t.mu.Lock()
@@ -836,6 +841,15 @@ func (t *Terminal) Sent(id ports.PaneID) []Input {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return slices.Clone(t.must(id).sent)
+}
+
+// FrameOptions returns the options of the framed commands the pane's
+// shell has run (frame.Options, as the frame tells them: Persist, and
+// AgentEnv for a command run in a child shell), in order.
+func (t *Terminal) FrameOptions(id ports.PaneID) []frame.Options {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.must(id).frames)
 }
 
 // Commands returns the commands of the framed commands the pane's shell

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp/audit"
 )
 
 // audited records one tool call in the audit log, if there is one: the

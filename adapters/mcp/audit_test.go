@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
 	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp/audit"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"

@@ -53,18 +53,11 @@ type declaration interface {
 	// declare builds the tool, as tools/list describes it, and its
 	// handler on s. An error means the declaration is broken.
 	declare(s *Server) (*sdk.Tool, sdk.ToolHandler, error)
-	// types are the tool's argument and result types, for the tests that
-	// hold every declaration to its schemas.
-	types() (in, out reflect.Type)
 	// toolName is the tool's name, as tools/list gives it.
 	toolName() string
 }
 
 func (t tool[In, Out]) toolName() string { return t.name }
-
-func (t tool[In, Out]) types() (in, out reflect.Type) {
-	return reflect.TypeFor[In](), reflect.TypeFor[Out]()
-}
 
 // builtSchemas holds the schemas of every declaration built so far, by
 // schemaKey: they follow from its types alone, and building and resolving

@@ -31,6 +31,16 @@ type declared struct {
 	outTree map[string]any
 }
 
+// typed is a declaration that tells its argument and result types, for
+// the tests that hold every declaration to its schemas.
+type typed interface {
+	types() (in, out reflect.Type)
+}
+
+func (t tool[In, Out]) types() (in, out reflect.Type) {
+	return reflect.TypeFor[In](), reflect.TypeFor[Out]()
+}
+
 func declaredTools(t testing.TB) []declared {
 	t.Helper()
 	s := &Server{tools: nopTools{}, manage: nopManage{}, tier: TierDestructive}
@@ -45,7 +55,7 @@ func declaredTools(t testing.TB) []declared {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, res := d.types()
+		in, res := d.(typed).types()
 		out = append(out, declared{name: tool.Name, in: in, out: res, schemas: ts, inTree: tree(t, input), outTree: tree(t, output)})
 	}
 	return out

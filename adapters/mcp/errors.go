@@ -35,6 +35,9 @@ const (
 	kindInvalidName     errorKind = "invalid_name"
 	kindNotRun          errorKind = "not_run"    // fault.ErrNotRun
 	kindNoCommand       errorKind = "no_command" // fault.ErrNoCommand
+	kindRunNotFound     errorKind = "run_not_found"
+	kindRunEvicted      errorKind = "run_evicted"
+	kindNoGroup         errorKind = "no_group" // ports.ErrNoGroup
 	kindPaneDead        errorKind = "pane_dead"
 	kindNoAnswer        errorKind = "no_answer"
 	kindUnavailable     errorKind = "unavailable"
@@ -82,6 +85,12 @@ func classify(err error) errorKind {
 		return kindNotRun
 	case errors.Is(err, fault.ErrNoCommand):
 		return kindNoCommand
+	case errors.Is(err, ports.ErrRunNotFound):
+		return kindRunNotFound
+	case errors.Is(err, ports.ErrRunEvicted):
+		return kindRunEvicted
+	case errors.Is(err, ports.ErrNoGroup):
+		return kindNoGroup
 	case errors.Is(err, ports.ErrPaneDead):
 		return kindPaneDead
 	case errors.Is(err, ports.ErrNoAnswer):
@@ -155,6 +164,15 @@ func errorText(err error) string {
 	case kindNoCommand:
 		return msg + "; nothing that run_shell_command started there is still running, and any end it had was " +
 			"already returned: to run a command in the pane use run_shell_command, and to see what the pane shows, capture_pane"
+	case kindRunNotFound:
+		return msg + "; a runId comes from a run_shell_command or wait_for_command result of this server process " +
+			"(a server that restarted knows none of the runs before): check it, or run the command again"
+	case kindRunEvicted:
+		return msg + "; the server let it go to keep the output of all runs within its budget (-output-budget; the oldest " +
+			"runs go first): run the command again, and read it with read_output before running much more"
+	case kindNoGroup:
+		return msg + "; no signal was sent: to interrupt the command use send_keys C-c, and to end a command that ignores it, " +
+			"kill_pane or respawn_pane with force: true (the destructive tools)"
 	case kindPaneDead:
 		return msg + "; its program has exited, so it takes no input: use another pane, or restart this one"
 	case kindNoAnswer:
@@ -232,6 +250,9 @@ func busyAdvice(busy *fault.BusyError) string {
 		return fmt.Sprintf("this server can neither write to it nor interrupt it until that process gives its lease back; "+
 			"if that process is gone, the lease expires by itself, at most %.0f s after it was last renewed, so try again then",
 			writers.DefaultLeaseTTL.Seconds())
+	case busy.AwaitingInput:
+		return "the command waits for input, which only the MCP session that started it may give (its paste_text and " +
+			"send_keys answer it); ask the person, or that session, to answer, or interrupt it (send_keys C-c)"
 	case busy.Returned:
 		return "wait for it to finish (wait_for_command) or interrupt it (send_keys C-c) and try again; " +
 			"a command that ignores C-c ends with its pane: kill_pane or respawn_pane with force: true " +

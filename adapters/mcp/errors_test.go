@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp/audit"
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -33,6 +33,7 @@ var adviceOf = map[errorKind]string{
 	kindNotFound:        "; check the id or name",
 	kindNameInUse:       "; choose another name",
 	kindNoCommand:       "; nothing that run_shell_command started there is still running",
+	kindNoGroup:         "; no signal was sent",
 	kindPaneDead:        "; its program has exited",
 	kindNoAnswer:        "; the terminal multiplexer is running but did not answer in time",
 	kindUnavailable:     "; check that the terminal multiplexer is installed",
@@ -64,6 +65,7 @@ func TestClientTextAndAuditKindAgree(t *testing.T) {
 		{"session not found", ports.ErrNotFound, kindNotFound},
 		{"name in use", ports.ErrNameInUse, kindNameInUse},
 		{"no command", fmt.Errorf("wait for the command in pane %%3: %w", fault.ErrNoCommand), kindNoCommand},
+		{"no group", fmt.Errorf("signal the command in pane %%3: %w", ports.ErrNoGroup), kindNoGroup},
 		{"pane dead", ports.ErrPaneDead, kindPaneDead},
 		{"unavailable", ports.ErrUnavailable, kindUnavailable},
 		{"no answer", fmt.Errorf("tmux list-panes: no answer within 30s: %w", ports.ErrNoAnswer), kindNoAnswer},

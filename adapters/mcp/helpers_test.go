@@ -24,6 +24,8 @@ type stubTools struct {
 	wait    func(context.Context, domain.WaitForTextRequest) (domain.WaitForTextResult, error)
 	keys    func(context.Context, domain.SendKeysRequest) (domain.SendKeysResult, error)
 	waitCmd func(context.Context, domain.WaitCommandRequest) (domain.RunResult, error)
+	readOut func(context.Context, domain.ReadOutputRequest) (domain.ReadOutputResult, error)
+	signal  func(context.Context, domain.SignalRequest) (domain.SignalResult, error)
 
 	mu       sync.Mutex
 	runs     []domain.RunRequest
@@ -33,6 +35,8 @@ type stubTools struct {
 	waits    []domain.WaitForTextRequest
 	keyCalls []domain.SendKeysRequest
 	waitCmds []domain.WaitCommandRequest
+	readOuts []domain.ReadOutputRequest
+	signals  []domain.SignalRequest
 }
 
 func (s *stubTools) RunShellCommand(ctx context.Context, req domain.RunRequest) (domain.RunResult, error) {
@@ -112,10 +116,32 @@ func (s *stubTools) WaitForCommand(ctx context.Context, req domain.WaitCommandRe
 	return s.waitCmd(ctx, req)
 }
 
+func (s *stubTools) ReadOutput(ctx context.Context, req domain.ReadOutputRequest) (domain.ReadOutputResult, error) {
+	s.mu.Lock()
+	s.readOuts = append(s.readOuts, req)
+	s.mu.Unlock()
+	if s.readOut == nil {
+		s.t.Errorf("unexpected ReadOutput(%+v)", req)
+		return domain.ReadOutputResult{}, nil
+	}
+	return s.readOut(ctx, req)
+}
+
+func (s *stubTools) SignalCommand(ctx context.Context, req domain.SignalRequest) (domain.SignalResult, error) {
+	s.mu.Lock()
+	s.signals = append(s.signals, req)
+	s.mu.Unlock()
+	if s.signal == nil {
+		s.t.Errorf("unexpected SignalCommand(%+v)", req)
+		return domain.SignalResult{}, nil
+	}
+	return s.signal(ctx, req)
+}
+
 func (s *stubTools) calls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.runs) + len(s.pastes) + len(s.captures) + len(s.sinces) + len(s.waits) + len(s.keyCalls) + len(s.waitCmds)
+	return len(s.runs) + len(s.pastes) + len(s.captures) + len(s.sinces) + len(s.waits) + len(s.keyCalls) + len(s.waitCmds) + len(s.readOuts) + len(s.signals)
 }
 
 // connect serves tools over the SDK's in-memory transport and returns a

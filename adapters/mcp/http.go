@@ -58,7 +58,7 @@ func (s *Server) HTTPHandler(opts ...HTTPOption) http.Handler {
 	}
 	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
 		&sdk.StreamableHTTPOptions{
-			Logger:                       s.logger,
+			Logger:                       s.sdkLogger,
 			MaxRequestBodyBytes:          sdk.DefaultMaxLineLength,
 			PropagateRequestCancellation: true,
 		})

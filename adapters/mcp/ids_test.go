@@ -75,7 +75,7 @@ func TestEveryIDArgumentIsCheckedByTheTransport(t *testing.T) {
 		"display.paneId", "get_pane_info.paneId", "kill_pane.paneId", "kill_session.session", "kill_window.windowId",
 		"list_panes.session", "list_panes.windowId", "list_windows.session", "paste_text.paneId",
 		"rename_session.session", "rename_window.windowId", "resize_pane.paneId", "resize_window.windowId", "respawn_pane.paneId", "run_shell_command.paneId",
-		"search_panes.session", "select_pane.paneId", "select_window.windowId", "send_keys.paneId", "split_window.paneId", "wait_for_command.paneId", "wait_for_text.paneId",
+		"search_panes.session", "select_pane.paneId", "select_window.windowId", "send_keys.paneId", "signal_command.paneId", "split_window.paneId", "wait_for_command.paneId", "wait_for_text.paneId",
 	}
 	if !slices.Equal(checked, want) {
 		t.Errorf("id arguments checked %v, want %v", checked, want)

@@ -19,6 +19,8 @@ func instructionsFor(offered []string, panesNote string) string {
 	for _, u := range []struct{ tool, use string }{
 		{"run_shell_command", "to run a command and get exactly its output and exit status"},
 		{"wait_for_command", "to wait on for one whose call returned before it ended"},
+		{"read_output", "to read all of a run's output, by the runId its result gave, where the result returned only its tail"},
+		{"signal_command", "to stop such a command (TERM) when C-c does not"},
 		{"paste_text", "to type text into a pane exactly as given"},
 		{"send_keys", "to press keys such as C-c, Escape or Up"},
 		{"capture_pane", "to read what a pane shows"},

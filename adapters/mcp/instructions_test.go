@@ -60,7 +60,7 @@ func TestTheInstructionsNameOnlyOfferedTools(t *testing.T) {
 // isPaneTool reports whether name is one of the pane tools, which the
 // instructions explain one by one.
 func isPaneTool(name string) bool {
-	return slices.Contains([]string{"run_shell_command", "wait_for_command", "paste_text", "send_keys",
+	return slices.Contains([]string{"run_shell_command", "wait_for_command", "read_output", "paste_text", "send_keys",
 		"capture_pane", "capture_since", "wait_for_text"}, name)
 }
 
@@ -73,6 +73,8 @@ func TestTheInstructionsOfAFullServer(t *testing.T) {
 	want := "Tools to work in terminal panes. Pane ids look like %3. " +
 		"Use run_shell_command to run a command and get exactly its output and exit status; " +
 		"wait_for_command to wait on for one whose call returned before it ended; " +
+		"read_output to read all of a run's output, by the runId its result gave, where the result returned only its tail; " +
+		"signal_command to stop such a command (TERM) when C-c does not; " +
 		"paste_text to type text into a pane exactly as given; send_keys to press keys such as C-c, Escape or Up; " +
 		"capture_pane to read what a pane shows; capture_since to read only what a pane wrote since a cursor; " +
 		"wait_for_text to wait until a pane prints something. " +

@@ -33,7 +33,7 @@ import (
 // bridge learns the level a session asks for from the logging/setLevel
 // requests the Servers it is attached to answer (Options.Logs).
 type LogBridge struct {
-	errs  *slog.Logger
+	errs  Logger
 	queue int
 
 	mu      sync.Mutex
@@ -58,10 +58,8 @@ const logSendTimeout = 10 * time.Second
 // NewLogBridge returns a bridge with no clients. errs receives what goes
 // wrong with the bridge itself (a client that stopped taking lines); it
 // must not write to the bridge, and nil discards it.
-func NewLogBridge(errs *slog.Logger) *LogBridge {
-	if errs == nil {
-		errs = slog.New(slog.DiscardHandler)
-	}
+func NewLogBridge(errs Logger) *LogBridge {
+	errs = orDiscard(errs)
 	b := &LogBridge{errs: errs, queue: LogQueue, clients: map[*sdk.ServerSession]*logClient{}}
 	b.min.Store(math.MaxInt64)
 	return b

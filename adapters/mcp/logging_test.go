@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -175,79 +176,85 @@ func TestClientsHearTheLinesOfTheLevelTheyAskFor(t *testing.T) {
 
 // A client that stops reading costs the server nothing: publishing never
 // waits, what does not fit the client's queue is dropped and counted, and
-// once it reads again it is told how many lines it lost.
+// once it reads again it is told how many lines it lost. In a bubble
+// (synctest), "publishing never waits" is exact: the minute of the
+// deadline passes only if the publisher is stuck, and a wait for a line
+// ends once everything has gone as far as it goes.
 func TestASlowClientLosesLinesAndIsToldSo(t *testing.T) {
-	srv, b, log := bridgedServer(t)
-	block := make(chan struct{})
-	c := connectLogClient(t, srv, block)
-	c.setLevel(t, "info")
+	synctest.Test(t, func(t *testing.T) {
+		srv, b, log := bridgedServer(t)
+		block := make(chan struct{})
+		c := connectLogClient(t, srv, block)
+		c.setLevel(t, "info")
 
-	const n = 5 * mcp.LogQueue
-	done := make(chan struct{})
-	go func() {
-		for i := range n {
-			log.Info(fmt.Sprintf("line %d", i))
-		}
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second):
-		t.Fatal("publishing to a client that does not read waited for it")
-	}
-	if b.Dropped() == 0 {
-		t.Fatalf("no line dropped of %d published to a client that reads none", n)
-	}
-	close(block)
-	c.await(t, "line 0", textIs("line 0"))
-	// Every lost line is told, by a note just before the next line that
-	// got through: under load the client may have taken lines while the
-	// jam lasted, so notes may come before lines of the burst too. Once
-	// the client has drained its queue, a last line gets through, and the
-	// notes heard before it count every line dropped.
-	for i := 0; ; i++ {
-		end := fmt.Sprintf("the end %d", i)
-		log.Info(end)
-		if c.awaitFor(500*time.Millisecond, textIs(end)) {
-			break
-		}
-		if i == 40 {
-			t.Fatal("no line reached the client after the jam")
-		}
-	}
-	var told uint64
-	lines := c.lines()
-	for i, l := range lines {
-		var lost uint64
-		if n, _ := fmt.Sscanf(fmt.Sprint(l.Data), "tmux-mcp: the %d log lines before this one were not sent", &lost); n == 1 {
-			if l.Level != "warning" || lost == 0 || i+1 == len(lines) {
-				t.Errorf("note %d %v: want a warning counting lines, before a line", i, l.Data)
+		const n = 5 * mcp.LogQueue
+		done := make(chan struct{})
+		go func() {
+			for i := range n {
+				log.Info(fmt.Sprintf("line %d", i))
 			}
-			told += lost
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(60 * time.Second):
+			t.Fatal("publishing to a client that does not read waited for it")
 		}
-	}
-	if told != b.Dropped() {
-		t.Errorf("the notes count %d lost lines; %d were dropped", told, b.Dropped())
-	}
+		if b.Dropped() == 0 {
+			t.Fatalf("no line dropped of %d published to a client that reads none", n)
+		}
+		close(block)
+		c.await(t, "line 0", textIs("line 0"))
+		// Every lost line is told, by a note just before the next line that
+		// got through: under load the client may have taken lines while the
+		// jam lasted, so notes may come before lines of the burst too. Once
+		// the client has drained its queue, a last line gets through, and the
+		// notes heard before it count every line dropped.
+		for i := 0; ; i++ {
+			end := fmt.Sprintf("the end %d", i)
+			log.Info(end)
+			if c.awaitFor(500*time.Millisecond, textIs(end)) {
+				break
+			}
+			if i == 40 {
+				t.Fatal("no line reached the client after the jam")
+			}
+		}
+		var told uint64
+		lines := c.lines()
+		for i, l := range lines {
+			var lost uint64
+			if n, _ := fmt.Sscanf(fmt.Sprint(l.Data), "tmux-mcp: the %d log lines before this one were not sent", &lost); n == 1 {
+				if l.Level != "warning" || lost == 0 || i+1 == len(lines) {
+					t.Errorf("note %d %v: want a warning counting lines, before a line", i, l.Data)
+				}
+				told += lost
+			}
+		}
+		if told != b.Dropped() {
+			t.Errorf("the notes count %d lost lines; %d were dropped", told, b.Dropped())
+		}
+	})
 }
 
 // A session that ends is forgotten: the bridge wants nothing once no
-// client is left.
+// client is left. The session runs in a bubble (synctest) over the SDK's
+// in-memory pipe, so "once" is when every goroutine of it can go no
+// further.
 func TestAnEndedSessionIsForgotten(t *testing.T) {
-	srv, b, _ := bridgedServer(t)
-	c := connectLogClient(t, srv, nil)
-	c.setLevel(t, "debug")
-	if !b.Wants(slog.LevelDebug) {
-		t.Fatal("the bridge does not want the level the client asked for")
-	}
-	c.cs.Close()
-	deadline := time.Now().Add(20 * time.Second)
-	for b.Wants(slog.LevelError) {
-		if time.Now().After(deadline) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, b, _ := bridgedServer(t)
+		c := connectLogClient(t, srv, nil)
+		c.setLevel(t, "debug")
+		if !b.Wants(slog.LevelDebug) {
+			t.Fatal("the bridge does not want the level the client asked for")
+		}
+		c.cs.Close()
+		synctest.Wait() // the server has seen the session end
+		if b.Wants(slog.LevelError) {
 			t.Fatal("the bridge still wants lines after its only client left")
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	})
 }
 
 // The same level asked again, or another, changes what the client hears

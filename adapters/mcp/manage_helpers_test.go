@@ -144,9 +144,9 @@ func (m *manageStub) KillSession(_ context.Context, req lifecycle.KillSessionReq
 // Tool sets, by tier (the tools of a tier and of the tiers below it).
 var (
 	readonlyTools = []string{"capture_pane", "capture_since", "display", "get_pane_info", "get_server_info", "list_panes",
-		"list_sessions", "list_windows", "search_panes", "wait_for_command", "wait_for_text"}
+		"list_sessions", "list_windows", "read_output", "search_panes", "wait_for_command", "wait_for_text"}
 	mutatingOnlyTools = []string{"create_session", "create_window", "paste_text", "rename_session", "rename_window",
-		"resize_pane", "resize_window", "run_shell_command", "select_pane", "select_window", "send_keys", "split_window"}
+		"resize_pane", "resize_window", "run_shell_command", "select_pane", "select_window", "send_keys", "signal_command", "split_window"}
 	destructiveOnlyTools = []string{"clear_pane_scrollback", "kill_pane", "kill_session", "kill_window", "respawn_pane"}
 
 	// manageTools are the inspect and lifecycle tools.

@@ -246,12 +246,12 @@ func TestManageToolsReportEveryField(t *testing.T) {
 			name: "pane info", tool: "get_pane_info", args: map[string]any{"paneId": "%3"}, method: "GetPaneInfo",
 			result: lifecycle.PaneDetails{Pane: paneFixture, Mode: "copy-mode", HistorySize: 120, HistoryLimit: 2000,
 				AlsoReaches: []ports.PaneID{"%8"}, Attended: true},
-			want: with(paneJSON, "mode", "copy-mode", "historySize", 120, "historyLimit", 2000, "alsoReaches", []any{"%8"}, "attended", true),
+			want: with(paneJSON, "mode", "copy-mode", "historySize", 120, "historyLimit", 2000, "alsoReaches", []any{"%8"}, "attended", true, "leftRunning", nil, "leftRunningCount", 0),
 		},
 		{
 			name: "pane info: no mode, input reaching no other pane", tool: "get_pane_info", args: map[string]any{"paneId": "%3"},
 			method: "GetPaneInfo", result: lifecycle.PaneDetails{Pane: paneFixture},
-			want: with(paneJSON, "mode", "", "historySize", 0, "historyLimit", 0, "alsoReaches", []any{}, "attended", false),
+			want: with(paneJSON, "mode", "", "historySize", 0, "historyLimit", 0, "alsoReaches", []any{}, "attended", false, "leftRunning", nil, "leftRunningCount", 0),
 		},
 		{
 			name: "pane info: mode and synchronization unknown", tool: "get_pane_info", args: map[string]any{"paneId": "%3"},
@@ -260,7 +260,7 @@ func TestManageToolsReportEveryField(t *testing.T) {
 				d.Unknown = []ports.Fact{ports.FactMode, ports.FactAlsoReaches}
 				return d
 			}(),
-			want: with(paneJSON, "mode", nil, "historySize", 0, "historyLimit", 0, "alsoReaches", nil, "attended", false),
+			want: with(paneJSON, "mode", nil, "historySize", 0, "historyLimit", 0, "alsoReaches", nil, "attended", false, "leftRunning", nil, "leftRunningCount", 0),
 		},
 		{
 			name: "display: the fixed facts", tool: "display", args: map[string]any{"paneId": "%3"}, method: "Display",

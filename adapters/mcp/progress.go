@@ -22,13 +22,11 @@ type progressRelay struct {
 	token   any
 
 	mu      sync.Mutex
-	pending *progressReport
+	pending *domain.Progress
 	wake    chan struct{} // one slot: a send is due
 	stop    chan struct{}
 	done    chan struct{}
 }
-
-type progressReport struct{ elapsed, total time.Duration }
 
 // serveWaiting is serve for a tool that waits: do gets the relay of the
 // call's progress to the client (nil without a progress token), which
@@ -74,9 +72,9 @@ func relayProgress(ctx context.Context, req *sdk.CallToolRequest) (domain.Progre
 }
 
 // report is the domain.ProgressFunc.
-func (r *progressRelay) report(elapsed, total time.Duration) {
+func (r *progressRelay) report(p domain.Progress) {
 	r.mu.Lock()
-	r.pending = &progressReport{elapsed, total}
+	r.pending = &p
 	r.mu.Unlock()
 	select {
 	case r.wake <- struct{}{}:
@@ -93,17 +91,17 @@ func (r *progressRelay) run(ctx context.Context) {
 		r.pending = nil
 		r.mu.Unlock()
 		// Progress must increase with every notification.
-		if p == nil || p.elapsed <= last {
+		if p == nil || p.Elapsed <= last {
 			return
 		}
-		last = p.elapsed
+		last = p.Elapsed
 		// A failed send means the client is gone; the call's own result
 		// will fail the same way, so there is nothing to add here.
 		_ = r.session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{
 			ProgressToken: r.token,
-			Progress:      float64(p.elapsed.Milliseconds()),
-			Total:         float64(p.total.Milliseconds()),
-			Message:       fmt.Sprintf("waited %s of %s", p.elapsed.Round(time.Millisecond), p.total.Round(time.Millisecond)),
+			Progress:      float64(p.Elapsed.Milliseconds()),
+			Total:         float64(p.Total.Milliseconds()),
+			Message:       progressMessage(*p),
 		})
 	}
 	for {
@@ -115,4 +113,14 @@ func (r *progressRelay) run(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// progressMessage is a notification's message: the newest line of the
+// command's output while a call waits for one (the domain cut it to
+// domain.ProgressLineMax characters), else how long the call has waited.
+func progressMessage(p domain.Progress) string {
+	if p.Line != "" {
+		return p.Line
+	}
+	return fmt.Sprintf("waited %s of %s", p.Elapsed.Round(time.Millisecond), p.Total.Round(time.Millisecond))
 }

@@ -105,7 +105,7 @@ func (w *promptWriter) notOffered(tool string) string {
 // prompts are every prompt the package declares, in the order they are
 // listed.
 func (s *Server) prompts() []prompt {
-	return []prompt{runAndCheckPrompt(), watchPanePrompt(), diagnosePanePrompt(), interruptProgramPrompt(), surveyPanesPrompt()}
+	return []prompt{runAndCheckPrompt(), watchPanePrompt(), diagnosePanePrompt(), interruptProgramPrompt(), surveyPanesPrompt(), answerInputPrompt()}
 }
 
 var paneArg = promptArg{name: "paneId", title: "Pane", description: "The pane, by its id: %3 (list_panes lists them).", required: true, kind: argPane}
@@ -141,7 +141,14 @@ func runAndCheckPrompt() prompt {
 			w.line("   - timed_out with stillRunning false: the command never started (a notice in the result says why) and will not run later; look at the pane%s before trying again.",
 				w.with("capture_pane", " with capture_pane"))
 			w.line("   - pane_died: the pane, or its program, went away; output holds what the command printed until then.")
-			w.line("4. Check that output is the whole story: outputComplete false means lines were withheld (droppedLines: ask for more with maxLines), cut by the byte ceiling (omittedBytes), lost by the terminal (missedBytes), not carried by the text (replacedBytes: not UTF-8, or controls that show nothing) or hidden by an escape sequence that never ended (unterminatedBytes); foreignOutputSuspected true means something else printed into the pane. The text half of the result adds a notice when any of these happened.")
+			w.line("   - awaiting_input: the command stopped to read its terminal; input.kind and input.prompt say what it asks, and the text half what to do%s. Never guess a secret: ask the person.",
+				w.with("paste_text", " (the answer_input prompt walks through it)"))
+			if w.has("read_output") {
+				w.line("4. Check that output is the whole story: outputComplete false means lines were withheld (droppedLines) or cut by the byte ceiling (omittedBytes), lost by the terminal (missedBytes), not carried by the text (replacedBytes: not UTF-8, or controls that show nothing) or hidden by an escape sequence that never ended (unterminatedBytes); foreignOutputSuspected true means something else printed into the pane. The text half of the result adds a notice when any of these happened. Withheld lines are not lost: the server kept the whole output, so do not run the command again to see them; call %s to page through it, or add grep (and context) to find the first error.",
+					invocation("read_output", "runId", "<runId of the result>"))
+			} else {
+				w.line("4. Check that output is the whole story: outputComplete false means lines were withheld (droppedLines: ask for more with maxLines), cut by the byte ceiling (omittedBytes), lost by the terminal (missedBytes), not carried by the text (replacedBytes: not UTF-8, or controls that show nothing) or hidden by an escape sequence that never ended (unterminatedBytes); foreignOutputSuspected true means something else printed into the pane. The text half of the result adds a notice when any of these happened.")
+			}
 			if exp := a["expect"]; exp != "" {
 				w.line("5. Success here means: %s. Say whether the result meets it, quoting the lines of output that show it.", exp)
 			} else {
@@ -273,12 +280,18 @@ func interruptProgramPrompt() prompt {
 			w.line("   Check: %s.", check)
 			w.line("2. If it still runs, quit it: %s sends SIGQUIT, which most programs obey and some answer by dumping core. Check the same way.",
 				invocation("send_keys", "paneId", pane, "keys", `C-\`, "enter", false))
+			last := "3"
+			if w.has("signal_command") {
+				w.line("3. If a run_shell_command of this server started it and it still runs, end the command and not the pane: %s sends SIGTERM to the command's own process group, never to the shell; its exit status is then 143. Check the same way.",
+					invocation("signal_command", "paneId", pane, "signal", "TERM"))
+				last = "4"
+			}
 			if w.has("kill_pane") {
-				w.line("3. If it still runs, end the pane: %s ends the pane and everything in it, for good; the pane id is gone afterwards. Ask the user first, unless they already said to.",
-					invocation("kill_pane", "paneId", pane))
+				w.line("%s. If it still runs, end the pane: %s ends the pane and everything in it, for good; the pane id is gone afterwards. Ask the user first, unless they already said to.",
+					last, invocation("kill_pane", "paneId", pane))
 			} else {
-				w.line("3. If it still runs, the last resort would be kill_pane, but %s: tell the user that the program does not stop, with what the pane shows.",
-					w.notOffered("kill_pane"))
+				w.line("%s. If it still runs, the last resort would be kill_pane, but %s: tell the user that the program does not stop, with what the pane shows.",
+					last, w.notOffered("kill_pane"))
 			}
 			w.line("Report which step stopped it and what the pane showed.")
 		},
@@ -413,4 +426,38 @@ func checkPromptArgs(p prompt, args map[string]string) error {
 		}
 	}
 	return nil
+}
+
+func answerInputPrompt() prompt {
+	return prompt{
+		name:        "answer_input",
+		title:       "Answer a command that is waiting for input",
+		description: "A run_shell_command or wait_for_command result said awaiting_input: decide who answers (never guess a secret), answer with paste_text or send_keys from this session, and follow the command to its end with wait_for_command.",
+		args: []promptArg{paneArg,
+			{name: "answer", title: "Answer", description: "What the user said to answer, if they did (optional). Leave it out for a secret: the user types that themselves."},
+		},
+		needs: []string{"wait_for_command", "paste_text", "send_keys"},
+		text: func(w *promptWriter, a map[string]string) {
+			pane, answer := a["paneId"], a["answer"]
+			w.line("The command in pane %s is waiting for input (outcome awaiting_input). Answer it, or have the user answer it, and follow it to its end.", pane)
+			w.line("")
+			w.line("1. Read input.kind and input.prompt in the result, and the notice in its text half.%s",
+				w.with("capture_pane", fmt.Sprintf(" %s shows the whole screen.", invocation("capture_pane", "paneId", pane))))
+			w.line("2. Decide who answers:")
+			w.line("   - secret (a password or passphrase; the terminal does not echo it): never guess, make one up or reuse one from the conversation. Ask the user to type it themselves in the pane (the notice says how they reach it), then go to step 4.")
+			w.line("   - confirm (a yes-or-no question): answer only what the user asked of you; if the answer changes or deletes anything they did not ask for, ask them first.")
+			w.line("   - line or repl: answer when the answer is yours to give; otherwise ask the user.")
+			w.line("   - pager or editor: it waits for keys, not for an answer: quit it (a pager: q; vi: Escape : q ! Enter) unless you mean to use it.")
+			w.line("   - unknown: look at the screen before pressing anything.")
+			if answer != "" {
+				w.line("   The user said to answer: %q.", answer)
+			}
+			w.line("3. Answer from this session, the one whose call started the command (another session is refused as busy): text with %s, keys with %s (its keys are key names; literal true types them as text).",
+				invocation("paste_text", "paneId", pane, "text", "<the answer>", "enter", true), invocation("send_keys", "paneId", pane, "keys", "<keys>"))
+			w.line("4. Call %s. It returns the end (completed, with exitStatus), awaiting_input again if the command asks again (a wrong password: go back to step 1), or timed_out with stillRunning true while it still runs (call it again).",
+				invocation("wait_for_command", "paneId", pane))
+			w.line("5. If the command should not have asked at all, stop it with %s and run it so that it does not ask (a --yes flag, its input from a file, --no-pager).",
+				invocation("send_keys", "paneId", pane, "keys", "C-c", "enter", false))
+		},
+	}
 }

@@ -24,6 +24,7 @@ var promptArgs = map[string]map[string]string{
 	"diagnose_pane":     {"paneId": "%3"},
 	"interrupt_program": {"paneId": "%3"},
 	"survey_panes":      {"session": "work"},
+	"answer_input":      {"paneId": "%3", "answer": "y"},
 }
 
 func listPrompts(t *testing.T, cs *sdk.ClientSession) []string {
@@ -60,7 +61,7 @@ var snakeWord = regexp.MustCompile(`\b[a-z]+(?:_[a-z]+)+\b`)
 
 // notTools are the snake_case words a prompt may hold that are not tools:
 // outcomes, and the prompts' own names.
-var notTools = []string{"timed_out", "pane_died", "output_lost", "interrupt_program"}
+var notTools = []string{"timed_out", "pane_died", "output_lost", "interrupt_program", "awaiting_input", "answer_input"}
 
 // A prompt is offered when the tools it needs are, and its text, whatever
 // the server offers, names no tool the server does not offer, unless to
@@ -73,12 +74,12 @@ func TestPromptsNameOnlyTheToolsTheServerOffers(t *testing.T) {
 		prompts []string
 	}{
 		{"destructive", mcp.Options{Safety: mcp.TierDestructive}, true,
-			[]string{"run_and_check", "watch_pane", "diagnose_pane", "interrupt_program", "survey_panes"}},
+			[]string{"run_and_check", "watch_pane", "diagnose_pane", "interrupt_program", "survey_panes", "answer_input"}},
 		{"mutating", mcp.Options{}, true,
-			[]string{"run_and_check", "watch_pane", "diagnose_pane", "interrupt_program", "survey_panes"}},
+			[]string{"run_and_check", "watch_pane", "diagnose_pane", "interrupt_program", "survey_panes", "answer_input"}},
 		{"readonly", mcp.Options{Safety: mcp.TierReadonly}, true, []string{"watch_pane", "diagnose_pane", "survey_panes"}},
 		{"no lifecycle tools", mcp.Options{Safety: mcp.TierDestructive}, false,
-			[]string{"run_and_check", "watch_pane", "diagnose_pane", "interrupt_program"}},
+			[]string{"run_and_check", "watch_pane", "diagnose_pane", "interrupt_program", "answer_input"}},
 		{"an allowlist", mcp.Options{Tools: []string{"run_shell_command", "capture_pane", "send_keys", "wait_for_text"}}, true,
 			[]string{"run_and_check", "watch_pane", "diagnose_pane", "interrupt_program"}},
 		{"an allowlist without capture_pane", mcp.Options{Tools: []string{"run_shell_command", "wait_for_text", "send_keys"}}, true,
@@ -120,7 +121,8 @@ func TestPromptTextsSayHowToDoIt(t *testing.T) {
 	cs, _ := connectWith(t, stub, mcp.Options{Manage: stub, Safety: mcp.TierDestructive})
 	want := map[string][]string{
 		"run_and_check": {`run_shell_command {"paneId": "%3", "command": "make test"}`, `wait_for_command {"paneId": "%3"}`,
-			"stillRunning", "exitStatus", "outputComplete", "droppedLines", "missedBytes", "foreignOutputSuspected", "all tests pass"},
+			"stillRunning", "exitStatus", "outputComplete", "droppedLines", "missedBytes", "foreignOutputSuspected", "all tests pass",
+			`read_output {"runId": "<runId of the result>"}`, "grep"},
 		"watch_pane": {`capture_since {"paneId": "%3"}`, `"patterns": ["Build (OK|FAILED)"], "regex": true, "cursor": "<the cursor>"`,
 			"matched", "timed_out", "output_lost", "pane_died", "alreadyOnScreen", "cursor this result returned"},
 		"diagnose_pane": {`get_pane_info {"paneId": "%3"}`, `capture_pane {"paneId": "%3", "start": -200}`, "dead", "mode", "busy",
@@ -128,6 +130,8 @@ func TestPromptTextsSayHowToDoIt(t *testing.T) {
 		"interrupt_program": {`send_keys {"paneId": "%3", "keys": "C-c", "enter": false}`, `send_keys {"paneId": "%3", "keys": "C-\\", "enter": false}`,
 			`kill_pane {"paneId": "%3"}`, `wait_for_command {"paneId": "%3", "timeoutMs": 5000}`, "Check", "watched", "Ask the user"},
 		"survey_panes": {`list_windows {"session": "work"}`, `list_panes {"session": "work"}`, "busy", "dead", "watched"},
+		"answer_input": {`paste_text {"paneId": "%3", "text": "<the answer>", "enter": true}`, `wait_for_command {"paneId": "%3"}`,
+			"never guess", "secret", "confirm", "pager", "awaiting_input again", `The user said to answer: "y"`, "another session is refused"},
 	}
 	for name, words := range want {
 		text := getPrompt(t, cs, name, promptArgs[name])
@@ -142,6 +146,10 @@ func TestPromptTextsSayHowToDoIt(t *testing.T) {
 	cc, cq, kill := strings.Index(text, `"C-c"`), strings.Index(text, `"C-\\"`), strings.Index(text, "kill_pane {")
 	if !(cc < cq && cq < kill) || !strings.Contains(text[cc:cq], "Check") {
 		t.Errorf("interrupt_program does not go C-c, check, C-\\, kill:\n%s", text)
+	}
+	// signal_command TERM ends this server's command before the pane goes.
+	if term := strings.Index(text, `signal_command {"paneId": "%3", "signal": "TERM"}`); !(cq < term && term < kill) || !strings.Contains(text, "4. If it still runs, end the pane") {
+		t.Errorf("interrupt_program does not go C-\\, signal_command TERM, kill:\n%s", text)
 	}
 	// Without kill_pane the last step says it is not there.
 	cs2, _ := connectWith(t, stub, mcp.Options{Manage: stub})

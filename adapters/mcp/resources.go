@@ -3,14 +3,13 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"regexp"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmux-mcp/tmux-mcp/adapters/clock"
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/sysclock"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -89,12 +88,6 @@ func parseResourceURI(uri string) (kind resourceKind, pane ports.PaneID, ok bool
 	return kindPane, pane, true
 }
 
-// PaneURI returns the URI of a pane's description resource.
-func PaneURI(pane ports.PaneID) string { return "tmux://panes/" + paneNumber(pane) }
-
-// PaneContentURI returns the URI of a pane's screen resource.
-func PaneContentURI(pane ports.PaneID) string { return PaneURI(pane) + "/content" }
-
 func paneNumber(pane ports.PaneID) string {
 	s := string(pane)
 	if len(s) > 0 && s[0] == '%' {
@@ -108,9 +101,10 @@ func paneNumber(pane ports.PaneID) string {
 // subscribed to it.
 type resources struct {
 	screens  screenReader
+	outputs  outputReader
 	listings listingReader // nil: no sessions or pane resources
 	clock    ports.Clock
-	logger   *slog.Logger
+	logger   Logger
 	// base is the Server's closing context: every watch ends with it.
 	base context.Context
 	// notify tells the subscribers of uri that it changed. It is set by
@@ -130,12 +124,13 @@ type resources struct {
 // opts. The sessions and pane descriptions are served only when m is not
 // nil; the screens always are. Subscriptions are timed on c (nil means the system
 // clock) and end with base, the Server's closing context.
-func newResources(t Tools, m ManageTools, c ports.Clock, logger *slog.Logger, base context.Context, opts *sdk.ServerOptions) *resources {
+func newResources(t Tools, m ManageTools, c ports.Clock, logger Logger, base context.Context, opts *sdk.ServerOptions) *resources {
 	if c == nil {
-		c = clock.New()
+		c = sysclock.New()
 	}
 	r := &resources{
 		screens:  t,
+		outputs:  t,
 		clock:    c,
 		logger:   logger,
 		base:     base,
@@ -170,6 +165,7 @@ func (r *resources) register(srv *sdk.Server) {
 			"Subscribe to hear as soon as the pane prints something: updates come at most every 100 ms, and the " +
 			"last change of a burst is always told; read the resource again, or use capture_since, to see what changed.",
 	}, r.readContent)
+	r.registerRuns(srv)
 	if r.listings == nil {
 		return
 	}
@@ -277,7 +273,7 @@ func (r *resources) screen(ctx context.Context, pane ports.PaneID) (string, erro
 // error would give.
 func resourceError(uri string, err error) error {
 	switch classify(err) {
-	case kindPaneNotFound, kindNotFound:
+	case kindPaneNotFound, kindNotFound, kindRunNotFound, kindRunEvicted:
 		return sdk.ResourceNotFoundError(uri)
 	default:
 		// A JSON-RPC error of its own: one the SDK is handed as a plain
@@ -303,6 +299,9 @@ type watch struct {
 
 func (r *resources) subscribe(ctx context.Context, req *sdk.SubscribeRequest) error {
 	uri := req.Params.URI
+	if _, run := runOfURI(uri); run {
+		return refuseRunSubscription(uri)
+	}
 	kind, pane, ok := r.parse(uri)
 	if !ok {
 		return sdk.ResourceNotFoundError(uri)

@@ -3,42 +3,47 @@ package mcp
 import (
 	"context"
 	"testing"
-	"time"
+	"testing/synctest"
 )
 
 // A change seen before the SDK has recorded the subscription is not sent
 // into the void: it is held, and told once the subscription is heard;
-// after that every change passes at once.
+// after that every change passes at once. In a bubble, synctest.Wait
+// returns once holdUntilHeard is blocked, so "nothing was passed on" is
+// a fact, not a guess after a pause.
 func TestChangesBeforeTheSubscriptionIsHeardAreHeldForIt(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	heard := make(chan struct{})
-	signals := make(chan struct{}, 1)
-	out := make(chan struct{}, 1)
-	go holdUntilHeard(ctx, heard, signals, out)
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		heard := make(chan struct{})
+		signals := make(chan struct{}, 1)
+		out := make(chan struct{}, 1)
+		go holdUntilHeard(ctx, heard, signals, out)
 
-	signals <- struct{}{}
-	signals <- struct{}{}
-	select {
-	case <-out:
-		t.Fatal("a change was passed on before the subscription was heard")
-	case <-time.After(50 * time.Millisecond):
-	}
-	close(heard)
-	select {
-	case <-out:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the held change was not passed on once the subscription was heard")
-	}
-	select {
-	case <-out:
-		t.Fatal("two held changes were passed on as two; one stands for all")
-	case <-time.After(50 * time.Millisecond):
-	}
-	signals <- struct{}{}
-	select {
-	case <-out:
-	case <-time.After(10 * time.Second):
-		t.Fatal("a change after the subscription was heard was not passed on")
-	}
+		passed := func() bool {
+			synctest.Wait()
+			select {
+			case <-out:
+				return true
+			default:
+				return false
+			}
+		}
+		signals <- struct{}{}
+		signals <- struct{}{}
+		if passed() {
+			t.Fatal("a change was passed on before the subscription was heard")
+		}
+		close(heard)
+		if !passed() {
+			t.Fatal("the held change was not passed on once the subscription was heard")
+		}
+		if passed() {
+			t.Fatal("two held changes were passed on as two; one stands for all")
+		}
+		signals <- struct{}{}
+		if !passed() {
+			t.Fatal("a change after the subscription was heard was not passed on")
+		}
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -244,9 +245,13 @@ func (c *resClient) update(t *testing.T, uri string) {
 }
 
 // noUpdate checks that no update has arrived. It is called only when
-// nothing could still send one, so that an absence proves something.
+// nothing could still send one, so that an absence proves something, and
+// in a bubble (synctest), where it looks once the server and the client
+// can go no further: an update on its way through the SDK is not missed
+// for being slow.
 func (c *resClient) noUpdate(t *testing.T) {
 	t.Helper()
+	synctest.Wait()
 	select {
 	case got := <-c.updates:
 		t.Errorf("unexpected update for %q", got)
@@ -296,7 +301,7 @@ func TestResourcesAreListedWithSubscriptions(t *testing.T) {
 			t.Errorf("template %s has no name or description", rt.URITemplate)
 		}
 	}
-	want := map[string]string{PaneURITemplate: "application/json", PaneContentURITemplate: "text/plain"}
+	want := map[string]string{PaneURITemplate: "application/json", PaneContentURITemplate: "text/plain", RunOutputURITemplate: "text/plain"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("templates = %v, want %v", got, want)
 	}
@@ -466,40 +471,45 @@ func TestSubscribeToScreenNotifiesOnOutput(t *testing.T) {
 }
 
 func TestScreenReadsAreSpacedByUpdateInterval(t *testing.T) {
-	stub := newResStub()
-	clk := fake.NewClock(time.Unix(0, 0))
-	cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
-	const uri = "tmux://panes/3/content"
-	if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: uri}); err != nil {
-		t.Fatal(err)
-	}
-	stub.nextFollow(t).output("c1")
-	cs.update(t, uri)
+	synctest.Test(t, func(t *testing.T) {
+		stub := newResStub()
+		clk := fake.NewClock(time.Unix(0, 0))
+		cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
+		const uri = "tmux://panes/3/content"
+		if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+		stub.nextFollow(t).output("c1")
+		cs.update(t, uri)
 
-	waitTimers(t, clk, 1)
-	clk.Advance(UpdateInterval - time.Millisecond)
-	select {
-	case c := <-stub.follows:
-		t.Fatalf("read %+v before UpdateInterval had passed", c.req)
-	default:
-	}
-	clk.Advance(time.Millisecond)
-	stub.nextFollow(t).output("c2")
-	cs.update(t, uri)
+		waitTimers(t, clk, 1)
+		clk.Advance(UpdateInterval - time.Millisecond)
+		synctest.Wait()
+		select {
+		case c := <-stub.follows:
+			t.Fatalf("read %+v before UpdateInterval had passed", c.req)
+		default:
+		}
+		clk.Advance(time.Millisecond)
+		stub.nextFollow(t).output("c2")
+		cs.update(t, uri)
+	})
 }
 
 func TestScreenWithoutNewsIsNotTold(t *testing.T) {
-	stub := newResStub()
-	clk := fake.NewClock(time.Unix(0, 0))
-	cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
-	if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: "tmux://panes/3/content"}); err != nil {
-		t.Fatal(err)
-	}
-	// The wait ran out with nothing new: same cursor, nothing missed.
-	call := stub.nextFollow(t)
-	call.answer(domain.CaptureSinceResult{PaneID: "%3", Cursor: new("c0"), Streaming: true}, nil)
-	waitTimers(t, clk, 1) // the pause before the next read: the answer was handled
-	cs.noUpdate(t)
+	synctest.Test(t, func(t *testing.T) {
+		stub := newResStub()
+		clk := fake.NewClock(time.Unix(0, 0))
+		cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
+		if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: "tmux://panes/3/content"}); err != nil {
+			t.Fatal(err)
+		}
+		// The wait ran out with nothing new: same cursor, nothing missed.
+		call := stub.nextFollow(t)
+		call.answer(domain.CaptureSinceResult{PaneID: "%3", Cursor: new("c0"), Streaming: true}, nil)
+		waitTimers(t, clk, 1) // the pause before the next read: the answer was handled
+		cs.noUpdate(t)
+	})
 }
 
 func TestScreenOutputLostIsTold(t *testing.T) {
@@ -515,36 +525,38 @@ func TestScreenOutputLostIsTold(t *testing.T) {
 }
 
 func TestScreenOfDeadPaneIsToldThenPolled(t *testing.T) {
-	stub := newResStub()
-	clk := fake.NewClock(time.Unix(0, 0))
-	cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
-	const uri = "tmux://panes/3/content"
-	if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: uri}); err != nil {
-		t.Fatal(err)
-	}
-	// The pane's last words, then no more output will come.
-	stub.setSeed(func(req domain.CaptureSinceRequest) (domain.CaptureSinceResult, error) {
-		return domain.CaptureSinceResult{PaneID: req.PaneID, Text: "bye\n", Cursor: new("c9")}, nil
-	})
-	stub.nextFollow(t).answer(domain.CaptureSinceResult{PaneID: "%3", Text: "bye\n", Cursor: new("c9")}, nil)
-	cs.update(t, uri)
+	synctest.Test(t, func(t *testing.T) {
+		stub := newResStub()
+		clk := fake.NewClock(time.Unix(0, 0))
+		cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
+		const uri = "tmux://panes/3/content"
+		if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+		// The pane's last words, then no more output will come.
+		stub.setSeed(func(req domain.CaptureSinceRequest) (domain.CaptureSinceResult, error) {
+			return domain.CaptureSinceResult{PaneID: req.PaneID, Text: "bye\n", Cursor: new("c9")}, nil
+		})
+		stub.nextFollow(t).answer(domain.CaptureSinceResult{PaneID: "%3", Text: "bye\n", Cursor: new("c9")}, nil)
+		cs.update(t, uri)
 
-	// Now the screen is read every PollInterval, and told when it changes:
-	// here when the pane is gone.
-	waitTimers(t, clk, 1)
-	seeds := stub.seeds()
-	stub.setSeed(func(req domain.CaptureSinceRequest) (domain.CaptureSinceResult, error) {
-		return domain.CaptureSinceResult{}, fmt.Errorf("describe pane %%3: %w", ports.ErrPaneNotFound)
+		// Now the screen is read every PollInterval, and told when it changes:
+		// here when the pane is gone.
+		waitTimers(t, clk, 1)
+		seeds := stub.seeds()
+		stub.setSeed(func(req domain.CaptureSinceRequest) (domain.CaptureSinceResult, error) {
+			return domain.CaptureSinceResult{}, fmt.Errorf("describe pane %%3: %w", ports.ErrPaneNotFound)
+		})
+		clk.Advance(PollInterval)
+		cs.update(t, uri)
+		waitTimers(t, clk, 1)
+		if stub.seeds() != seeds+1 {
+			t.Errorf("%d screen reads in one PollInterval, want 1", stub.seeds()-seeds)
+		}
+		clk.Advance(PollInterval) // still gone: nothing to tell
+		waitTimers(t, clk, 1)
+		cs.noUpdate(t)
 	})
-	clk.Advance(PollInterval)
-	cs.update(t, uri)
-	waitTimers(t, clk, 1)
-	if stub.seeds() != seeds+1 {
-		t.Errorf("%d screen reads in one PollInterval, want 1", stub.seeds()-seeds)
-	}
-	clk.Advance(PollInterval) // still gone: nothing to tell
-	waitTimers(t, clk, 1)
-	cs.noUpdate(t)
 }
 
 func TestScreenOfRespawnedPaneIsFollowedAgain(t *testing.T) {
@@ -719,34 +731,36 @@ func TestSubscribeRefusesWhatCannotBeRead(t *testing.T) {
 }
 
 func TestSubscribeToSessionsPollsForChanges(t *testing.T) {
-	stub := newResStub()
-	one := lifecycle.SessionList{Sessions: []ports.SessionInfo{{SessionRef: ports.SessionRef{ID: "$0", Name: "main"}, Windows: 1}}}
-	stub.setSessions(one)
-	clk := fake.NewClock(time.Unix(0, 0))
-	cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
-	if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: SessionsURI}); err != nil {
-		t.Fatal(err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		stub := newResStub()
+		one := lifecycle.SessionList{Sessions: []ports.SessionInfo{{SessionRef: ports.SessionRef{ID: "$0", Name: "main"}, Windows: 1}}}
+		stub.setSessions(one)
+		clk := fake.NewClock(time.Unix(0, 0))
+		cs := connectRes(t, newResServer(t, stub, clk), protocolLegacy)
+		if err := cs.Subscribe(context.Background(), &sdk.SubscribeParams{URI: SessionsURI}); err != nil {
+			t.Fatal(err)
+		}
 
-	waitTimers(t, clk, 1)
-	clk.Advance(PollInterval) // nothing changed
-	waitTimers(t, clk, 1)
-	cs.noUpdate(t)
+		waitTimers(t, clk, 1)
+		clk.Advance(PollInterval) // nothing changed
+		waitTimers(t, clk, 1)
+		cs.noUpdate(t)
 
-	two := lifecycle.SessionList{Sessions: append(slices.Clone(one.Sessions),
-		ports.SessionInfo{SessionRef: ports.SessionRef{ID: "$1", Name: "build"}, Windows: 1})}
-	stub.setSessions(two)
-	clk.Advance(PollInterval - time.Millisecond)
-	cs.noUpdate(t) // not read again yet
-	clk.Advance(time.Millisecond)
-	cs.update(t, SessionsURI)
+		two := lifecycle.SessionList{Sessions: append(slices.Clone(one.Sessions),
+			ports.SessionInfo{SessionRef: ports.SessionRef{ID: "$1", Name: "build"}, Windows: 1})}
+		stub.setSessions(two)
+		clk.Advance(PollInterval - time.Millisecond)
+		cs.noUpdate(t) // not read again yet
+		clk.Advance(time.Millisecond)
+		cs.update(t, SessionsURI)
 
-	stub.mu.Lock()
-	calls := stub.listCalls
-	stub.mu.Unlock()
-	if calls != 3 {
-		t.Errorf("list_sessions called %d times, want 3: at subscription and once per PollInterval", calls)
-	}
+		stub.mu.Lock()
+		calls := stub.listCalls
+		stub.mu.Unlock()
+		if calls != 3 {
+			t.Errorf("list_sessions called %d times, want 3: at subscription and once per PollInterval", calls)
+		}
+	})
 }
 
 func TestSubscribeToPanePollsForChanges(t *testing.T) {
@@ -834,12 +848,6 @@ func TestCoalesceTellsAtMostOncePerIntervalAndNeverDropsTheLast(t *testing.T) {
 }
 
 func TestResourceURIs(t *testing.T) {
-	if got := PaneURI("%3"); got != "tmux://panes/3" {
-		t.Errorf("PaneURI(%%3) = %q", got)
-	}
-	if got := PaneContentURI("%3"); got != "tmux://panes/3/content" {
-		t.Errorf("PaneContentURI(%%3) = %q", got)
-	}
 	tests := []struct {
 		uri  string
 		kind resourceKind

@@ -34,11 +34,13 @@ var resultShapes = map[string]struct {
 }{
 	"run_shell_command":     {map[string]any{"paneId": "%3", "command": "make"}, "RunShellCommand", reflect.TypeFor[domain.RunResult]()},
 	"wait_for_command":      {map[string]any{"paneId": "%3"}, "WaitForCommand", reflect.TypeFor[domain.RunResult]()},
+	"read_output":           {map[string]any{"runId": "r1"}, "ReadOutput", reflect.TypeFor[domain.ReadOutputResult]()},
 	"paste_text":            {map[string]any{"paneId": "%3", "text": "x"}, "PasteText", reflect.TypeFor[domain.PasteResult]()},
 	"capture_pane":          {map[string]any{"paneId": "%3"}, "CapturePane", reflect.TypeFor[domain.CaptureResult]()},
 	"capture_since":         {map[string]any{"paneId": "%3"}, "CaptureSince", reflect.TypeFor[domain.CaptureSinceResult]()},
 	"wait_for_text":         {map[string]any{"paneId": "%3"}, "WaitForText", reflect.TypeFor[domain.WaitForTextResult]()},
 	"send_keys":             {map[string]any{"paneId": "%3", "keys": "Enter"}, "SendKeys", reflect.TypeFor[domain.SendKeysResult]()},
+	"signal_command":        {map[string]any{"paneId": "%3", "signal": "TERM"}, "SignalCommand", reflect.TypeFor[domain.SignalResult]()},
 	"list_sessions":         {map[string]any{}, "ListSessions", reflect.TypeFor[lifecycle.SessionList]()},
 	"list_windows":          {map[string]any{}, "ListWindows", reflect.TypeFor[lifecycle.WindowList]()},
 	"list_panes":            {map[string]any{}, "ListPanes", reflect.TypeFor[lifecycle.PaneList]()},
@@ -66,6 +68,7 @@ var resultShapes = map[string]struct {
 var enumerations = map[reflect.Type][]any{
 	reflect.TypeFor[domain.Outcome]():     {domain.OutcomeCompleted, domain.OutcomeTimedOut, domain.OutcomePaneDied, domain.OutcomeCancelled},
 	reflect.TypeFor[domain.WaitOutcome](): {domain.WaitMatched, domain.WaitTimedOut, domain.WaitPaneDied, domain.WaitCancelled, domain.WaitOutputLost},
+	reflect.TypeFor[ports.Signal]():       {ports.SignalINT, ports.SignalTERM, ports.SignalHUP, ports.SignalKILL},
 	reflect.TypeFor[ports.Fact](): {ports.FactWatched, ports.FactAlsoReaches, ports.FactSelf, ports.FactMode, ports.FactCommand,
 		ports.FactPID, ports.FactCursor},
 }
@@ -204,6 +207,9 @@ func shapeStub(t *testing.T, method string, v reflect.Value) *manageStub {
 	st.waitCmd = func(context.Context, domain.WaitCommandRequest) (domain.RunResult, error) {
 		return get().(domain.RunResult), nil
 	}
+	st.readOut = func(context.Context, domain.ReadOutputRequest) (domain.ReadOutputResult, error) {
+		return get().(domain.ReadOutputResult), nil
+	}
 	st.paste = func(context.Context, domain.PasteRequest) (domain.PasteResult, error) {
 		return get().(domain.PasteResult), nil
 	}
@@ -218,6 +224,9 @@ func shapeStub(t *testing.T, method string, v reflect.Value) *manageStub {
 	}
 	st.keys = func(context.Context, domain.SendKeysRequest) (domain.SendKeysResult, error) {
 		return get().(domain.SendKeysResult), nil
+	}
+	st.signal = func(context.Context, domain.SignalRequest) (domain.SignalResult, error) {
+		return get().(domain.SignalResult), nil
 	}
 	return stub
 }

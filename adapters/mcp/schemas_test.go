@@ -21,17 +21,51 @@ import (
 var (
 	specifiedTools = []string{"capture_pane", "paste_text", "run_shell_command"}
 	contractTools  = []string{"capture_since", "send_keys", "wait_for_text"}
-	allTools       = []string{"capture_pane", "capture_since", "paste_text", "run_shell_command", "send_keys", "wait_for_command", "wait_for_text"}
+	allTools       = []string{"capture_pane", "capture_since", "paste_text", "read_output", "run_shell_command", "send_keys", "signal_command", "wait_for_command", "wait_for_text"}
 )
 
 // addedOutputFields are the output fields that issues added to tools the
 // reference pages specify, beyond what the pages give: the server must
 // advertise the pages' schemas with these fields and only these added.
-// Issue 22 added what the text of a result cannot carry.
+// Issue 22 added what the text of a result cannot carry; issue 23 what a
+// command left running, the run's id, which names its whole output for
+// read_output, and what a command that waits for input asks (input; the
+// outcome that says so is in addedEnumValues).
 var addedOutputFields = map[string][]string{
-	"run_shell_command": {"replacedBytes", "unterminatedBytes"},
+	"run_shell_command": {"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount", "runId", "input"},
 	"capture_since":     {"replacedBytes", "unterminatedBytes"},
 	"wait_for_text":     {"replacedBytes", "unterminatedBytes"},
+}
+
+// addedEnumValues are the values issues added to the enums of output
+// fields of the tools the reference pages specify, by tool and field.
+var addedEnumValues = map[string]map[string][]string{
+	"run_shell_command": {"outcome": {"awaiting_input"}},
+}
+
+// addedInputFields are the arguments issues added to the tools the
+// reference pages specify: optional, so that every call the pages allow
+// means what it meant. Issue 23 added persist and awaitInput.
+var addedInputFields = map[string][]string{
+	"run_shell_command": {"persist", "awaitInput"},
+}
+
+// withoutAddedInput returns an input schema (decoded JSON) with tool's
+// addedInputFields taken out of its properties, as its reference page
+// has it; it fails the test if one is not there or is required.
+func withoutAddedInput(t *testing.T, tool string, schema any) any {
+	t.Helper()
+	v, _ := normalize(schema)
+	m, _ := v.(map[string]any)
+	props, _ := m["properties"].(map[string]any)
+	required, _ := m["required"].([]any)
+	for _, f := range addedInputFields[tool] {
+		if _, ok := props[f]; !ok || slices.Contains(required, any(f)) {
+			t.Errorf("%s's input schema lacks the added optional argument %s", tool, f)
+		}
+		delete(props, f)
+	}
+	return v
 }
 
 // withoutAdded returns an output schema (decoded JSON) with tool's
@@ -49,6 +83,19 @@ func withoutAdded(t *testing.T, tool string, schema any) any {
 		}
 		delete(props, f)
 		required = slices.DeleteFunc(required, func(r any) bool { return r == f })
+	}
+	for field, values := range addedEnumValues[tool] {
+		p, _ := props[field].(map[string]any)
+		enum, _ := p["enum"].([]any)
+		for _, e := range values {
+			if !slices.Contains(enum, any(e)) {
+				t.Errorf("%s's output field %s lacks the added value %s", tool, field, e)
+			}
+			enum = slices.DeleteFunc(enum, func(x any) bool { return x == e })
+		}
+		if p != nil {
+			p["enum"] = enum
+		}
 	}
 	if m != nil {
 		m["required"] = required
@@ -242,7 +289,7 @@ func TestAdvertisedSchemasAreTheContractPages(t *testing.T) {
 		wire := advertisedOnTheWire(t)
 		for _, name := range specifiedTools {
 			for kind, got := range map[string][]byte{"Input": wire[name].input, "Output": wire[name].output} {
-				if kind == "Output" && len(addedOutputFields[name]) > 0 {
+				if kind == "Output" && len(addedOutputFields[name]) > 0 || kind == "Input" && len(addedInputFields[name]) > 0 {
 					// The page's schema with fields added is the page's
 					// no more, byte for byte; below, it is once they are
 					// taken out.
@@ -252,8 +299,8 @@ func TestAdvertisedSchemasAreTheContractPages(t *testing.T) {
 					t.Errorf("%s advertises an %s schema other than its page's, byte for byte:\n got %s\nwant %s", name, strings.ToLower(kind), got, want)
 				}
 			}
-			if want := contractSchema(t, dir, name, "Input"); !jsonEqual(goldenSchema(t, name, "input"), want) {
-				t.Errorf("%s/%s.input.json differs from %s.md's input schema", goldenDir, name, name)
+			if want := contractSchema(t, dir, name, "Input"); !jsonEqual(withoutAddedInput(t, name, goldenSchema(t, name, "input")), want) {
+				t.Errorf("%s/%s.input.json, but for the fields issues added, differs from %s.md's input schema", goldenDir, name, name)
 			}
 			if want := contractSchema(t, dir, name, "Output"); !jsonEqual(withoutAdded(t, name, goldenSchema(t, name, "output")), want) {
 				t.Errorf("%s/%s.output.json, but for the fields issues added, differs from %s.md's output schema", goldenDir, name, name)
@@ -317,6 +364,7 @@ func TestDescriptionsAreTheContractPages(t *testing.T) {
 		"capture_since":     "Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. ",
 		"wait_for_text":     "Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. ",
 		"wait_for_command":  "Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. ",
+		"read_output":       "Read pane output; accepts no client-supplied executable input. Returned content may be sensitive or untrusted. ",
 	}
 	for _, name := range allTools {
 		if got := tools[name].Description; !strings.HasPrefix(got, opening[name]) {
@@ -355,8 +403,12 @@ func TestAnnotationsAreTheTrueOnes(t *testing.T) {
 		"capture_since":     {title: "Capture since", readOnly: true, idempotent: true, destructive: false, openWorld: false},
 		"wait_for_text":     {title: "Wait for text", readOnly: true, idempotent: true, destructive: false, openWorld: false},
 		"send_keys":         {title: "Send keys", readOnly: false, idempotent: false, destructive: false, openWorld: true},
+		// It ends a process of this server's command, and reaches nothing
+		// beyond.
+		"signal_command": {title: "Signal command", readOnly: false, idempotent: false, destructive: false, openWorld: false},
 		// It reads, but hands a command's end out once.
 		"wait_for_command": {title: "Wait for command", readOnly: true, idempotent: false, destructive: false, openWorld: false},
+		"read_output":      {title: "Read output", readOnly: true, idempotent: true, destructive: false, openWorld: false},
 	}
 	for name, tool := range listTools(t) {
 		a := tool.Annotations
@@ -531,6 +583,12 @@ func TestSchemasHaveTheFieldsTheContractLists(t *testing.T) {
 					t.Errorf("%s: docs/CONTRACT.md does not list the added field %s", name, f)
 				}
 				delete(out, f)
+			}
+			for _, f := range addedInputFields[name] {
+				if optional, ok := in[f]; !ok || !optional {
+					t.Errorf("%s: docs/CONTRACT.md does not list the added optional field %s", name, f)
+				}
+				delete(in, f)
 			}
 			if !maps.Equal(in, refIn) || !maps.Equal(out, refOut) {
 				t.Errorf("%s: docs/CONTRACT.md lists in %v out %v; the reference contract in %v out %v", name, in, out, refIn, refOut)

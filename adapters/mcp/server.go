@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp/audit"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -35,6 +35,14 @@ type Tools interface {
 	// WaitForCommand waits for a command a RunShellCommand call left
 	// running; with none in the pane its error wraps fault.ErrNoCommand.
 	WaitForCommand(ctx context.Context, req domain.WaitCommandRequest) (domain.RunResult, error)
+	// ReadOutput reads a run's kept output; an unknown run's error wraps
+	// ports.ErrRunNotFound, an evicted one's ports.ErrRunEvicted.
+	ReadOutput(ctx context.Context, req domain.ReadOutputRequest) (domain.ReadOutputResult, error)
+	// SignalCommand signals the process group of a command a
+	// RunShellCommand call started; with none in the pane its error wraps
+	// fault.ErrNoCommand, and one wrapping ports.ErrNoGroup says that the
+	// command has no group of its own to signal.
+	SignalCommand(ctx context.Context, req domain.SignalRequest) (domain.SignalResult, error)
 }
 
 var _ Tools = (*domain.Service)(nil)
@@ -88,9 +96,14 @@ type Options struct {
 	// allowlist without list_panes), as a sentence: "Pane %N is window N
 	// of the GNU screen session work." Empty says nothing.
 	PanesNote string
+	// Attach is the shell command with which a person sees the panes
+	// ("tmux -L work attach"), for the results that ask the agent to have
+	// the person type into a pane themselves (a password). Empty says
+	// nothing of how.
+	Attach string
 	// Logger receives the transport's and the SDK's logs; nil discards
 	// them. It must not write to the stdio transport's output.
-	Logger *slog.Logger
+	Logger Logger
 
 	// Manage serves the inspect and lifecycle tools (list_sessions,
 	// create_session, kill_pane, ...), normally the same *domain.Service
@@ -143,10 +156,14 @@ type Server struct {
 	manage ManageTools
 	tier   Tier
 	audit  *audit.Log
-	logger *slog.Logger
+	logger Logger
+	// sdkLogger is logger as the SDK takes one.
+	sdkLogger *slog.Logger
 
 	// checkResults: see Options.CheckResults.
 	checkResults bool
+	// attach: see Options.Attach.
+	attach string
 
 	// offered are the names of the tools registered, in the order they
 	// are listed.
@@ -172,10 +189,7 @@ type Server struct {
 // programming error that the package's tests catch, and if opts.Safety is
 // not a tier.
 func NewServer(t Tools, opts Options) *Server {
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger := orDiscard(opts.Logger)
 	version := opts.Version
 	if version == "" {
 		version = "devel"
@@ -186,8 +200,10 @@ func NewServer(t Tools, opts Options) *Server {
 		tier:         tierOrDefault(opts.Safety),
 		audit:        opts.Audit,
 		logger:       logger,
+		sdkLogger:    sdkLogger(logger),
 		promptArgs:   map[string][]promptArg{},
 		checkResults: opts.CheckResults || alwaysCheckResults,
+		attach:       opts.Attach,
 		closing:      closing,
 		close:        closeFn,
 	}
@@ -238,7 +254,7 @@ func NewServer(t Tools, opts Options) *Server {
 	}
 	// The instructions name the tools offered, so the server is made once
 	// they are known.
-	sdkOpts := &sdk.ServerOptions{Instructions: instructionsFor(s.offered, opts.PanesNote), Logger: logger, CompletionHandler: s.complete}
+	sdkOpts := &sdk.ServerOptions{Instructions: instructionsFor(s.offered, opts.PanesNote), Logger: s.sdkLogger, CompletionHandler: s.complete}
 	res := newResources(t, opts.Manage, opts.Clock, logger, closing, sdkOpts)
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: Name, Title: "tmux MCP server", Version: version}, sdkOpts)
 	for _, o := range tools {

@@ -42,24 +42,29 @@ func TestRunShellCommandPassesArgumentsToTheDomain(t *testing.T) {
 		{
 			name: "every argument",
 			args: map[string]any{"paneId": "%12", "command": "make test", "timeoutMs": 1500, "maxLines": 40, "force": true},
-			want: domain.RunRequest{PaneID: "%12", Command: "make test", TimeoutMs: 1500, MaxLines: 40, Force: true},
+			want: domain.RunRequest{PaneID: "%12", Command: "make test", TimeoutMs: 1500, MaxLines: 40, Force: true, AwaitInput: true},
+		},
+		{
+			name: "awaitInput false",
+			args: map[string]any{"paneId": "%0", "command": "ls", "awaitInput": false},
+			want: domain.RunRequest{PaneID: "%0", Command: "ls"},
 		},
 		{
 			name: "optional arguments absent mean not given",
 			args: map[string]any{"paneId": "%0", "command": "ls"},
-			want: domain.RunRequest{PaneID: "%0", Command: "ls"},
+			want: domain.RunRequest{PaneID: "%0", Command: "ls", AwaitInput: true},
 		},
 		{
 			name: "the largest integers the schema allows",
 			args: map[string]any{"paneId": "%0", "command": "ls", "timeoutMs": int64(9007199254740991), "maxLines": int64(9007199254740991)},
-			want: domain.RunRequest{PaneID: "%0", Command: "ls", TimeoutMs: 9007199254740991, MaxLines: 9007199254740991},
+			want: domain.RunRequest{PaneID: "%0", Command: "ls", TimeoutMs: 9007199254740991, MaxLines: 9007199254740991, AwaitInput: true},
 		},
 		{
 			// The schemas do not forbid other properties; names are exact,
 			// so "TimeoutMs" is not timeoutMs.
 			name: "unknown properties are ignored",
 			args: map[string]any{"paneId": "%0", "command": "ls", "TimeoutMs": 0, "Force": true, "shell": "zsh"},
-			want: domain.RunRequest{PaneID: "%0", Command: "ls"},
+			want: domain.RunRequest{PaneID: "%0", Command: "ls", AwaitInput: true},
 		},
 	}
 	for _, tt := range tests {
@@ -76,6 +81,10 @@ func TestRunShellCommandPassesArgumentsToTheDomain(t *testing.T) {
 			if got.Progress != nil {
 				t.Error("Progress set for a call without a progress token")
 			}
+			if got.Caller == "" {
+				t.Error("no caller: the session that may answer the command is not named")
+			}
+			got.Caller = ""
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("domain got %+v, want %+v", got, tt.want)
 			}
@@ -89,9 +98,9 @@ func TestRunShellCommandReportsProgressWhenAskedTo(t *testing.T) {
 			t.Error("no Progress for a call with a progress token")
 			return completed(0), nil
 		}
-		req.Progress(1*time.Second, 30*time.Second)
-		req.Progress(2500*time.Millisecond, 30*time.Second)
-		req.Progress(2500*time.Millisecond, 30*time.Second) // no progress: not sent again
+		req.Progress(domain.Progress{Elapsed: 1 * time.Second, Total: 30 * time.Second})
+		req.Progress(domain.Progress{Elapsed: 2500 * time.Millisecond, Total: 30 * time.Second, Line: "cc -c main.c"})
+		req.Progress(domain.Progress{Elapsed: 2500 * time.Millisecond, Total: 30 * time.Second, Line: "cc -c main.c"}) // no progress: not sent again
 		return completed(0), nil
 	}}
 	notes := make(chan *sdk.ProgressNotificationParams, 10)
@@ -128,7 +137,14 @@ func TestRunShellCommandReportsProgressWhenAskedTo(t *testing.T) {
 			t.Fatalf("notification %+v after progress %v, want token tok-1, total 30000, growing progress", n, last)
 		}
 		last = n.Progress
+		if last == 1000 && n.Message != "waited 1s of 30s" {
+			t.Errorf("before any output the message is %q, want how long the call waited", n.Message)
+		}
 		if last == 2500 {
+			// The newest line of the command's output is the message.
+			if n.Message != "cc -c main.c" {
+				t.Errorf("message %q, want the newest output line", n.Message)
+			}
 			break
 		}
 	}
@@ -150,6 +166,7 @@ func TestRunShellCommandReportsEveryField(t *testing.T) {
 			ForeignOutputSuspected: false,
 			StillRunning:           false,
 			EffectiveTimeoutMs:     2000,
+			RunID:                  "run7",
 		}, nil
 	}}
 	cs, _ := connect(t, stub)
@@ -160,6 +177,9 @@ func TestRunShellCommandReportsEveryField(t *testing.T) {
 		"effectiveTimeoutMs":     2000,
 		"exitStatus":             7,
 		"foreignOutputSuspected": false,
+		"leftRunning":            nil,
+		"leftRunningCount":       0,
+		"input":                  nil,
 		"missedBytes":            0,
 		"omittedBytes":           0,
 		"outcome":                "completed",
@@ -168,6 +188,7 @@ func TestRunShellCommandReportsEveryField(t *testing.T) {
 		"paneId":                 "%3",
 		"replacedBytes":          0,
 		"returnedBytes":          12,
+		"runId":                  "run7",
 		"stillRunning":           false,
 		"unterminatedBytes":      0,
 	}
@@ -427,6 +448,12 @@ func TestPasteText(t *testing.T) {
 		t.Errorf("structured content = %v, want %v", got, want)
 	}
 	want := domain.PasteRequest{PaneID: "%4", Text: "C-c ünï", Enter: true, Force: true}
+	if len(stub.pastes) == 1 && stub.pastes[0].Caller == "" {
+		t.Error("no caller: whether it may answer a command it started cannot be told")
+	}
+	if len(stub.pastes) == 1 {
+		stub.pastes[0].Caller = ""
+	}
 	if len(stub.pastes) != 1 || stub.pastes[0] != want {
 		t.Errorf("domain got %+v, want [%+v]", stub.pastes, want)
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"strconv"
 	"sync"
 	"time"
@@ -167,7 +166,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer, opts 
 type stdioIn struct {
 	out *stdioOut
 	sdk *stdioConn
-	log *slog.Logger
+	log Logger
 
 	ended   chan struct{} // closed when the input has ended
 	readErr error         // why, when not io.EOF; set before ended is closed

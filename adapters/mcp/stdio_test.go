@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
@@ -324,38 +325,43 @@ func TestStdioAnswersABatchWhereTheProtocolVersionHasThem(t *testing.T) {
 
 // A batch's replies come as one array, in the order of its calls, once
 // every call is answered; its notifications get none, and a batch of
-// notifications alone gets no line at all.
+// notifications alone gets no line at all. The session runs in a bubble
+// (synctest) over in-memory pipes, so "nothing written yet" is checked once
+// the server can go no further.
 func TestStdioAnswersTheCallsOfABatchInOneArrayInTheirOrder(t *testing.T) {
-	b := newBlockingRun()
-	r := serveStdio(t, b.tools(t), mcp.StdioOptions{})
-	r.send(initializeLine(1, "2025-03-26"))
-	r.nextResult("1")
-	r.send(initializedLine, "["+runLine(2, "slow")+`,{"jsonrpc":"2.0","method":"notifications/roots/list_changed"},`+pingLine(3)+"]")
-	b.waitEntered(t)
-	select {
-	case line := <-r.lines:
-		t.Fatalf("wrote %q before the batch's slow call was answered", line)
-	case <-time.After(100 * time.Millisecond):
-	}
-	close(b.release)
-	var batch []reply
-	select {
-	case line := <-r.lines:
-		if err := json.Unmarshal([]byte(line), &batch); err != nil {
-			t.Fatalf("reply to the batch = %q, want an array", line)
+	synctest.Test(t, func(t *testing.T) {
+		b := newBlockingRun()
+		r := serveStdio(t, b.tools(t), mcp.StdioOptions{})
+		r.send(initializeLine(1, "2025-03-26"))
+		r.nextResult("1")
+		r.send(initializedLine, "["+runLine(2, "slow")+`,{"jsonrpc":"2.0","method":"notifications/roots/list_changed"},`+pingLine(3)+"]")
+		b.waitEntered(t)
+		synctest.Wait() // the ping of the batch is answered, the slow call not
+		select {
+		case line := <-r.lines:
+			t.Fatalf("wrote %q before the batch's slow call was answered", line)
+		default:
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no reply to the batch")
-	}
-	if len(batch) != 2 || string(batch[0].ID) != "2" || string(batch[1].ID) != "3" || batch[0].Result == nil || batch[1].Result == nil {
-		t.Errorf("reply to the batch = %+v, want the results of calls 2 and 3, in that order", batch)
-	}
-	r.send(`[{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]`, pingLine(4))
-	r.nextResult("4") // and nothing before it for the batch of one notification
-	if err := r.end(); err != nil {
-		t.Errorf("ServeStdio = %v", err)
-	}
-	r.noMore()
+		close(b.release)
+		var batch []reply
+		select {
+		case line := <-r.lines:
+			if err := json.Unmarshal([]byte(line), &batch); err != nil {
+				t.Fatalf("reply to the batch = %q, want an array", line)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no reply to the batch")
+		}
+		if len(batch) != 2 || string(batch[0].ID) != "2" || string(batch[1].ID) != "3" || batch[0].Result == nil || batch[1].Result == nil {
+			t.Errorf("reply to the batch = %+v, want the results of calls 2 and 3, in that order", batch)
+		}
+		r.send(`[{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]`, pingLine(4))
+		r.nextResult("4") // and nothing before it for the batch of one notification
+		if err := r.end(); err != nil {
+			t.Errorf("ServeStdio = %v", err)
+		}
+		r.noMore()
+	})
 }
 
 // Lines that come in one write are each handed on whole: the reader's

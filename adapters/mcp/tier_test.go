@@ -120,6 +120,7 @@ var hiddenCallArgs = map[string]map[string]any{
 	"run_shell_command":     {"paneId": "%3", "command": "true"},
 	"paste_text":            {"paneId": "%3", "text": "x"},
 	"send_keys":             {"paneId": "%3", "keys": "Enter"},
+	"signal_command":        {"paneId": "%3", "signal": "TERM"},
 	"create_session":        {},
 	"create_window":         {"session": "work"},
 	"split_window":          {"paneId": "%3"},

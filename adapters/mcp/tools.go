@@ -3,9 +3,10 @@ package mcp
 import sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 // The tools are declared one by one (see tool), each beside its argument
-// and result types, by kind: run_shell_command and wait_for_command in tools_run.go, paste_text
+// and result types, by kind: run_shell_command and wait_for_command in tools_run.go, signal_command
+// in tools_signal.go, paste_text
 // and send_keys in tools_input.go, capture_pane, capture_since and
-// wait_for_text in tools_read.go; the inspect tools in tools_inspect.go,
+// wait_for_text in tools_read.go, read_output in tools_output.go; the inspect tools in tools_inspect.go,
 // those that create, select, resize and rename in tools_layout.go, and
 // those that kill, respawn or clear in tools_end.go.
 //
@@ -19,7 +20,8 @@ import sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 // paneTools are the tools of CONTRACT.md, in the order they are listed.
 func (s *Server) paneTools() []declaration {
-	return []declaration{s.runShellCommand(), s.waitForCommand(), s.pasteText(), s.capturePane(), s.captureSince(), s.waitForText(), s.sendKeys()}
+	return []declaration{s.runShellCommand(), s.waitForCommand(), s.readOutput(), s.pasteText(), s.capturePane(), s.captureSince(), s.waitForText(), s.sendKeys(),
+		s.signalCommand()}
 }
 
 // manageTools are the inspect and lifecycle tools, in the order they are

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+
 	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -19,13 +21,18 @@ func (s *Server) pasteText() declaration {
 		name:        "paste_text",
 		description: pasteTextDescription,
 		annotations: writingAnnotations("Paste text"),
-		call:        serve(s.tools.PasteText, pasteArgs.request, fromPasteResult),
+		call: withCaller(serve(func(ctx context.Context, r domain.PasteRequest) (domain.PasteResult, error) {
+			r.Caller = callerOf(ctx)
+			return s.tools.PasteText(ctx, r)
+		}, pasteArgs.request, fromPasteResult)),
 	}
 }
 
 const pasteTextDescription = "Send input to a pane's program; a shell that receives it runs it with your user's permissions. " +
 	"Put text into a pane without tmux interpreting any of it as key names. " +
-	"Use for content — a password, a code block, anything with characters a key parser would claim."
+	"Use for content — a password, a code block, anything with characters a key parser would claim. " +
+	"A pane busy with run_shell_command refuses it, except from the session whose command returned awaiting_input: " +
+	"that is its answer (enter true to end the line)."
 
 type pasteArgs struct {
 	PaneID ports.PaneID `json:"paneId"`
@@ -56,7 +63,10 @@ func (s *Server) sendKeys() declaration {
 		name:        "send_keys",
 		description: sendKeysDescription,
 		annotations: writingAnnotations("Send keys"),
-		call:        serve(s.tools.SendKeys, sendKeysArgs.request, fromSendKeysResult),
+		call: withCaller(serve(func(ctx context.Context, r domain.SendKeysRequest) (domain.SendKeysResult, error) {
+			r.Caller = callerOf(ctx)
+			return s.tools.SendKeys(ctx, r)
+		}, sendKeysArgs.request, fromSendKeysResult)),
 	}
 }
 
@@ -74,7 +84,8 @@ const sendKeysDescription = "Send input to a pane's program; a shell that receiv
 	"mode, a pane whose input also reaches other panes, and this server's own pane unless force is set. One " +
 	"designed exception frees a stuck pane: interrupt keys alone (C-c, C-\\) are accepted for a pane whose " +
 	"run_shell_command call already returned timed_out or cancelled; Enter is not pressed then, and the pane " +
-	"stays busy until the command ends. sent lists what was pressed in canonical names (or the literal text), " +
+	"stays busy until the command ends. The session whose run_shell_command returned awaiting_input may answer " +
+	"its command with any keys. sent lists what was pressed in canonical names (or the literal text), " +
 	"then Enter if it was pressed; attended says a person is attached to the pane's session and may notice."
 
 type sendKeysArgs struct {

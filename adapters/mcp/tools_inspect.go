@@ -1,9 +1,13 @@
 package mcp
 
 import (
+	"context"
 	"slices"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tmux-mcp/tmux-mcp/domain"
 	"github.com/tmux-mcp/tmux-mcp/domain/lifecycle"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
@@ -309,8 +313,33 @@ func (s *Server) getPaneInfo() declaration {
 		name:        "get_pane_info",
 		description: getPaneInfoDescription,
 		annotations: readingAnnotations("Get pane info"),
-		call:        serve(s.manage.GetPaneInfo, paneArgs.request, fromPaneInfo),
+		call:        s.paneInfoWithLeft,
 	}
+}
+
+// leftTeller tells what commands left running in a pane (domain.Service
+// does); Tools that cannot leave get_pane_info's leftRunning null.
+type leftTeller interface {
+	LeftRunning(ctx context.Context, pane ports.PaneID) (*domain.LeftRunning, error)
+}
+
+// paneInfoWithLeft is get_pane_info: the pane's description, and what
+// this server's commands left running there.
+func (s *Server) paneInfoWithLeft(ctx context.Context, req *sdk.CallToolRequest, a paneArgs) (paneDetailsOutput, string, error) {
+	out, text, err := serve(s.manage.GetPaneInfo, paneArgs.request, fromPaneInfo)(ctx, req, a)
+	if err != nil {
+		return out, text, err
+	}
+	if lt, ok := s.tools.(leftTeller); ok {
+		l, err := lt.LeftRunning(ctx, a.PaneID)
+		if err != nil {
+			return paneDetailsOutput{}, "", err
+		}
+		if l != nil {
+			out.LeftRunning, out.LeftRunningCount = new(leftProcesses(l.Processes)), l.Count
+		}
+	}
+	return out, text, nil
 }
 
 const getPaneInfoDescription = "Describe one pane; accepts no client-supplied executable input. " +
@@ -331,11 +360,13 @@ func (a paneArgs) request() lifecycle.PaneRequest { return lifecycle.PaneRequest
 type paneDetailsOutput struct {
 	paneOutput
 	// AlsoReaches is null when unknown, else a list, maybe empty.
-	AlsoReaches  *[]ports.PaneID `json:"alsoReaches" jsonschema:"Other panes that input to this pane would also reach (synchronized input): writes are refused while it is not empty. Null when the backend cannot tell."`
-	Attended     bool            `json:"attended" jsonschema:"A person is attached to a session holding the pane, whether or not it is on their screen: input may be noticed."`
-	HistoryLimit int             `json:"historyLimit" jsonschema:"How many rows may be held above the screen before the oldest are dropped."`
-	HistorySize  int             `json:"historySize" jsonschema:"Rows held above the visible screen, which capture_pane reaches with negative rows."`
-	Mode         *string         `json:"mode" jsonschema:"The mode the pane is in, such as copy-mode, where input goes to the mode instead of the program and writes are refused; empty when none; null when the backend cannot tell."`
+	AlsoReaches      *[]ports.PaneID      `json:"alsoReaches" jsonschema:"Other panes that input to this pane would also reach (synchronized input): writes are refused while it is not empty. Null when the backend cannot tell."`
+	Attended         bool                 `json:"attended" jsonschema:"A person is attached to a session holding the pane, whether or not it is on their screen: input may be noticed."`
+	HistoryLimit     int                  `json:"historyLimit" jsonschema:"How many rows may be held above the screen before the oldest are dropped."`
+	HistorySize      int                  `json:"historySize" jsonschema:"Rows held above the visible screen, which capture_pane reaches with negative rows."`
+	Mode             *string              `json:"mode" jsonschema:"The mode the pane is in, such as copy-mode, where input goes to the mode instead of the program and writes are refused; empty when none; null when the backend cannot tell."`
+	LeftRunning      *[]leftProcessOutput `json:"leftRunning" jsonschema:"What this server's run_shell_command calls left running in the pane (processes they started that outlived them, such as a server started with &) and that still runs: at most 20, by process id; null when the backend cannot see the pane's processes (over -ssh)."`
+	LeftRunningCount int                  `json:"leftRunningCount" jsonschema:"How many such processes there are, of which leftRunning lists at most 20."`
 }
 
 func fromPaneInfo(d lifecycle.PaneDetails) paneDetailsOutput {

@@ -19,16 +19,19 @@ func (s *Server) runShellCommand() declaration {
 		description:   runShellCommandDescription,
 		annotations:   writingAnnotations("Run shell command"),
 		requiredOrder: runRequiredOrder,
-		call: serveWaiting(func(ctx context.Context, a runArgs, progress domain.ProgressFunc) (domain.RunResult, error) {
+		call: withCaller(serveWaiting(func(ctx context.Context, a runArgs, progress domain.ProgressFunc) (domain.RunResult, error) {
 			return s.tools.RunShellCommand(ctx, domain.RunRequest{
-				PaneID:    a.PaneID,
-				Command:   a.Command,
-				TimeoutMs: a.TimeoutMs,
-				MaxLines:  a.MaxLines,
-				Force:     a.Force,
-				Progress:  progress,
+				PaneID:     a.PaneID,
+				Command:    a.Command,
+				TimeoutMs:  a.TimeoutMs,
+				MaxLines:   a.MaxLines,
+				Force:      a.Force,
+				Persist:    a.Persist,
+				Progress:   progress,
+				AwaitInput: awaitInput(a.AwaitInput),
+				Caller:     callerOf(ctx),
 			})
-		}, reportRun),
+		}, s.reportRun)),
 	}
 }
 
@@ -37,7 +40,7 @@ func (s *Server) runShellCommand() declaration {
 // The fields issues added since come last.
 var runRequiredOrder = []string{"effectiveTimeoutMs", "droppedLines", "missedBytes", "omittedBytes", "foreignOutputSuspected",
 	"exitStatus", "outcome", "output", "outputComplete", "paneId", "returnedBytes", "stillRunning",
-	"replacedBytes", "unterminatedBytes"}
+	"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount", "runId", "input"}
 
 const runShellCommandDescription = "Run a shell command in a pane with your user's permissions. " +
 	"Run a shell command in a pane, wait for it to finish, and report its exit status and output. " +
@@ -49,7 +52,10 @@ const runShellCommandDescription = "Run a shell command in a pane with your user
 	"While a command runs in a pane, even after this call returned timed_out, every other write to that pane is " +
 	"refused at once as busy rather than queued; a write is also refused, before anything is sent, to a pane a " +
 	"person is watching, a pane in a mode such as copy mode, a pane whose input also reaches other panes, a pane " +
-	"not running a supported shell, and this server's own pane unless force is set."
+	"not running a supported shell, and this server's own pane unless force is set. " +
+	"A command that stops to read its terminal (a password, a y/n question, a pager, an editor, a REPL) ends the call " +
+	"at once, once the pane is quiet, with outcome awaiting_input and input {kind, prompt}; the text says what to do. " +
+	"Only the session that ran it may then answer it with paste_text or send_keys, and wait_for_command goes on."
 
 type runArgs struct {
 	PaneID    ports.PaneID `json:"paneId"`
@@ -57,23 +63,29 @@ type runArgs struct {
 	TimeoutMs int64        `json:"timeoutMs,omitempty" jsonschema:"How long to wait. Clamped by the server ceiling; the result says what was used." schema:"exclusiveMinimum=0"`
 	MaxLines  int64        `json:"maxLines,omitempty" jsonschema:"Keep at most this many lines, from the end. Defaults to the server limit." schema:"exclusiveMinimum=0"`
 	writeForce
+	awaitInputArg
+	Persist bool `json:"persist,omitempty" jsonschema:"Run the command in the pane's shell itself instead of a subshell, so that cd, export, source (a virtualenv's activate) and functions carry over to later calls and to the person using the shell. exit then ends the shell (pane_died); return outside a function and a C-c make the shell drop the frame's end (exit status unknown); set -e and traps stay set in the shell. The command runs with the shell's environment as it is. Default false: a subshell, with no pager and no git terminal prompt."`
 }
 
 type runOutput struct {
-	DroppedLines           int64        `json:"droppedLines" jsonschema:"Lines of output withheld by maxLines. The text half says so in a notice; a caller reading only the structured half would otherwise take the tail for the whole."`
-	EffectiveTimeoutMs     int64        `json:"effectiveTimeoutMs" jsonschema:"The timeout actually enforced."`
-	ExitStatus             *int         `json:"exitStatus" jsonschema:"The command's exit status; null if it did not finish."`
-	ForeignOutputSuspected bool         `json:"foreignOutputSuspected" jsonschema:"Another writer printed into this pane while the command ran. Output that could be attributed to them was removed; what is left may still include theirs. False means no foreign marker was seen, not that the output is certainly this command's."`
-	MissedBytes            int64        `json:"missedBytes" jsonschema:"Output that fell out of the pane's buffer before this read reached it. Nonzero means the command printed more than was kept, so the output here starts partway through it."`
-	OmittedBytes           int64        `json:"omittedBytes" jsonschema:"Output bytes omitted by the result ceiling."`
-	Outcome                string       `json:"outcome" jsonschema:"Why this returned. Read it rather than inferring from the text." schema:"enum=completed|timed_out|pane_died|cancelled"`
-	Output                 string       `json:"output" jsonschema:"The bounded tail of the command's output."`
-	OutputComplete         bool         `json:"outputComplete" jsonschema:"False when capture or result limits omitted any command output."`
-	PaneID                 ports.PaneID `json:"paneId"`
-	ReplacedBytes          int64        `json:"replacedBytes" jsonschema:"Output bytes the text cannot carry as they were: bytes that are not UTF-8, each shown as U+FFFD, and NUL and the other control characters that do nothing on a terminal, dropped. Nonzero means output is not exactly what the command printed (outputComplete is false); run it through od -c or base64 to see those bytes."`
-	ReturnedBytes          int64        `json:"returnedBytes" jsonschema:"UTF-8 output bytes returned."`
-	StillRunning           bool         `json:"stillRunning" jsonschema:"Whether the command may still be running after this call returned."`
-	UnterminatedBytes      int64        `json:"unterminatedBytes" jsonschema:"Output bytes at the end that are inside an escape sequence (or a character) that never ended, such as ESC ] without its BEL or ST, which hides all that follows it on a terminal: they are not in output, though they may have been meant as text (outputComplete is false)."`
+	DroppedLines           int64                `json:"droppedLines" jsonschema:"Lines of output withheld by maxLines. The text half says so in a notice; a caller reading only the structured half would otherwise take the tail for the whole."`
+	EffectiveTimeoutMs     int64                `json:"effectiveTimeoutMs" jsonschema:"The timeout actually enforced."`
+	LeftRunning            *[]leftProcessOutput `json:"leftRunning" jsonschema:"For a command that completed: the processes it left running on the pane's terminal (started while it ran and outliving it, such as a server started with &), at most 20, by process id; empty when it left none; null when that is not known (the command did not complete, or the backend cannot see the pane's processes: over -ssh)."`
+	LeftRunningCount       int                  `json:"leftRunningCount" jsonschema:"How many processes the command left running, of which leftRunning lists at most 20; 0 when leftRunning is empty or null."`
+	ExitStatus             *int                 `json:"exitStatus" jsonschema:"The command's exit status; null if it did not finish."`
+	ForeignOutputSuspected bool                 `json:"foreignOutputSuspected" jsonschema:"Another writer printed into this pane while the command ran. Output that could be attributed to them was removed; what is left may still include theirs. False means no foreign marker was seen, not that the output is certainly this command's."`
+	MissedBytes            int64                `json:"missedBytes" jsonschema:"Output that fell out of the pane's buffer before this read reached it. Nonzero means the command printed more than was kept, so the output here starts partway through it."`
+	OmittedBytes           int64                `json:"omittedBytes" jsonschema:"Output bytes omitted by the result ceiling."`
+	Input                  *inputOutput         `json:"input" jsonschema:"What the command waits for when outcome is awaiting_input; null otherwise."`
+	Outcome                string               `json:"outcome" jsonschema:"Why this returned. Read it rather than inferring from the text." schema:"enum=completed|timed_out|pane_died|cancelled|awaiting_input"`
+	Output                 string               `json:"output" jsonschema:"The bounded tail of the command's output."`
+	OutputComplete         bool                 `json:"outputComplete" jsonschema:"False when capture or result limits omitted any command output."`
+	PaneID                 ports.PaneID         `json:"paneId"`
+	ReplacedBytes          int64                `json:"replacedBytes" jsonschema:"Output bytes the text cannot carry as they were: bytes that are not UTF-8, each shown as U+FFFD, and NUL and the other control characters that do nothing on a terminal, dropped. Nonzero means output is not exactly what the command printed (outputComplete is false); run it through od -c or base64 to see those bytes."`
+	ReturnedBytes          int64                `json:"returnedBytes" jsonschema:"UTF-8 output bytes returned."`
+	RunID                  string               `json:"runId" jsonschema:"Names this run's whole output, which the server keeps (within its budget): read_output with this runId pages through it or searches it, also the lines this result withheld."`
+	StillRunning           bool                 `json:"stillRunning" jsonschema:"Whether the command may still be running after this call returned."`
+	UnterminatedBytes      int64                `json:"unterminatedBytes" jsonschema:"Output bytes at the end that are inside an escape sequence (or a character) that never ended, such as ESC ] without its BEL or ST, which hides all that follows it on a terminal: they are not in output, though they may have been meant as text (outputComplete is false)."`
 }
 
 func fromRunResult(r domain.RunResult) runOutput {
@@ -83,11 +95,12 @@ func fromRunResult(r domain.RunResult) runOutput {
 	if r.Outcome != domain.OutcomeCompleted {
 		exit = nil
 	}
-	return runOutput{
+	out := runOutput{
 		DroppedLines:           r.DroppedLines,
 		EffectiveTimeoutMs:     r.EffectiveTimeoutMs,
 		ExitStatus:             exit,
 		ForeignOutputSuspected: r.ForeignOutputSuspected,
+		Input:                  fromInputAsk(r),
 		MissedBytes:            r.MissedBytes,
 		OmittedBytes:           r.OmittedBytes,
 		Outcome:                string(r.Outcome),
@@ -96,9 +109,28 @@ func fromRunResult(r domain.RunResult) runOutput {
 		PaneID:                 r.PaneID,
 		ReplacedBytes:          r.ReplacedBytes,
 		ReturnedBytes:          r.ReturnedBytes,
+		RunID:                  r.RunID,
 		StillRunning:           r.StillRunning,
 		UnterminatedBytes:      r.UnterminatedBytes,
 	}
+	if l := r.LeftRunning; l != nil && r.Outcome == domain.OutcomeCompleted {
+		out.LeftRunning, out.LeftRunningCount = new(leftProcesses(l.Processes)), l.Count
+	}
+	return out
+}
+
+// leftProcessOutput is one process a command left running.
+type leftProcessOutput struct {
+	Command string `json:"command" jsonschema:"Its command line, arguments joined by spaces."`
+	PID     int    `json:"pid" jsonschema:"Its process id: kill PID (or signal it otherwise) to stop it."`
+}
+
+func leftProcesses(ps []domain.LeftProcess) []leftProcessOutput {
+	out := make([]leftProcessOutput, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, leftProcessOutput{Command: p.Command, PID: p.PID})
+	}
+	return out
 }
 
 // runNotice is the notice the text half of a run_shell_command result
@@ -129,17 +161,58 @@ func runNotice(o runOutput, r domain.RunResult) string {
 		notice = append(notice, fmt.Sprintf("Notice: the pane's process was replaced while the command ran; %s read since it was last seen to be the same process were dropped, as they may be the new process's.",
 			plural(r.UnattributedBytes, "byte")))
 	}
-	if n := incomplete("output", "the command's output", o.DroppedLines, o.OmittedBytes, o.MissedBytes, o.ReplacedBytes, o.UnterminatedBytes,
-		!o.OutputComplete && r.UnattributedBytes == 0); n != "" {
+	dropped, omitted := o.DroppedLines, o.OmittedBytes
+	if o.RunID != "" && (dropped > 0 || omitted > 0) {
+		notice = append(notice, keptNotice(o))
+		dropped, omitted = 0, 0
+	}
+	if n := incomplete("output", "the command's output", dropped, omitted, o.MissedBytes, o.ReplacedBytes, o.UnterminatedBytes,
+		!o.OutputComplete && r.UnattributedBytes == 0 && dropped == o.DroppedLines && omitted == o.OmittedBytes); n != "" {
 		notice = append(notice, n)
 	}
 	if o.ForeignOutputSuspected {
 		notice = append(notice, "Notice: markers that this command's frame did not print were seen in its output (another writer, a recording of earlier commands, or an end marker the command printed itself); they were removed and nothing else was, so the output may hold text that is not this command's.")
 	}
+	if o.LeftRunning != nil && o.LeftRunningCount > 0 {
+		notice = append(notice, leftNotice(*o.LeftRunning, o.LeftRunningCount))
+	}
 	if (o.Outcome == string(domain.OutcomeTimedOut) || o.Outcome == string(domain.OutcomeCancelled)) && o.StillRunning {
 		notice = append(notice, stillRunningNotice(o.PaneID))
 	}
 	return strings.Join(notice, " ")
+}
+
+// keptNotice says what a result withheld of the output, and how to read
+// it: the server kept it.
+func keptNotice(o runOutput) string {
+	var parts []string
+	if o.DroppedLines > 0 {
+		parts = append(parts, plural(o.DroppedLines, "line")+" from the start withheld by maxLines")
+	}
+	if o.OmittedBytes > 0 {
+		parts = append(parts, plural(o.OmittedBytes, "byte")+" cut by the result size ceiling")
+	}
+	return fmt.Sprintf("Notice: the output is only the end of what the command printed (%s). The server kept the whole of it: "+
+		"call read_output with runId %s to page through it from startLine 1, or with grep to search it.",
+		strings.Join(parts, "; "), o.RunID)
+}
+
+// leftNotice says what a command left running, which outlives it.
+func leftNotice(ps []leftProcessOutput, total int) string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, fmt.Sprintf("%d (%s)", p.PID, p.Command))
+	}
+	more := ""
+	if total > len(ps) {
+		more = fmt.Sprintf(" and %d more", total-len(ps))
+	}
+	count := "1 process"
+	if total != 1 {
+		count = fmt.Sprintf("%d processes", total)
+	}
+	return fmt.Sprintf("Notice: the command left %s running in the pane: %s%s. It runs on after the command; "+
+		"stop it with kill PID (in run_shell_command) if it is not meant to.", count, strings.Join(names, ", "), more)
 }
 
 // stillRunningNotice is what a result says of a command that outlived its
@@ -164,20 +237,25 @@ func (s *Server) waitForCommand() declaration {
 		requiredOrder: runRequiredOrder,
 		call: serveWaiting(func(ctx context.Context, a waitCommandArgs, progress domain.ProgressFunc) (domain.RunResult, error) {
 			return s.tools.WaitForCommand(ctx, domain.WaitCommandRequest{
-				PaneID:    a.PaneID,
-				TimeoutMs: a.TimeoutMs,
-				MaxLines:  a.MaxLines,
-				Progress:  progress,
+				PaneID:     a.PaneID,
+				TimeoutMs:  a.TimeoutMs,
+				MaxLines:   a.MaxLines,
+				Progress:   progress,
+				AwaitInput: awaitInput(a.AwaitInput),
 			})
-		}, reportRun),
+		}, s.reportRun),
 	}
 }
 
 // reportRun turns a run's result into run_shell_command's output and
 // notice: the one shape of both tools that wait for a command.
-func reportRun(r domain.RunResult) (runOutput, string) {
+func (s *Server) reportRun(r domain.RunResult) (runOutput, string) {
 	out := fromRunResult(r)
-	return out, runNotice(out, r)
+	notice := runNotice(out, r)
+	if r.Input != nil && r.Outcome == domain.OutcomeAwaitingInput {
+		notice = strings.TrimSpace(awaitingNotice(r.PaneID, *r.Input, s.attach) + " " + notice)
+	}
+	return out, notice
 }
 
 // waitCommandAnnotations are those of a reading tool, but for
@@ -200,7 +278,9 @@ const waitForCommandDescription = "Read pane output; accepts no client-supplied 
 	"waited so long: the same fields and notices, the outcome, exitStatus once the command has ended, and its " +
 	"output since it started, bounded by maxLines and the byte ceiling and accounted as run_shell_command " +
 	"accounts it. While the result says stillRunning true, call it again, as often as needed; once it returns the " +
-	"end (completed or pane_died) the end has been handed out, and a later call is a tool error. It writes " +
+	"end (completed or pane_died) the end has been handed out, and a later call is a tool error. It returns " +
+	"awaiting_input, as run_shell_command does, when the command waits for input that no call reported yet " +
+	"(again after each answer, if the command asks again). It writes " +
 	"nothing to the pane and runs nothing, so it is offered with the reading tools; with no command of this " +
 	"server running in the pane it is a tool error: run one with run_shell_command."
 
@@ -208,4 +288,5 @@ type waitCommandArgs struct {
 	PaneID    ports.PaneID `json:"paneId"`
 	TimeoutMs int64        `json:"timeoutMs,omitempty" jsonschema:"How long to wait. Clamped by the server ceiling; the result says what was used." schema:"exclusiveMinimum=0"`
 	MaxLines  int64        `json:"maxLines,omitempty" jsonschema:"Keep at most this many lines, from the end. Defaults to the server limit." schema:"exclusiveMinimum=0"`
+	awaitInputArg
 }

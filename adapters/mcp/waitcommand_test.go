@@ -22,10 +22,10 @@ func TestWaitForCommandPassesArgumentsToTheDomain(t *testing.T) {
 		args map[string]any
 		want domain.WaitCommandRequest
 	}{
-		{"every argument", map[string]any{"paneId": "%4", "timeoutMs": 1500, "maxLines": 40},
+		{"every argument", map[string]any{"paneId": "%4", "timeoutMs": 1500, "maxLines": 40, "awaitInput": false},
 			domain.WaitCommandRequest{PaneID: "%4", TimeoutMs: 1500, MaxLines: 40}},
 		{"optional arguments absent mean not given", map[string]any{"paneId": "%0"},
-			domain.WaitCommandRequest{PaneID: "%0"}},
+			domain.WaitCommandRequest{PaneID: "%0", AwaitInput: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

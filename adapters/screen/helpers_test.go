@@ -17,6 +17,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
 	"github.com/tmux-mcp/tmux-mcp/test/gate"
+	"github.com/tmux-mcp/tmux-mcp/test/tmuxtest"
 )
 
 // Tests with a real screen run private sessions in a socket directory of
@@ -203,33 +204,17 @@ func fileHolds(t *testing.T, path string, want []byte) {
 
 func clip(b []byte) []byte { return b[:min(len(b), 40)] }
 
-// eventually polls cond until it holds and fails the test if it does not
-// within d.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	if !poll(d, cond) {
-		t.Fatalf("timed out after %v waiting for %s", d, what)
-	}
-}
+// eventually waits until cond holds, failing the test after d.
+var eventually = tmuxtest.Eventually
 
-func poll(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// poll reports whether cond holds within d.
+var poll = tmuxtest.Poll
 
 // attachDisplay attaches a person-like screen client showing window n, on
 // a pseudo-terminal of its own, and returns what detaches it.
 func (s *testSession) attachDisplay(n int) (detach func()) {
 	s.t.Helper()
-	master, slave := openPTY(s.t)
+	master, slave := tmuxtest.OpenPTY(s.t)
 	ws := struct{ row, col, x, y uint16 }{24, 80, 0, 0}
 	ioctl(slave, syscall.TIOCSWINSZ, uintptr(unsafe.Pointer(&ws)))
 	cmd := exec.Command("screen", "-x", s.term.session, "-p", strconv.Itoa(n))
@@ -264,3 +249,6 @@ func (s *testSession) alive() bool {
 	_, err := s.term.query(ctx, "echo", "-n", "alive")
 	return err == nil
 }
+
+// paneID is the id of window n.
+func paneID(n int) ports.PaneID { return ports.PaneID("%" + strconv.Itoa(n)) }

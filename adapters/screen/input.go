@@ -342,5 +342,3 @@ func stuffCost(c byte) int {
 	}
 	return 1
 }
-
-func pasteCost(byte) int { return 1 }

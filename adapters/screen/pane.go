@@ -35,9 +35,6 @@ func parsePaneID(id ports.PaneID) (int, error) {
 	return n, nil
 }
 
-// paneID is the id of window n.
-func paneID(n int) ports.PaneID { return ports.PaneID("%" + strconv.Itoa(n)) }
-
 // listWindows returns the numbers of the session's windows.
 func (t *Terminal) listWindows(ctx context.Context) (map[int]bool, error) {
 	// Only %n: some escapes of screen 4.9 (%e at least) read the display

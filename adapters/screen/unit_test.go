@@ -46,7 +46,7 @@ func TestSplitPiecesKeepsLimitsAndRunes(t *testing.T) {
 			}
 		}
 	}
-	if got := splitPieces(nil, 10, pasteCost); len(got) != 0 {
+	if got := splitPieces(nil, 10, func(byte) int { return 1 }); len(got) != 0 {
 		t.Errorf("splitPieces(nil) = %q, want no pieces", got)
 	}
 }

@@ -101,14 +101,6 @@ func printsCapture(cmd []string) bool {
 	return false
 }
 
-// command is exec for a command list given as a process's argv (commands
-// separated by ";" arguments, as for run). Only commands whose output a
-// pane's program cannot shape may go over a control client (see
-// controlSafe and doc.go).
-func (t *terminal) command(ctx context.Context, r route, args ...string) (string, error) {
-	return t.exec(ctx, r, splitCommands(args))
-}
-
 // controlCommand runs cmds over a control client, as command does, and
 // reports false when they are for the caller to run as a process instead:
 // they cannot travel over a control client (see commandLine), no client

@@ -11,7 +11,7 @@
 // Terminal embeds its core (terminal: the way to tmux and the panes'
 // output) and one type per role over it: manager (ports.Manager), leaser
 // (ports.Leaser, DescribingLeaser) and shellSupport (ports.ScriptStore,
-// JobControl). A command list is a cmdList, each command its own argv,
+// JobControl, Signaler, ProcessChecker, ProcessWatcher). A command list is a cmdList, each command its own argv,
 // and exec is the one place that picks its route (a control client or a
 // process; see command.go). Control clients (control.go) see a
 // clientConfig and tell a clientSink, the core, what they read. The

@@ -3,26 +3,19 @@ package tmux
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
-	"github.com/tmux-mcp/tmux-mcp/test/gate"
+	"github.com/tmux-mcp/tmux-mcp/test/tmuxtest"
 )
 
 // The real-tmux tests each run their own tmux server on a private socket
-// (tmux -L tmcp-test-<random>, no configuration file) and kill it when they
-// end. They wait for conditions with deadlines, never for fixed times.
+// (tmuxtest: tmux -L tmcp-test-<random>, no configuration file), killed
+// when they end. They wait for conditions with deadlines, never for fixed
+// times.
 
 // A shell with a plain prompt, no rc files and no history file.
 var (
@@ -33,7 +26,7 @@ var (
 	rawCat = []string{"sh", "-c", "stty raw -echo; exec cat -v"}
 )
 
-// testServer is a private tmux server.
+// testServer is a private tmux server, bound to the test that made it.
 type testServer struct {
 	t    testing.TB
 	bin  string
@@ -42,44 +35,23 @@ type testServer struct {
 
 func newTestServer(t testing.TB) *testServer {
 	t.Helper()
-	gate.Real(t, "tmux")
-	bin := gate.Need(t, "tmux")
-	b := make([]byte, 6)
-	rand.Read(b)
-	s := &testServer{t: t, bin: bin, sock: "tmcp-test-" + hex.EncodeToString(b)}
-	t.Cleanup(func() {
-		exec.Command(bin, "-L", s.sock, "kill-server").Run()
-		// tmux leaves its socket file behind.
-		dir := os.Getenv("TMUX_TMPDIR")
-		if dir == "" {
-			dir = os.TempDir()
-		}
-		os.Remove(filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), s.sock))
-	})
-	return s
+	srv := tmuxtest.New(t, tmuxtest.Options{Prefix: "tmcp-test", Env: childEnv(os.Environ())})
+	return &testServer{t: t, bin: srv.Bin, sock: srv.Socket}
+}
+
+// srv is the server as tmuxtest runs its commands: its tests also make
+// a testServer for a socket that StartPrivate named.
+func (s *testServer) srv() *tmuxtest.Server {
+	return &tmuxtest.Server{Bin: s.bin, Socket: s.sock, Env: childEnv(os.Environ())}
 }
 
 // tmuxErr runs a tmux command on the server.
-func (s *testServer) tmuxErr(args ...string) (string, error) {
-	cmd := exec.Command(s.bin, append([]string{"-L", s.sock, "-f", os.DevNull}, args...)...)
-	cmd.Env = childEnv(os.Environ())
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return string(out), &CommandError{Command: args[0], Message: strings.TrimSpace(stderr.String())}
-	}
-	return string(out), nil
-}
+func (s *testServer) tmuxErr(args ...string) (string, error) { return s.srv().Run(args...) }
 
 // tmux runs a tmux command on the server and fails the test if it fails.
 func (s *testServer) tmux(args ...string) string {
 	s.t.Helper()
-	out, err := s.tmuxErr(args...)
-	if err != nil {
-		s.t.Fatalf("tmux %s: %v", strings.Join(args, " "), err)
-	}
-	return out
+	return s.srv().Tmux(s.t, args...)
 }
 
 // session starts a detached 80x24 session running cmd and returns its pane.
@@ -109,11 +81,7 @@ func (s *testServer) window(session string, cmd []string) ports.PaneID {
 // itself captures it.
 func (s *testServer) screen(p ports.PaneID) string {
 	s.t.Helper()
-	out, err := s.tmuxErr("capture-pane", "-p", "-t", string(p))
-	if err != nil {
-		s.t.Fatalf("capture %s: %v", p, err)
-	}
-	return out
+	return s.srv().Screen(s.t, string(p))
 }
 
 // waitScreen waits until p's screen satisfies ok.
@@ -156,82 +124,22 @@ func (s *testServer) terminal(opts Options) *Terminal {
 // detached when the test ends.
 func (s *testServer) attach(target string) string {
 	s.t.Helper()
-	tty, detach := s.attachClient(target)
-	s.t.Cleanup(detach)
+	tty, _ := s.srv().Attach(s.t, target)
 	return tty
 }
 
 // attachClient attaches a client like attach, and returns a function that
-// detaches it and waits until tmux no longer lists it.
+// detaches it.
 func (s *testServer) attachClient(target string) (tty string, detach func()) {
 	s.t.Helper()
-	script := gate.Need(s.t, "script") // makes the client's terminal
-	before := s.clientTTYs()
-	cmd := exec.Command(script, "-qfc", s.bin+" -L "+s.sock+" attach-session -t '"+target+"'", os.DevNull)
-	cmd.Env = append(childEnv(os.Environ()), "TERM=xterm")
-	// script ends (and the client with it) when its input ends, so the
-	// input stays open until detach.
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	cmd.Stdout = io.Discard
-	if err := cmd.Start(); err != nil {
-		s.t.Fatalf("start script: %v", err)
-	}
-	eventually(s.t, 5*time.Second, "an attached client", func() bool {
-		for _, c := range s.clientTTYs() {
-			if !slices.Contains(before, c) {
-				tty = c
-				return true
-			}
-		}
-		return false
-	})
-	var once sync.Once
-	detach = func() {
-		once.Do(func() {
-			s.tmuxErr("detach-client", "-t", tty)
-			cmd.Process.Kill()
-			stdin.Close()
-			cmd.Wait()
-		})
-	}
-	return tty, detach
-}
-
-// clientTTYs lists the ttys of the clients that are not control clients.
-func (s *testServer) clientTTYs() []string {
-	out, _ := s.tmuxErr("list-clients", "-F", "#{client_control_mode} #{client_tty}")
-	var ttys []string
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if tty, ok := strings.CutPrefix(line, "0 "); ok {
-			ttys = append(ttys, tty)
-		}
-	}
-	return ttys
+	return s.srv().Attach(s.t, target)
 }
 
 // controlClients counts the control-mode clients attached to the server.
-func (s *testServer) controlClients() int {
-	out, _ := s.tmuxErr("list-clients", "-F", "#{client_control_mode}")
-	return strings.Count(out, "1")
-}
+func (s *testServer) controlClients() int { return s.srv().ControlClients() }
 
 // eventually waits until ok returns true, failing the test after timeout.
-func eventually(t testing.TB, timeout time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.After(timeout)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !ok() {
-		select {
-		case <-deadline:
-			t.Fatalf("gave up after %v waiting for %s", timeout, what)
-		case <-tick.C:
-		}
-	}
-}
+var eventually = tmuxtest.Eventually
 
 // readUntil reads the stream from offset on, waiting on Changed, until the
 // bytes read satisfy ok or the stream ends; it fails the test on timeout.

@@ -192,9 +192,6 @@ func pasteCmds(id ports.PaneID, name, text string) cmdList {
 	return l.then("if-shell", "-F", "-t", string(id), "#{pane_dead}", ifDead, guarded)
 }
 
-// pasteArgs is pasteCmds as a process's argv.
-func pasteArgs(id ports.PaneID, name, text string) []string { return pasteCmds(id, name, text).argv() }
-
 // probe checks that the pane exists and is alive, for calls with nothing to
 // send.
 func (t *terminal) probe(ctx context.Context, id ports.PaneID, what string) error {

@@ -146,15 +146,6 @@ func paneCmds(id ports.PaneID) cmdList {
 		then("list-windows", "-a", "-F", windowFormat)
 }
 
-// paneArgs is paneCmds as a process's argv.
-func paneArgs(id ports.PaneID) []string { return paneCmds(id).argv() }
-
-// parsePaneInfo builds the PaneInfo of pane id from the output of Pane's
-// invocation.
-func parsePaneInfo(id ports.PaneID, out string, self selfPane) (ports.PaneInfo, error) {
-	return parseDescriptions(out).info(id, self)
-}
-
 // descriptions are the pane, client and window lines of an invocation
 // that lists them with paneFormat, clientFormat and windowFormat, parsed
 // once however many panes are then described from them.

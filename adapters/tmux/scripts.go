@@ -164,15 +164,6 @@ func writeCmds(name, p string, content []byte) []cmdList {
 	}
 }
 
-// writeLists is writeCmds as processes' argvs.
-func writeLists(name, p string, content []byte) [][]string {
-	var lists [][]string
-	for _, l := range writeCmds(name, p, content) {
-		lists = append(lists, l.argv())
-	}
-	return lists
-}
-
 func (r *remoteScripts) Read(ctx context.Context, pane ports.PaneID, p string) ([]byte, bool, error) {
 	if !r.mine(p) {
 		return nil, false, nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
 	"github.com/tmux-mcp/tmux-mcp/test/gate"
+	"github.com/tmux-mcp/tmux-mcp/test/tmuxtest"
 )
 
 func TestNewRefusesAMissingTmux(t *testing.T) {
@@ -127,10 +128,16 @@ func TestStartPrivateRunsTheShellAskedFor(t *testing.T) {
 	s := &testServer{t: t, bin: server.bin, sock: sock}
 	// The pane's own process, not what is in front of it: a login
 	// shell's .profile may be running mesg.
+	// tmux forks the pane's process and then execs the shell: until it
+	// has, the process is still tmux.
 	for _, pane := range []ports.PaneID{"%0", created.Pane} {
 		pid := strings.TrimSpace(s.tmux("display-message", "-p", "-t", string(pane), "#{pane_pid}"))
-		exe, err := os.Readlink("/proc/" + pid + "/exe")
-		if err != nil || filepath.Base(exe) != "dash" {
+		var exe string
+		var err error
+		if !tmuxtest.Poll(5*time.Second, func() bool {
+			exe, err = os.Readlink("/proc/" + pid + "/exe")
+			return err == nil && filepath.Base(exe) != "tmux"
+		}) || filepath.Base(exe) != "dash" {
 			t.Errorf("pane %s runs %q (%v), want dash", pane, exe, err)
 		}
 	}

@@ -116,8 +116,8 @@ type Options struct {
 //
 // Its roles beyond ports.Terminal are types of their own that it embeds,
 // each over the same core (terminal): the Manager (manage.go), the Leaser
-// (lease.go), and the ScriptStore and JobControl that a shell's framed
-// commands use (shell.go).
+// (lease.go), and the ScriptStore, JobControl and process ports that a
+// shell's framed commands use (shell.go, signal.go, left.go).
 type Terminal struct {
 	*terminal
 	manager
@@ -131,7 +131,9 @@ type manager struct{ *terminal }
 // leaser is the Terminal's ports.Leaser and ports.DescribingLeaser.
 type leaser struct{ *terminal }
 
-// shellSupport is the Terminal's ports.ScriptStore and ports.JobControl.
+// shellSupport is what the domain's framed commands use of a pane's
+// shell and processes: the Terminal's ports.ScriptStore, JobControl,
+// Signaler, ProcessChecker and ProcessWatcher.
 type shellSupport struct{ *terminal }
 
 // terminal is what a Terminal's roles share: the way to tmux (command

@@ -661,3 +661,9 @@ func TestCommandTimeoutGrowsWithTheInput(t *testing.T) {
 		}
 	}
 }
+
+// parsePaneInfo builds the PaneInfo of pane id from the output of Pane's
+// invocation.
+func parsePaneInfo(id ports.PaneID, out string, self selfPane) (ports.PaneInfo, error) {
+	return parseDescriptions(out).info(id, self)
+}

@@ -77,6 +77,9 @@ type BusyError struct {
 	// returned while its command may still run: interrupt keys are then
 	// accepted (see Service.SendKeys).
 	Returned bool
+	// AwaitingInput says that the command holding the pane was reported
+	// waiting for input: only the caller that started it may answer it.
+	AwaitingInput bool
 }
 
 func (e *BusyError) Error() string {

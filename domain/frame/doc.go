@@ -28,7 +28,8 @@
 //  4. runs the command in a child shell — a ( ) subshell that traps SIGINT
 //     to exit 130 and evals the command text, which the script holds
 //     single-quoted; for fish a child fish under sh, which runs a second
-//     file holding the command text;
+//     file holding the command text — or, with Options.Persist, in the
+//     shell itself (see "Persist and the agent's environment" below);
 //  5. prints the end marker with the command's exit status.
 //
 // The script holds to this whatever the user set up in the shell: it
@@ -65,4 +66,53 @@
 // before it started. <unread> is the only value the typed line holds: the
 // shell prints the unread marker when it cannot read the script, which
 // tells the server that the command never ran.
+//
+// # Persist and the agent's environment
+//
+// By default a framed command runs in a child shell (a ( ) subshell; for
+// fish a child fish), so that nothing it does to its shell — cd, export,
+// set -e, exit — reaches the shell its user types into. Options.Persist
+// runs it in that shell itself instead, for an agent that means to change
+// it (cd into a project, source a virtualenv's activate, define a
+// function):
+//
+//   - POSIX families (bash, zsh, sh, ksh): the script evals the command
+//     text at its own top level, in the shell that sources it, where the
+//     child shell's ( ) would have been; the status is taken right after
+//     the eval, as before. No trap is set: the shell's own traps stay as
+//     they are.
+//   - fish: the typed line sources the command's text file in the shell
+//     (source, where the child fish ran it), and then the end script, as
+//     before.
+//
+// What that means, and what a caller must know:
+//
+//   - exit ends the shell (POSIX families): a pane whose shell it is dies,
+//     and the call ends pane_died; a shell nested in the pane's ends
+//     without the frame's end (the domain sees it gone: shellgone.go). In
+//     fish, exit in a sourced file ends the file, not the shell: the
+//     command ends with exit's status.
+//   - return outside a function (POSIX families) returns from the script
+//     the line sources, so the frame's end never comes: the call ends as
+//     abandoned once the shell is seen back at its prompt (exit status
+//     unknown), where the backend tells the foreground, and otherwise at
+//     its timeout. In fish the end still comes.
+//   - set -e stays set in the shell: a later failing command, of the
+//     frame or typed by the person, exits the shell. exec replaces the
+//     shell: nothing prints the end, and the pane runs what exec ran.
+//   - An interrupt (C-c) that kills the command's job makes an interactive
+//     shell give up the rest of the line, end marker included (the frame's
+//     own trap is not there to catch it): the call ends as abandoned.
+//   - Traps, DEBUG traps and hooks the command sets stay, and run in the
+//     shell while it prints the frame's end: one that prints, prints into
+//     the command's output, and a DEBUG trap sees the end's own commands,
+//     secret included. A command that sets one can therefore forge its
+//     status; without such a trap nothing it runs can.
+//   - xtrace (set -x) the command turns on stays on after it; the
+//     frame's end is traced to /dev/null, but for ksh, which traces to
+//     its own stderr whatever the frame redirects: there the trace of the
+//     end's first commands, up to its set +x, shows in the output (never
+//     the secret, which comes after).
+//   - AgentEnv is not applied: the command sees the shell's environment
+//     as it is.
 package frame

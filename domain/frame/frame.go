@@ -18,6 +18,21 @@ type Command struct {
 	// keep in its history, where no text of the command is to be. The
 	// first line typed into a zsh is one (see zshHistoryHook).
 	NoPreview bool
+	Options
+}
+
+// Options say how a framed command runs, beyond its text (see
+// persist.go).
+type Options struct {
+	// Persist runs the command in the shell itself, not in a child shell:
+	// what it changes in the shell (directory, variables, functions,
+	// options) stays for later commands and for the shell's user.
+	Persist bool
+	// AgentEnv sets AgentEnvironment in the child shell that runs the
+	// command, so that no pager waits and git does not ask on the
+	// terminal. It changes nothing with Persist: the shell's own
+	// environment is its user's.
+	AgentEnv bool
 }
 
 // Files are the paths of a framed command's files, as the pane's shell
@@ -134,7 +149,7 @@ func (c Command) line(f Files, preview, unread string) string {
 		// Without the first script the command does not run; without the
 		// second, the marker says so.
 		mark := `builtin printf '\033]7717;tmcp;X;` + unread + `\007'`
-		return Kill + " true " + q(preview) + "; source " + path + " && " + fishChild + q(f.Text) +
+		return Kill + " true " + q(preview) + "; source " + path + " && " + c.fishRun() + q(f.Text) +
 			"; source " + q(f.End) + " || " + mark + "\n"
 	}
 	// The unread marker comes of a test of the script, not of sourcing it
@@ -171,6 +186,9 @@ func printer(sh Shell) string {
 // makes a C-c end it with status 130 rather than by the signal: fish, like
 // bash, abandons the rest of a line whose job died of SIGINT.
 const fishChild = `sh -c 'trap "exit 130" INT; fish "$1"' sh `
+
+// fishChildEnv is fishChild with AgentEnvironment exported by its sh.
+const fishChildEnv = `sh -c 'trap "exit 130" INT; ` + envExport + `fish "$1"' sh `
 
 // Script returns the script that the typed line sources from f.Script
 // (see the package documentation): one line, so that every supported
@@ -243,7 +261,16 @@ func (c Command) script(f Files) []byte {
 	// The subshell traps SIGINT to exit 130: an interactive bash or dash
 	// whose job died of a C-c abandons the rest of the line, and the end
 	// marker would never be printed.
-	b.WriteString(start + "; (trap 'exit 130' INT; eval " + q(c.Text+"\n") + "); " + end + "; ")
+	if c.Persist {
+		b.WriteString(start + "; eval " + q(c.Text+"\n") + "; " + persistEnd(end) + "; ")
+		b.WriteString(persistTail + "\n")
+		return []byte(b.String())
+	}
+	env := ""
+	if c.AgentEnv {
+		env = envExport
+	}
+	b.WriteString(start + "; (trap 'exit 130' INT; " + env + "eval " + q(c.Text+"\n") + "); " + end + "; ")
 	b.WriteString("case $__tmcp_o in *x*) unset __tmcp_o; set -x;; *) unset __tmcp_o;; esac\n")
 	return []byte(b.String())
 }
@@ -347,12 +374,35 @@ func quoter(sh Shell) func(string) string {
 // and the unread id of the line. ok is false when typed is not exactly a
 // line Line writes for that family.
 func ParseLine(sh Shell, typed string) (preview string, f Files, unread string, ok bool) {
+	preview, f, unread, _, ok = parseLine(sh, typed)
+	return preview, f, unread, ok
+}
+
+// LineOptions returns the options a line that ParseLine accepts was
+// written with, as far as the line tells them: for fish, whose line runs
+// the command, all of them; for the other families, whose scripts do
+// (ParseScript), none.
+func LineOptions(sh Shell, typed string) (o Options, ok bool) {
+	_, _, _, o, ok = parseLine(sh, typed)
+	return o, ok
+}
+
+func parseLine(sh Shell, typed string) (preview string, f Files, unread string, o Options, ok bool) {
+	for _, o := range lineOptions(sh) {
+		if preview, f, unread, ok := parseLineWith(sh, o, typed); ok {
+			return preview, f, unread, o, true
+		}
+	}
+	return "", Files{}, "", Options{}, false
+}
+
+func parseLineWith(sh Shell, o Options, typed string) (preview string, f Files, unread string, ok bool) {
 	typed = strings.TrimPrefix(typed, Kill)
 	s := strings.TrimSuffix(strings.TrimSuffix(typed, "\n"), "\r")
 	// Line's output for placeholders tells the fixed parts: each quoted
 	// placeholder stands for a quoted word, the same each time it comes,
 	// and U for the unread id.
-	probe := strings.TrimSuffix(strings.TrimPrefix(Command{Shell: sh}.line(Files{Script: "P", Text: "T", End: "N"}, "V", "U"), Kill), "\n")
+	probe := strings.TrimSuffix(strings.TrimPrefix(Command{Shell: sh, Options: o}.line(Files{Script: "P", Text: "T", End: "N"}, "V", "U"), Kill), "\n")
 	words := map[string]*string{"'V'": &preview, "'P'": &f.Script, "'T'": &f.Text, "'N'": &f.End}
 	seen := map[string]bool{}
 	const unreadAt = "U\\007"
@@ -444,10 +494,13 @@ func ParseScript(sh Shell, script []byte) (c Command, f Files, ok bool) {
 	}
 	// Only an exact match counts, so that nothing merely resembling a
 	// script is run.
-	if string(c.script(f)) != string(script) {
-		return Command{}, Files{}, false
+	for _, o := range scriptOptions(sh) {
+		c.Options = o
+		if string(c.script(f)) == string(script) {
+			return c, f, true
+		}
 	}
-	return c, f, true
+	return Command{}, Files{}, false
 }
 
 // cutWord takes the quoted word that s starts with, as quoter(sh) writes

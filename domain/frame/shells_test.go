@@ -84,10 +84,16 @@ func runFrame(t *testing.T, sh shellUnderTest, dir, command, after string) frame
 // runFrameAfter is runFrame in a shell that ran setup first.
 func runFrameAfter(t *testing.T, sh shellUnderTest, dir, setup, command, after string) framedRun {
 	t.Helper()
+	return runFrameWith(t, sh, Options{}, dir, setup, command, after)
+}
+
+// runFrameWith is runFrameAfter for a command framed with options o.
+func runFrameWith(t *testing.T, sh shellUnderTest, o Options, dir, setup, command, after string) framedRun {
+	t.Helper()
 	path := lookShell(t, sh)
 	stageDir := t.TempDir()
 	command = strings.ReplaceAll(command, "@SCRIPT@", filepath.Join(stageDir, "script"))
-	c := Command{Shell: sh.family, IDs: testIDs, Text: command}
+	c := Command{Shell: sh.family, IDs: testIDs, Text: command, Options: o}
 	files := stage(t, c, stageDir)
 	driver := filepath.Join(t.TempDir(), "driver")
 	line := strings.TrimPrefix(c.Line(files), Kill)

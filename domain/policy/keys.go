@@ -208,15 +208,6 @@ func parseKey(name string) (canonical, refused string) {
 	}
 }
 
-// ParseKey checks one key name and returns it in canonical spelling:
-// modifiers "C-", "M-" and "S-" (in any order, each at most once) followed
-// by a named key or by a single character, where the modifiers go with
-// that key (see above). ok is false for anything else.
-func ParseKey(name string) (canonical string, ok bool) {
-	canonical, refused := parseKey(name)
-	return canonical, refused == ""
-}
-
 // ParseKeys splits a send_keys argument on white space and checks every
 // name. It returns a *fault.ArgumentError naming the first name that is
 // unknown or cannot be pressed, and the key to send instead where there

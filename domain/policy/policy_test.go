@@ -222,3 +222,12 @@ func TestParseKeysTellsAliasesInTheirCanonicalNames(t *testing.T) {
 		t.Errorf("ParseKeys = %v, %v; want %v", got, err, want)
 	}
 }
+
+// ParseKey checks one key name as ParseKeys does and returns it in
+// canonical spelling: modifiers "C-", "M-" and "S-" (in any order, each
+// at most once) followed by a named key or by a single character, where
+// the modifiers go with that key. ok is false for anything else.
+func ParseKey(name string) (canonical string, ok bool) {
+	canonical, refused := parseKey(name)
+	return canonical, refused == ""
+}

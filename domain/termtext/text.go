@@ -212,16 +212,6 @@ func (n *Normalizer) Loss() Loss {
 // it). The slice is valid until the next Write or Flush.
 func (n *Normalizer) Pending() []byte { return n.line }
 
-// Normalize normalizes raw all at once, as a Normalizer
-// followed by Flush would.
-func Normalize(raw []byte) string {
-	var b bytes.Buffer
-	n := NewNormalizer(&b)
-	_, _ = n.Write(raw)
-	_ = n.Flush()
-	return b.String()
-}
-
 func (n *Normalizer) flushOut(all bool) {
 	if len(n.out) == 0 || !all && len(n.out) < outFlushSize {
 		return

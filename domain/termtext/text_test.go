@@ -371,3 +371,13 @@ func FuzzTextNormalizer(f *testing.F) {
 		}
 	})
 }
+
+// Normalize normalizes raw all at once, as a Normalizer followed by Flush
+// would.
+func Normalize(raw []byte) string {
+	var b bytes.Buffer
+	n := NewNormalizer(&b)
+	_, _ = n.Write(raw)
+	_ = n.Flush()
+	return b.String()
+}

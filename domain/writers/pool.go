@@ -128,6 +128,10 @@ func (h *Hold) Release() {
 // command may still run (see Reservation.Returned).
 func (h *Hold) Returned(holder string, interrupted func()) { h.rv.Returned(holder, interrupted) }
 
+// Answerable lets caller answer the hold's command (see
+// Reservation.Answerable).
+func (h *Hold) Answerable(caller string, answered func()) { h.rv.Answerable(caller, answered) }
+
 // Yield lets a forced end of the pane take it while this hold keeps it
 // (see Reservation.Yield, HoldAll).
 func (h *Hold) Yield() { h.rv.Yield() }
@@ -162,6 +166,12 @@ func (p *Pool) Lookup(pane ports.PaneID) (holder string, returned, held bool) {
 // (see Reservations.WhileReturned).
 func (p *Pool) WhileReturned(pane ports.PaneID, f func() error) (ran bool, err error) {
 	return p.res.WhileReturned(pane, f)
+}
+
+// WhileAnswerable runs f while pane is held by a call whose command asked
+// caller for input (see Reservations.WhileAnswerable).
+func (p *Pool) WhileAnswerable(pane ports.PaneID, caller string, f func() error) (ran bool, err error) {
+	return p.res.WhileAnswerable(pane, caller, f)
 }
 
 // Released returns a channel closed once nothing of this process holds

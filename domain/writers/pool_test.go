@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
@@ -50,61 +51,66 @@ func (l *slowLeaser) Release(ctx context.Context, pane ports.PaneID, owner strin
 // Giving a lease back is off the caller's path: Release returns before
 // the multiplexer has answered, the pane is no longer busy meanwhile, and
 // the next writer of the process waits for the release to land before it
-// leases the pane again, so its lease is never given back under it.
+// leases the pane again, so its lease is never given back under it. In a
+// bubble (synctest), "the next writer waits" is checked once it can go
+// no further, not after a pause that a slow machine may not fill.
 func TestALeaseIsGivenBackAfterTheCallerMovesOn(t *testing.T) {
-	clock := fake.NewClock(time.Unix(0, 0))
-	leaser := newSlowLeaser(clock)
-	pool := writers.NewPool(writers.NewLeases(leaser, clock, "me", time.Minute))
-	t.Cleanup(func() {
+	synctest.Test(t, func(t *testing.T) {
+		clock := fake.NewClock(time.Unix(0, 0))
+		leaser := newSlowLeaser(clock)
+		pool := writers.NewPool(writers.NewLeases(leaser, clock, "me", time.Minute))
+		t.Cleanup(func() {
+			select {
+			case <-leaser.letGo:
+			default:
+				close(leaser.letGo)
+			}
+			pool.Close()
+		})
+		ctx := context.Background()
+
+		first, err := pool.Hold(ctx, "%1", "paste_text")
+		if err != nil {
+			t.Fatal(err)
+		}
+		first.Release() // returns although the leaser has not answered
+		if holder, _, held := pool.Lookup("%1"); held {
+			t.Errorf("the pane counts as held by %q while its lease is given back", holder)
+		}
 		select {
-		case <-leaser.letGo:
+		case <-pool.Released("%1"):
+			t.Fatal("Released before the lease was given back")
 		default:
-			close(leaser.letGo)
 		}
-		pool.Close()
+
+		second := make(chan error, 1)
+		go func() {
+			h, err := pool.Hold(ctx, "%1", "send_keys")
+			if err == nil {
+				h.Release()
+			}
+			second <- err
+		}()
+		synctest.Wait() // the next writer is as far as it goes
+		select {
+		case err := <-second:
+			t.Fatalf("the next writer went ahead before the lease was given back: %v", err)
+		default:
+		}
+		close(leaser.letGo)
+		if err := <-second; err != nil {
+			t.Fatalf("the next writer: %v", err)
+		}
+		pool.Settle()
+		<-leaser.released
+		<-leaser.released
+		leaser.mu.Lock()
+		calls := append([]string(nil), leaser.calls...)
+		leaser.mu.Unlock()
+		if want := []string{"acquire", "release", "acquire", "release"}; !slices.Equal(calls, want) {
+			t.Errorf("leaser calls %v, want %v: a lease is taken again only once the last is back", calls, want)
+		}
 	})
-	ctx := context.Background()
-
-	first, err := pool.Hold(ctx, "%1", "paste_text")
-	if err != nil {
-		t.Fatal(err)
-	}
-	first.Release() // returns although the leaser has not answered
-	if holder, _, held := pool.Lookup("%1"); held {
-		t.Errorf("the pane counts as held by %q while its lease is given back", holder)
-	}
-	select {
-	case <-pool.Released("%1"):
-		t.Fatal("Released before the lease was given back")
-	default:
-	}
-
-	second := make(chan error, 1)
-	go func() {
-		h, err := pool.Hold(ctx, "%1", "send_keys")
-		if err == nil {
-			h.Release()
-		}
-		second <- err
-	}()
-	select {
-	case err := <-second:
-		t.Fatalf("the next writer went ahead before the lease was given back: %v", err)
-	case <-time.After(20 * time.Millisecond):
-	}
-	close(leaser.letGo)
-	if err := <-second; err != nil {
-		t.Fatalf("the next writer: %v", err)
-	}
-	pool.Settle()
-	<-leaser.released
-	<-leaser.released
-	leaser.mu.Lock()
-	calls := append([]string(nil), leaser.calls...)
-	leaser.mu.Unlock()
-	if want := []string{"acquire", "release", "acquire", "release"}; !slices.Equal(calls, want) {
-		t.Errorf("leaser calls %v, want %v: a lease is taken again only once the last is back", calls, want)
-	}
 }
 
 // A writer that waits for a release in flight gives up with its context.

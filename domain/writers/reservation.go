@@ -52,6 +52,12 @@ type Reservation struct {
 	// yields marks a reservation that a forced end of the pane may take
 	// from its writer (see Yield).
 	yields bool
+	// answerable marks a reservation whose command asked for input: the
+	// caller named answerer may write to the pane through it (see
+	// WhileAnswerable), and answered hears of each such write.
+	answerable bool
+	answerer   string
+	answered   func()
 }
 
 // Acquire reserves pane for the writer described by holder (for example
@@ -71,11 +77,11 @@ func (r *Reservations) Acquire(ctx context.Context, pane ports.PaneID, holder st
 			return rv, nil
 		}
 		cur.mu.Lock()
-		releasing, curHolder, returned := cur.releasing, cur.holder, cur.returned
+		releasing, curHolder, returned, answerable := cur.releasing, cur.holder, cur.returned, cur.answerable
 		cur.mu.Unlock()
 		r.mu.Unlock()
 		if !releasing {
-			return nil, &fault.BusyError{Pane: pane, Holder: curHolder, Returned: returned}
+			return nil, &fault.BusyError{Pane: pane, Holder: curHolder, Returned: returned, AwaitingInput: answerable}
 		}
 		select {
 		case <-cur.done:
@@ -128,6 +134,10 @@ func (rv *Reservation) Yield() {
 // pane no longer counts as busy, and the next writer waits for Release
 // instead of being refused.
 func (rv *Reservation) Releasing() {
+	// Not while an interrupt or an answer is being sent through it: its
+	// writer gives its lease back next, and the write must be over first.
+	rv.acting.Lock()
+	defer rv.acting.Unlock()
 	rv.mu.Lock()
 	rv.releasing = true
 	rv.mu.Unlock()
@@ -147,6 +157,16 @@ func (rv *Reservation) Holder() string {
 func (rv *Reservation) Returned(holder string, interrupted func()) {
 	rv.mu.Lock()
 	rv.holder, rv.returned, rv.interrupted = holder, true, interrupted
+	rv.mu.Unlock()
+}
+
+// Answerable lets the caller named caller write to the pane through this
+// reservation, whose command waits for input (see WhileAnswerable);
+// answered, if not nil, is called after each such write. It lasts until
+// the reservation is released.
+func (rv *Reservation) Answerable(caller string, answered func()) {
+	rv.mu.Lock()
+	rv.answerable, rv.answerer, rv.answered = true, caller, answered
 	rv.mu.Unlock()
 }
 
@@ -202,6 +222,33 @@ func (r *Reservations) WhileReturned(pane ports.PaneID, f func() error) (ran boo
 	hook := rv.interrupted
 	rv.mu.Unlock()
 	if err == nil && hook != nil {
+		hook()
+	}
+	return true, err
+}
+
+// WhileAnswerable runs f while pane is held by a reservation whose command
+// asked caller for input (see Answerable), and reports whether it did: as
+// for WhileReturned, the reservation cannot be released while f runs.
+// The reservation's answered hook hears of it when f succeeds.
+func (r *Reservations) WhileAnswerable(pane ports.PaneID, caller string, f func() error) (ran bool, err error) {
+	rv, _, ok := r.Lookup(pane)
+	if !ok {
+		return false, nil
+	}
+	rv.acting.Lock()
+	defer rv.acting.Unlock()
+	r.mu.Lock()
+	still := r.held[pane] == rv
+	r.mu.Unlock()
+	rv.mu.Lock()
+	ok = still && !rv.releasing && rv.answerable && rv.answerer == caller
+	hook := rv.answered
+	rv.mu.Unlock()
+	if !ok {
+		return false, nil
+	}
+	if err = f(); err == nil && hook != nil {
 		hook()
 	}
 	return true, err

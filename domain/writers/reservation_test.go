@@ -106,3 +106,45 @@ func TestABusyPaneSaysWhetherItsHoldersCallReturned(t *testing.T) {
 		t.Errorf("after the call returned: %+v, want returned and the new holder", b)
 	}
 }
+
+// An answer goes through only for the caller the reservation names, only
+// once it is answerable, tells the hook, and holds off both the release
+// and the start of it (Releasing), so that the writer's lease is not
+// given back under the answer.
+func TestWhileAnswerableIsTheCallersAndHoldsOffRelease(t *testing.T) {
+	r := NewReservations()
+	rv, _ := r.Acquire(context.Background(), "%1", "run")
+	if ran, _ := r.WhileAnswerable("%1", "alice", func() error { return nil }); ran {
+		t.Fatal("an answer went through before the command asked")
+	}
+	answered := 0
+	rv.Answerable("alice", func() { answered++ })
+	if ran, _ := r.WhileAnswerable("%1", "bob", func() error { return nil }); ran {
+		t.Fatal("another caller's answer went through")
+	}
+	if _, err := r.Acquire(context.Background(), "%1", "paste"); !errors.As(err, new(*fault.BusyError)) {
+		t.Fatalf("another writer: %v, want busy", err)
+	} else if busy := (*fault.BusyError)(nil); errors.As(err, &busy) && !busy.AwaitingInput {
+		t.Errorf("the busy error does not say the command awaits input: %+v", busy)
+	}
+	released := make(chan struct{})
+	ran, err := r.WhileAnswerable("%1", "alice", func() error {
+		go func() { rv.Releasing(); rv.Release(); close(released) }()
+		select {
+		case <-released:
+			t.Error("the reservation was released while an answer was being written")
+		case <-time.After(20 * time.Millisecond):
+		}
+		return nil
+	})
+	if !ran || err != nil || answered != 1 {
+		t.Fatalf("ran %v, %v, hook told %d times", ran, err, answered)
+	}
+	<-released
+	if ran, _ := r.WhileAnswerable("%1", "alice", func() error { return nil }); ran {
+		t.Fatal("an answer went through after the release")
+	}
+	if answered != 1 {
+		t.Errorf("hook told %d times, want once", answered)
+	}
+}

@@ -73,7 +73,10 @@ func Run(t *testing.T, h Harness) {
 		{"ScriptsAreReadByTheShell", testScripts},
 		{"RemovedScriptIsGone", testRemovedScript},
 		{"JobControlTellsTheForeground", testForeground},
+		{"ProcessWatcherTellsWhatWasLeftRunning", testProcessesSince},
 		{"LineEditingAtThePrompt", testLineEditing},
+		{"SignalerSignalsACommandNeverTheShell", testSignaler},
+		{"InputWatcherSeesAReadOfTheTerminal", testReading},
 		{"CaptureRowsFollowTheRowConvention", testCaptureRows},
 		{"CaptureJoinsWrappedRows", testJoinWrapped},
 		{"ScreenCaptureIsPaneThenCaptureOfTheScreen", testCaptureScreen},
@@ -410,6 +413,52 @@ func testRemovedScript(t *testing.T, h Harness) {
 	}
 }
 
+// A ProcessWatcher lists a process started in the background on the
+// pane's terminal after the mark, and nothing started before it.
+func testProcessesSince(t *testing.T, h Harness) {
+	pw, ok := h.Terminal().(ports.ProcessWatcher)
+	if !ok {
+		t.Skip("the backend is no ports.ProcessWatcher")
+	}
+	id := h.NewShellPane(t)
+	shellOf(t, h, id)
+	ctx := t.Context()
+	if _, err := pw.ProcessMark(ctx, id); errors.Is(err, ports.ErrUnsupported) {
+		t.Skip("the backend cannot tell a pane's processes")
+	}
+	sendText(t, h, id, "sleep 61 &\n")
+	var first ports.Process
+	h.Eventually(t, func() bool {
+		ps, err := pw.ProcessesSince(ctx, id, ports.ProcessMark{})
+		for _, p := range ps {
+			if err == nil && strings.Contains(p.Command, "sleep 61") {
+				first = p
+				return true
+			}
+		}
+		return false
+	}, "the first sleep to be listed since the start")
+	mark, err := pw.ProcessMark(ctx, id)
+	if err != nil {
+		t.Fatalf("ProcessMark = %v", err)
+	}
+	sendText(t, h, id, "sleep 62 &\n")
+	h.Eventually(t, func() bool {
+		ps, err := pw.ProcessesSince(ctx, id, mark)
+		if err != nil {
+			return false
+		}
+		var second bool
+		for _, p := range ps {
+			if p.PID == first.PID {
+				t.Fatalf("ProcessesSince the mark lists %+v, which started before it", p)
+			}
+			second = second || strings.Contains(p.Command, "sleep 62") && !p.Young
+		}
+		return second
+	}, "the second sleep to be listed since the mark")
+}
+
 func testForeground(t *testing.T, h Harness) {
 	id := h.NewShellPane(t)
 	shellOf(t, h, id)
@@ -513,6 +562,51 @@ func testLineEditing(t *testing.T, h Harness) {
 	out.waitFor(t, h, "slept\n")
 	if _, err := term.LineEditing(ctx, unknownPane); !errors.Is(err, ports.ErrPaneNotFound) {
 		t.Errorf("LineEditing(%s) = %v, want ErrPaneNotFound", unknownPane, err)
+	}
+}
+
+// testReading checks a Terminal that tells who reads a pane's terminal
+// (ports.InputWatcher): cat reading it, a line at a time with echo, and
+// with echo off after stty -echo; nothing reading it while sleep runs.
+func testReading(t *testing.T, h Harness) {
+	iw, ok := h.Terminal().(ports.InputWatcher)
+	if !ok {
+		t.Skip("the backend does not tell who reads a pane's terminal")
+	}
+	id := h.NewShellPane(t)
+	ctx := t.Context()
+	if _, err := iw.Reading(ctx, id); errors.Is(err, ports.ErrUnsupported) {
+		t.Skip("the backend cannot tell who reads a pane's terminal")
+	}
+	out := follow(t, h, id)
+	sendText(t, h, id, "sleep 1; echo slept\n")
+	var last ports.Reading
+	var lastErr error
+	h.Eventually(t, func() bool {
+		last, lastErr = iw.Reading(ctx, id)
+		return lastErr == nil && !last.Blocked
+	}, "nothing reading the terminal while sleep runs")
+	out.waitFor(t, h, "slept\n")
+	for _, c := range []struct {
+		line string
+		echo bool
+	}{{"cat\n", true}, {"stty -echo; cat; stty echo\n", false}} {
+		sendText(t, h, id, c.line)
+		h.Eventually(t, func() bool {
+			last, lastErr = iw.Reading(ctx, id)
+			return lastErr == nil && last.Blocked && last.Canonical && last.Echo == c.echo && last.PID > 0
+		}, fmt.Sprintf("%q blocked reading the terminal, a line at a time, echo %v (last: %+v, %v)", c.line, c.echo, last, lastErr))
+		if last.Program != "" && last.Program != "cat" {
+			t.Errorf("the reading program of %q is %q, want cat", c.line, last.Program)
+		}
+		sendKeys(t, h, id, "C-d")
+		h.Eventually(t, func() bool {
+			last, lastErr = iw.Reading(ctx, id)
+			return lastErr == nil && (!last.Blocked || last.Program != "cat")
+		}, "cat to have ended at C-d")
+	}
+	if _, err := iw.Reading(ctx, unknownPane); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("Reading(%s) = %v, want ErrPaneNotFound", unknownPane, err)
 	}
 }
 
@@ -968,3 +1062,63 @@ func (f *follower) waitFor(t *testing.T, h Harness, want string) {
 }
 
 func normalize(b []byte) string { return strings.ReplaceAll(string(b), "\r\n", "\n") }
+
+// testSignaler holds a ports.Signaler to its contract: the group of a
+// command the shell runs gets the signal and ends, the group of the
+// pane's own process is refused and lives on; and a ports.ProcessChecker
+// to its: the shell exists, the ended command does not.
+func testSignaler(t *testing.T, h Harness) {
+	sg, ok := h.Terminal().(ports.Signaler)
+	if !ok {
+		t.Skip("the backend cannot send signals")
+	}
+	id := h.NewShellPane(t)
+	shellOf(t, h, id)
+	term, ctx := h.Terminal(), t.Context()
+	fg, err := term.Foreground(ctx, id)
+	if errors.Is(err, ports.ErrUnsupported) {
+		t.Skip("the backend cannot tell a pane's foreground")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	shell := fg.Group
+	if _, err := sg.SignalGroup(ctx, id, shell, ports.SignalTERM); !errors.Is(err, ports.ErrNoGroup) {
+		t.Fatalf("SignalGroup of the shell's own group: %v, want ErrNoGroup", err)
+	}
+	out := follow(t, h, id)
+	sendText(t, h, id, "sleep 30\n")
+	var group int
+	h.Eventually(t, func() bool {
+		fg, err := term.Foreground(ctx, id)
+		group = fg.Group
+		return err == nil && fg.Group != shell && fg.Group > 0 && (fg.Args == nil || slices.Equal(fg.Args, []string{"sleep", "30"}))
+	}, "sleep 30 in front")
+	procs, err := sg.SignalGroup(ctx, id, group, ports.SignalTERM)
+	if err != nil || len(procs) == 0 || !slices.ContainsFunc(procs, func(p ports.Process) bool { return p.PID == group }) {
+		t.Fatalf("SignalGroup of sleep's group %d = %+v, %v; want its processes, its leader among them", group, procs, err)
+	}
+	h.Eventually(t, func() bool {
+		fg, err := term.Foreground(ctx, id)
+		return err == nil && fg.Group == shell
+	}, "the shell back in front once sleep got TERM")
+	// The shell lives on.
+	sendText(t, h, id, "echo still-$((6*7))\n")
+	out.waitFor(t, h, "still-42")
+	if _, err := sg.SignalGroup(ctx, id, group, ports.SignalTERM); !errors.Is(err, ports.ErrNoGroup) {
+		t.Errorf("SignalGroup of a group that ended: %v, want ErrNoGroup", err)
+	}
+	if _, err := sg.SignalGroup(ctx, unknownPane, group, ports.SignalTERM); !errors.Is(err, ports.ErrPaneNotFound) {
+		t.Errorf("SignalGroup(%s) = %v, want ErrPaneNotFound", unknownPane, err)
+	}
+	// A ProcessChecker tells the shell from sleep, which has ended.
+	if pc, ok := term.(ports.ProcessChecker); ok {
+		if exists, err := pc.ProcessExists(ctx, id, shell); err != nil || !exists {
+			t.Errorf("ProcessExists of the pane's shell = %v, %v; want true", exists, err)
+		}
+		h.Eventually(t, func() bool {
+			exists, err := pc.ProcessExists(ctx, id, group)
+			return err == nil && !exists
+		}, "sleep, ended, no longer to exist")
+	}
+}

@@ -41,6 +41,7 @@ var CIPrograms = []string{
 	"ssh", "ssh-keygen", "sshd", // -ssh, against a private sshd
 	"strace",                    // proof that -short starts no process
 	"script", "unshare", "make", // a client's terminal, sshd as root, make build
+	"python3", "less", "vi", "sudo", // programs that ask on their terminal (awaiting input)
 }
 
 // Required reports whether a test that needs program must fail, not

@@ -18,9 +18,15 @@ import (
 
 // Stat holds the fields of /proc/PID/stat that job control needs.
 type Stat struct {
+	Comm  string // the process's name, as the kernel keeps it (at most 15 bytes)
+	State byte   // R, S, D, T, Z...: Z for a zombie
+	PPID  int    // its parent
 	Pgrp  int    // the process's group
 	TTYNr uint64 // its controlling terminal, as a device number
 	Tpgid int    // the foreground group of that terminal
+	// Start is when it started, in clock ticks since the machine booted
+	// (USER_HZ, 100 a second); 0 when /proc did not say.
+	Start uint64
 }
 
 // ErrNoProc says that /proc has no entry for the process (it is gone, or
@@ -48,13 +54,21 @@ func ParseStat(pid int, s string) (Stat, error) {
 	if len(f) < 6 {
 		return Stat{}, fmt.Errorf("/proc/%d/stat is %q: %w", pid, s, ports.ErrUnsupported)
 	}
+	ppid, err0 := strconv.Atoi(f[1])
 	pgrp, err1 := strconv.Atoi(f[2])
 	tty, err2 := strconv.ParseUint(f[4], 10, 64)
 	tpgid, err3 := strconv.Atoi(f[5])
-	if err := errors.Join(err1, err2, err3); err != nil {
+	if err := errors.Join(err0, err1, err2, err3); err != nil {
 		return Stat{}, fmt.Errorf("/proc/%d/stat: %w: %w", pid, err, ports.ErrUnsupported)
 	}
-	return Stat{Pgrp: pgrp, TTYNr: tty, Tpgid: tpgid}, nil
+	st := Stat{State: f[0][0], PPID: ppid, Pgrp: pgrp, TTYNr: tty, Tpgid: tpgid}
+	if len(f) > 19 {
+		st.Start, _ = strconv.ParseUint(f[19], 10, 64)
+	}
+	if j := strings.IndexByte(s, '('); j >= 0 && j < i {
+		st.Comm = s[j+1 : i]
+	}
+	return st, nil
 }
 
 // Foreground reads the foreground process group of the terminal that

@@ -12,7 +12,7 @@ import (
 func TestParseStatCountsFieldsFromTheLastParenthesis(t *testing.T) {
 	// A command name may hold spaces and parentheses.
 	st, err := ParseStat(7, "7 (a) b (c) S 1 42 42 34816 99 4194560 0 0 0")
-	if err != nil || st != (Stat{Pgrp: 42, TTYNr: 34816, Tpgid: 99}) {
+	if err != nil || st != (Stat{Comm: "a) b (c", State: 'S', PPID: 1, Pgrp: 42, TTYNr: 34816, Tpgid: 99}) {
 		t.Errorf("ParseStat = %+v, %v", st, err)
 	}
 	for _, bad := range []string{"", "7 (x", "7 (x) S 1 2", "7 (x) S 1 a 3 4 5"} {

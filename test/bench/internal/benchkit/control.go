@@ -68,8 +68,8 @@ type controlEvent struct {
 // pane (a shell) and keys (a raw reader), and waits until tmux has
 // answered its attach-session. The caller must call close.
 func (t *tmuxServer) startControl(ctx context.Context, pane, keys string) (*controlClient, error) {
-	cmd := exec.Command(t.bin, "-L", t.socket, "-C", "attach-session", "-t", floorSession)
-	cmd.Env = t.env
+	cmd := exec.Command(t.Bin, "-L", t.Socket, "-C", "attach-session", "-t", floorSession)
+	cmd.Env = t.Env
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

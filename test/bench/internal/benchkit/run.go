@@ -162,8 +162,8 @@ func runBench(ctx context.Context, o options, inProcess StartFunc) (err error) {
 		return err
 	}
 	defer tm.kill()
-	h.socket = tm.socket
-	logf("tmux server on socket %s", tm.socket)
+	h.socket = tm.Socket
+	logf("tmux server on socket %s", tm.Socket)
 	// The benchmark's control-mode client attaches before the server
 	// starts: tmux 3.3a crashes when a notification for every control
 	// client comes while one attaches, and nothing else runs yet.
@@ -181,7 +181,7 @@ func runBench(ctx context.Context, o options, inProcess StartFunc) (err error) {
 	}
 	defer ctl.close()
 
-	args := []string{"-socket-name", tm.socket}
+	args := []string{"-socket-name", tm.Socket}
 	var trace *tmuxTracer
 	if o.traceTmux {
 		if trace, err = newTmuxTracer(dir, o.tmuxBin); err != nil {

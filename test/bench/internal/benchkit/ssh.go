@@ -68,7 +68,7 @@ func (b *bench) sshRow() error {
 	if err != nil {
 		return err
 	}
-	args := []string{"-ssh", sshtest.Host, "-ssh-config", d.ClientConfig, "-socket-name", b.tmux.socket}
+	args := []string{"-ssh", sshtest.Host, "-ssh-config", d.ClientConfig, "-socket-name", b.tmux.Socket}
 	srv, err := b.startServer(args, filepath.Join(b.dir, "server-ssh.log"))
 	if err != nil {
 		r.err = fmt.Errorf("start the server with -ssh: %w", err)

@@ -3,27 +3,24 @@ package benchkit
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/test/tmuxtest"
 )
 
-// tmuxServer is a private tmux server on its own socket (tmux -L), started
-// for one benchmark run and killed at its end. Its panes run a shell with
-// no startup files, so that what the benchmark measures does not depend on
-// the user's shell configuration. The measured panes are in one session,
-// the floor's pane in another (control.go).
+// tmuxServer is a private tmux server on its own socket (tmux -L, see
+// tmuxtest), started for one benchmark run and killed at its end. Its
+// panes run a shell with no startup files, so that what the benchmark
+// measures does not depend on the user's shell configuration. The
+// measured panes are in one session, the floor's pane in another
+// (control.go).
 type tmuxServer struct {
-	bin    string
-	socket string
-	env    []string // environment of every tmux client the harness runs
+	*tmuxtest.Server
 }
 
 // benchSession is the name of the session that holds every bench pane.
@@ -33,14 +30,14 @@ const benchSession = "bench"
 // line such as "bash --norc --noprofile") with history-limit rows of
 // history. The caller must call kill.
 func startTmux(ctx context.Context, bin, shell string, historyLimit int) (*tmuxServer, error) {
-	var suffix [4]byte
-	if _, err := rand.Read(suffix[:]); err != nil {
-		return nil, fmt.Errorf("name the tmux socket: %w", err)
+	srv, err := tmuxtest.Named(bin, tmuxtest.Options{Prefix: "tmcp-bench", Env: tmuxEnv()})
+	if err != nil {
+		return nil, err
 	}
-	t := &tmuxServer{bin: bin, socket: "tmcp-bench-" + hex.EncodeToString(suffix[:]), env: tmuxEnv()}
+	t := &tmuxServer{srv}
 	// Options are set before the first session so that its panes get them;
 	// history-limit applies only to panes created after it is set.
-	_, err := t.run(ctx, "-f", "/dev/null",
+	_, err = t.run(ctx,
 		"start-server", ";",
 		"set-option", "-g", "history-limit", strconv.Itoa(historyLimit), ";",
 		"set-option", "-g", "default-command", shell, ";",
@@ -50,7 +47,7 @@ func startTmux(ctx context.Context, bin, shell string, historyLimit int) (*tmuxS
 		"new-window", "-d", "-t", floorSession+":1", "stty raw -echo; exec cat >/dev/null")
 	if err != nil {
 		t.kill()
-		return nil, fmt.Errorf("start tmux on socket %s: %w", t.socket, err)
+		return nil, fmt.Errorf("start tmux on socket %s: %w", t.Socket, err)
 	}
 	return t, nil
 }
@@ -68,28 +65,27 @@ func tmuxEnv() []string {
 	return env
 }
 
-// run runs one tmux client on the private socket and returns its standard
-// output.
+// run runs one tmux client on the private socket (with no configuration
+// file) and returns its standard output.
 func (t *tmuxServer) run(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, t.bin, append([]string{"-L", t.socket}, args...)...)
-	cmd.Env = t.env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("tmux %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return string(out), nil
+	return t.RunContext(ctx, args...)
 }
 
 // floor runs the reference round trip, `tmux -L socket display -p x`, and
-// returns how long it took, from starting the process to its exit.
+// returns how long it took, from starting the process to its exit. It
+// runs that command exactly, not through run (which adds -f /dev/null),
+// so that the floor is the bare round trip.
 func (t *tmuxServer) floor(ctx context.Context) (time.Duration, error) {
+	cmd := exec.CommandContext(ctx, t.Bin, "-L", t.Socket, "display-message", "-p", "x")
+	cmd.Env = t.Env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	start := time.Now()
-	out, err := t.run(ctx, "display-message", "-p", "x")
+	b, err := cmd.Output()
 	d := time.Since(start)
+	out := string(b)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("tmux display-message -p x: %w: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	if out != "x\n" {
 		return 0, fmt.Errorf("tmux display -p x printed %q", out)
@@ -164,18 +160,7 @@ func (t *tmuxServer) waitFor(ctx context.Context, pane, format string, ok func(s
 // kill stops the tmux server and removes its socket file, which tmux 3.3a
 // leaves behind. It is safe to call more than once.
 func (t *tmuxServer) kill() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_, err := t.run(ctx, "kill-server")
-	if err != nil && !strings.Contains(err.Error(), "no server running") && !strings.Contains(err.Error(), "error connecting") {
+	if err := t.Kill(); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
-	}
-	dir := os.Getenv("TMUX_TMPDIR")
-	if dir == "" {
-		dir = "/tmp"
-	}
-	sock := filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), t.socket)
-	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
-		fmt.Fprintf(os.Stderr, "bench: remove tmux socket: %v\n", err)
 	}
 }

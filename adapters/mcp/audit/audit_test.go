@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tmux-mcp/tmux-mcp/adapters/audit"
+	"github.com/tmux-mcp/tmux-mcp/adapters/mcp/audit"
 )
 
 func decode(t *testing.T, line []byte) map[string]any {

@@ -1,0 +1,56 @@
+package tmux
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/tty"
+	"github.com/tmux-mcp/tmux-mcp/ports"
+)
+
+// What a command left running in a pane, read from /proc (see
+// adapters/internal/tty's Started): local panes only for now.
+
+// ProcessMark marks the newest process id on this host. Over -ssh it
+// returns an error wrapping ErrUnsupported.
+func (t *shellSupport) ProcessMark(ctx context.Context, id ports.PaneID) (ports.ProcessMark, error) {
+	if t.proc != nil {
+		return ports.ProcessMark{}, fmt.Errorf("mark the processes of pane %s: the remote host's are not read: %w", id, ports.ErrUnsupported)
+	}
+	n, err := tty.LastPID()
+	if err != nil {
+		return ports.ProcessMark{}, fmt.Errorf("mark the processes of pane %s: %w", id, err)
+	}
+	return ports.ProcessMark{Seq: int64(n)}, nil
+}
+
+// ProcessesSince lists the processes on the pane's terminal that started
+// after mark and still run.
+func (t *shellSupport) ProcessesSince(ctx context.Context, id ports.PaneID, mark ports.ProcessMark) ([]ports.Process, error) {
+	ps, err := t.processesSince(ctx, id, mark)
+	if err != nil {
+		return nil, fmt.Errorf("list the processes of pane %s: %w", id, err)
+	}
+	return ps, nil
+}
+
+func (t *shellSupport) processesSince(ctx context.Context, id ports.PaneID, mark ports.ProcessMark) ([]ports.Process, error) {
+	if t.proc != nil {
+		return nil, fmt.Errorf("the remote host's are not read: %w", ports.ErrUnsupported)
+	}
+	c, _, err := t.paneTTY(ctx, id, false)
+	if err != nil {
+		return nil, err
+	}
+	dev, err := tty.Device(c.path)
+	if err != nil {
+		return nil, err
+	}
+	upto, err := tty.LastPID()
+	if err != nil {
+		return nil, err
+	}
+	return tty.Started(int(mark.Seq), upto, dev)
+}
+
+var _ ports.ProcessWatcher = (*Terminal)(nil)

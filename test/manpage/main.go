@@ -1,0 +1,206 @@
+// Command manpage writes tmux-mcp(1), the manual page the release packages
+// install, from the usage text the server itself prints for -help: the
+// page lists the flags and variables the binary reads, so it cannot fall
+// behind them. The release (goreleaser's before hook) runs it:
+//
+//	go run ./test/manpage -version 1.2.0 -o bin/man/tmux-mcp.1.gz
+//
+// A name ending in .gz is written gzipped, as Debian and rpm packages keep
+// their manual pages; with no -o the page goes to stdout.
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/tmux-mcp/tmux-mcp/app"
+)
+
+func main() {
+	version := flag.String("version", "", "the version the page names (required)")
+	out := flag.String("o", "", "write the page to this file (gzipped if it ends in .gz) instead of stdout")
+	flag.Parse()
+	if err := run(*version, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "manpage:", err)
+		os.Exit(1)
+	}
+}
+
+func run(version, out string) error {
+	if version == "" {
+		return errors.New("-version is required: the page names the release it documents")
+	}
+	usage, err := serverUsage()
+	if err != nil {
+		return err
+	}
+	page, err := render(version, usage)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		_, err = os.Stdout.Write(page)
+		return err
+	}
+	if strings.HasSuffix(out, ".gz") {
+		var z bytes.Buffer
+		w := gzip.NewWriter(&z) // no name, no time: the same page gives the same bytes
+		if _, err := w.Write(page); err != nil {
+			return err
+		}
+		if err := w.Close(); err != nil {
+			return err
+		}
+		page = z.Bytes()
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(out, page, 0o644)
+}
+
+// serverUsage is what tmux-mcp -help prints, asked of the same code the
+// binary runs, in this process.
+func serverUsage() (string, error) {
+	var b strings.Builder
+	_, err := app.ParseConfig([]string{"-help"}, func(string) string { return "" }, &b)
+	if !errors.Is(err, flag.ErrHelp) {
+		return "", fmt.Errorf("tmux-mcp -help: want its usage, got error %v", err)
+	}
+	return b.String(), nil
+}
+
+// section is one part of the usage text: the flags, or a part that a
+// heading such as "Environment only:" starts.
+type section struct {
+	heading string
+	intro   []string
+	items   []item
+}
+
+// item is one flag or variable: "-name type" and what it does.
+type item struct {
+	term string
+	text []string
+}
+
+// parse splits usage, as the flag package's PrintDefaults lays it out
+// after a "Usage:" line and a paragraph, into its synopsis, description
+// and sections. Every line lands somewhere: a line it cannot place is an
+// error, so that a change in the layout breaks the release rather than
+// dropping a flag from the page.
+func parse(usage string) (synopsis string, description []string, sections []section, err error) {
+	lines := strings.Split(strings.TrimRight(usage, "\n"), "\n")
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "Usage: ") {
+		return "", nil, nil, fmt.Errorf("usage text does not start with \"Usage: \": %q", lines[0])
+	}
+	synopsis = strings.TrimPrefix(lines[0], "Usage: ")
+	cur := &section{heading: "OPTIONS"}
+	inDescription := true
+	for i, line := range lines[1:] {
+		switch {
+		case strings.TrimSpace(line) == "":
+			if inDescription && len(description) > 0 {
+				inDescription = false
+			}
+		case strings.HasPrefix(line, "    \t") || strings.HasPrefix(line, "\t"):
+			if len(cur.items) == 0 {
+				return "", nil, nil, fmt.Errorf("usage line %d: a description with no flag before it: %q", i+2, line)
+			}
+			it := &cur.items[len(cur.items)-1]
+			it.text = append(it.text, strings.TrimSpace(line))
+		case strings.HasPrefix(line, "  "):
+			inDescription = false
+			cur.items = append(cur.items, item{term: strings.TrimSpace(line)})
+		case strings.HasSuffix(line, ":"):
+			inDescription = false
+			if len(cur.items) > 0 || len(cur.intro) > 0 {
+				sections = append(sections, *cur)
+			}
+			cur = &section{heading: strings.TrimSuffix(line, ":")}
+		case inDescription:
+			description = append(description, line)
+		default:
+			cur.intro = append(cur.intro, line)
+		}
+	}
+	if len(cur.items) > 0 || len(cur.intro) > 0 {
+		sections = append(sections, *cur)
+	}
+	if len(description) == 0 {
+		return "", nil, nil, errors.New("usage text has no description paragraph after its Usage line")
+	}
+	return synopsis, description, sections, nil
+}
+
+// render writes the page in man(7) markup.
+func render(version, usage string) ([]byte, error) {
+	// The version goes into the page as it is, so that it reads as the
+	// binary prints it; it has no character roff would take for markup.
+	if !versionChars.MatchString(version) {
+		return nil, fmt.Errorf("version %q: want letters, digits and . + ~ - only", version)
+	}
+	synopsis, description, sections, err := parse(usage)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, ".\\\" Generated by test/manpage from tmux-mcp -help; do not edit.\n")
+	fmt.Fprintf(&b, ".TH TMUX\\-MCP 1 \"\" \"tmux-mcp %s\" \"User Commands\"\n", version)
+	b.WriteString(".SH NAME\ntmux\\-mcp \\- an MCP server for working in terminal panes\n")
+	name, rest, _ := strings.Cut(synopsis, " ")
+	fmt.Fprintf(&b, ".SH SYNOPSIS\n.B %s\n%s\n", escape(name), escape(rest))
+	b.WriteString(".SH DESCRIPTION\n")
+	for _, l := range description {
+		b.WriteString(escape(l) + "\n")
+	}
+	b.WriteString(".PP\nWith the stdio transport, standard output carries only JSON\\-RPC; logs go to standard error.\n")
+	for _, s := range sections {
+		heading := strings.ToUpper(s.heading)
+		if strings.HasPrefix(heading, "ENVIRONMENT") {
+			heading = "ENVIRONMENT"
+		}
+		fmt.Fprintf(&b, ".SH %s\n", escape(heading))
+		if heading == "ENVIRONMENT" {
+			b.WriteString("Variables the flags above name (env ...) are read when the flag is not given; these have no flag:\n")
+		}
+		for _, l := range s.intro {
+			b.WriteString(escape(l) + "\n")
+		}
+		for _, it := range s.items {
+			term, arg, hasArg := strings.Cut(it.term, " ")
+			if hasArg {
+				fmt.Fprintf(&b, ".TP\n.BI %s \" %s\"\n", escape(term), escape(arg))
+			} else {
+				fmt.Fprintf(&b, ".TP\n.B %s\n", escape(term))
+			}
+			for _, l := range it.text {
+				b.WriteString(escape(l) + "\n")
+			}
+		}
+	}
+	b.WriteString(".SH SEE ALSO\n.BR tmux (1),\n.BR screen (1),\n" +
+		"and the README at https://github.com/tmux-mcp/tmux-mcp\n")
+	return b.Bytes(), nil
+}
+
+var versionChars = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+~-]*$`)
+
+// escape makes s plain text to roff: backslashes and hyphens are its own
+// escapes, and a line starting with a dot or quote would be a request.
+func escape(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\e`)
+	s = strings.ReplaceAll(s, "-", `\-`)
+	s = strings.ReplaceAll(s, `"`, `\(dq`)
+	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
+		s = `\&` + s
+	}
+	return s
+}
