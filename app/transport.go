@@ -22,7 +22,10 @@ import (
 )
 
 // TransportModule serves the MCP server on the transport cfg names. It is
-// the application's one invoke: it is what makes the server run.
+// the application's one invoke: it is what makes the server run. The
+// transports themselves (StdioTransport, HTTPTransport) are plain values;
+// fx only starts and stops them, and shuts the application down when one
+// ends by itself.
 func TransportModule(cfg Config, std Stdio) fx.Option {
 	if cfg.Transport == TransportHTTP {
 		return fx.Module("transport-http", fx.Invoke(func(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logger, ws Workspace) {
@@ -30,7 +33,7 @@ func TransportModule(cfg Config, std Stdio) fx.Option {
 			if IsTerminal(std.In) {
 				set.Note, set.Workspace = std.Err, ws
 			}
-			ServeHTTP(lc, sd, srv, log, set)
+			runTransport(lc, sd, NewHTTPTransport(srv, log, set))
 		}))
 	}
 	return fx.Module("transport-stdio", fx.Invoke(func(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logger, ws Workspace) {
@@ -43,8 +46,42 @@ func TransportModule(cfg Config, std Stdio) fx.Option {
 		if IsTerminal(std.In) {
 			set.Note = TerminalNote(ws)
 		}
-		ServeStdio(lc, sd, srv, log, std.In, std.Out, std.Err, set)
+		runTransport(lc, sd, NewStdioTransport(srv, log, std.In, std.Out, std.Err, set))
 	}))
+}
+
+// A transport serves the MCP server from Start until Stop, or until it
+// ends by itself, which Ended tells with the exit code the process should
+// end with.
+type transport interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+	Ended() <-chan int
+}
+
+// runTransport starts t with the application and stops it with the
+// application, which it shuts down when t ends by itself.
+func runTransport(lc fx.Lifecycle, sd fx.Shutdowner, t transport) {
+	stopped := make(chan struct{})
+	lc.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			if err := t.Start(ctx); err != nil {
+				return err
+			}
+			go func() {
+				select {
+				case code := <-t.Ended():
+					_ = sd.Shutdown(fx.ExitCode(code))
+				case <-stopped:
+				}
+			}()
+			return nil
+		},
+		OnStop: func(ctx context.Context) error {
+			close(stopped)
+			return t.Stop(ctx)
+		},
+	})
 }
 
 // releaseStartGarbage gives the garbage of the start back to the system,
@@ -69,62 +106,84 @@ type StdioSettings struct {
 // those still running after it, and the backend's own stop.
 const StopTimeoutStdio = mcp.DefaultDrain + 2*mcp.CancelGrace + 10*time.Second
 
-// ServeStdio serves srv over in and out while the application runs, and
-// shuts the application down when in ends (exit code 0) or the transport
-// fails (exit code 1). out is never closed, and nothing but JSON-RPC is
-// written to it; set.Note goes to errOut once the session is ready.
+// StdioTransport serves an MCP server over in and out (stdin and
+// stdout): out is never closed, and nothing but JSON-RPC is written to
+// it; set.Note goes to errOut once the session is ready. It ends by
+// itself when in ends (exit code 0) or the transport fails (exit code 1).
 //
-// When in ends, or the application is stopped (SIGTERM, Ctrl-C), the calls
-// in flight finish and their replies are written, for up to set.Drain;
-// the calls still running then are cancelled and their replies written
-// too (see mcp.Server.ServeStdio). Another stop signal during that
-// time, or stdin ending while a stop drains, cancels them at once.
-func ServeStdio(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logger, in io.Reader, out, errOut io.Writer, set StdioSettings) {
+// When in ends, or Stop is called (SIGTERM, Ctrl-C), the calls in flight
+// finish and their replies are written, for up to set.Drain; the calls
+// still running then are cancelled and their replies written too (see
+// mcp.Server.ServeStdio). Another stop signal during that time, or stdin
+// ending while a stop drains, cancels them at once.
+type StdioTransport struct {
+	srv         *mcp.Server
+	log         *zap.Logger
+	in          io.Reader
+	out, errOut io.Writer
+	set         StdioSettings
+
+	cancel context.CancelFunc
+	done   chan struct{} // closed when serving has returned
+	ended  chan int
+}
+
+// NewStdioTransport returns the stdio transport of srv; it serves from
+// Start.
+func NewStdioTransport(srv *mcp.Server, log *zap.Logger, in io.Reader, out, errOut io.Writer, set StdioSettings) *StdioTransport {
+	return &StdioTransport{srv: srv, log: log, in: in, out: out, errOut: errOut, set: set,
+		cancel: func() {}, done: make(chan struct{}), ended: make(chan int, 1)}
+}
+
+// Ended delivers the exit code once serving has ended.
+func (t *StdioTransport) Ended() <-chan int { return t.ended }
+
+// Start serves in the background; it returns at once.
+func (t *StdioTransport) Start(context.Context) error {
+	releaseStartGarbage()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			releaseStartGarbage()
-			log.Info("serving MCP on stdio")
-			opts := mcp.StdioOptions{Drain: set.Drain}
-			if set.Note != "" {
-				opts.Serving = func() { fmt.Fprint(errOut, set.Note) }
-			}
-			go func() {
-				defer close(done)
-				err := srv.ServeStdio(ctx, in, out, opts)
-				code := 0
-				switch {
-				case err != nil:
-					log.Error("stdio transport failed", zap.Error(err))
-					code = 1
-				case ctx.Err() == nil:
-					log.Info("stdin closed; shutting down")
-				}
-				_ = sd.Shutdown(fx.ExitCode(code))
-			}()
+	t.cancel = cancel
+	t.log.Info("serving MCP on stdio")
+	opts := mcp.StdioOptions{Drain: t.set.Drain}
+	if t.set.Note != "" {
+		opts.Serving = func() { fmt.Fprint(t.errOut, t.set.Note) }
+	}
+	go func() {
+		defer close(t.done)
+		err := t.srv.ServeStdio(ctx, t.in, t.out, opts)
+		code := 0
+		switch {
+		case err != nil:
+			t.log.Error("stdio transport failed", zap.Error(err))
+			code = 1
+		case ctx.Err() == nil:
+			t.log.Info("stdin closed; shutting down")
+		}
+		t.ended <- code
+	}()
+	return nil
+}
+
+// Stop ends serving and waits for the calls in flight, as the type's
+// documentation says, or until stopCtx ends (then they are cancelled).
+func (t *StdioTransport) Stop(stopCtx context.Context) error {
+	// A second Ctrl-C or SIGTERM while the calls drain cancels them.
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(again)
+	t.cancel()
+	for {
+		select {
+		case <-t.done:
 			return nil
-		},
-		OnStop: func(stopCtx context.Context) error {
-			// A second Ctrl-C or SIGTERM while the calls drain cancels them.
-			again := make(chan os.Signal, 1)
-			signal.Notify(again, os.Interrupt, syscall.SIGTERM)
-			defer signal.Stop(again)
-			cancel()
-			for {
-				select {
-				case <-done:
-					return nil
-				case <-again:
-					log.Warn("asked again to stop: cancelling the calls in flight")
-					srv.Close()
-				case <-stopCtx.Done():
-					srv.Close()
-					return fmt.Errorf("stop stdio transport: %w", stopCtx.Err())
-				}
-			}
-		},
-	})
+		case <-again:
+			t.log.Warn("asked again to stop: cancelling the calls in flight")
+			t.srv.Close()
+		case <-stopCtx.Done():
+			t.srv.Close()
+			return fmt.Errorf("stop stdio transport: %w", stopCtx.Err())
+		}
+	}
 }
 
 // IsTerminal reports whether r is a terminal, as stdin is when a person
@@ -206,68 +265,85 @@ const MinTokenLength = 16
 // listen on an address other machines can reach without a bearer token.
 var ErrTokenRequired = errors.New("a bearer token is required to listen on a non-loopback address")
 
-// ServeHTTP serves srv over streamable HTTP at set.Listen, path
-// mcp.HTTPPath, while the application runs.
+// HTTPTransport serves an MCP server over streamable HTTP at
+// set.Listen, path mcp.HTTPPath.
 //
-// At start it reads the bearer token (see LoadToken) and binds the
-// address, and fails the start when the token is unusable, when the
-// address is taken, or when it is not a loopback address and there is no
-// token (ErrTokenRequired): a server that runs commands as the user is
-// not offered to the network unguarded. With a token, every request
-// without it is refused with 401, on loopback too. If serving fails
-// later, the application shuts down with exit code 1.
-func ServeHTTP(lc fx.Lifecycle, sd fx.Shutdowner, srv *mcp.Server, log *zap.Logger, set HTTPSettings) {
-	hs := &http.Server{ReadHeaderTimeout: 10 * time.Second}
-	var url string // where it serves, once it listens
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			releaseStartGarbage()
-			token, err := LoadToken(set.TokenFile, set.Token, log)
-			if err != nil {
-				return err
-			}
-			if token == "" && !LoopbackAddress(set.Listen) {
-				return notGuarded(set.Listen)
-			}
-			ln, err := net.Listen("tcp", set.Listen)
-			if err != nil {
-				return listenError(set.Listen, err)
-			}
-			// A name that looked like loopback may have been bound to
-			// another address: what counts is where the server listens.
-			if token == "" && !loopbackIP(ln.Addr()) {
-				ln.Close()
-				return notGuarded(ln.Addr().String())
-			}
-			var opts []mcp.HTTPOption
-			if token != "" {
-				opts = append(opts, mcp.WithBearerToken(token))
-			}
-			hs.Handler = srv.HTTPHandler(opts...)
-			url = "http://" + ln.Addr().String() + mcp.HTTPPath
-			log.Info("serving MCP over HTTP", zap.String("url", url), zap.Bool("bearerToken", token != ""))
-			if set.Note != nil {
-				fmt.Fprint(set.Note, HTTPNote(url, token != "", set.Workspace))
-			}
-			go func() {
-				if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-					log.Error("http transport failed", zap.Error(err))
-					_ = sd.Shutdown(fx.ExitCode(1))
-				}
-			}()
-			return nil
-		},
-		OnStop: func(ctx context.Context) error {
-			srv.Close()
-			if err := hs.Shutdown(ctx); err != nil {
-				// Streams still open at the deadline are cut.
-				_ = hs.Close()
-				return fmt.Errorf("stop http transport: %w", err)
-			}
-			log.Info("stopped serving MCP over HTTP", zap.String("url", url))
-			return nil
-		},
-	})
+// Start reads the bearer token (see LoadToken) and binds the address, and
+// fails when the token is unusable, when the address is taken, or when it
+// is not a loopback address and there is no token (ErrTokenRequired): a
+// server that runs commands as the user is not offered to the network
+// unguarded. With a token, every request without it is refused with 401,
+// on loopback too. If serving fails later, it ends by itself with exit
+// code 1.
+type HTTPTransport struct {
+	srv   *mcp.Server
+	log   *zap.Logger
+	set   HTTPSettings
+	hs    *http.Server
+	url   string // where it serves, once it listens
+	ended chan int
+}
+
+// NewHTTPTransport returns the HTTP transport of srv; it serves from
+// Start.
+func NewHTTPTransport(srv *mcp.Server, log *zap.Logger, set HTTPSettings) *HTTPTransport {
+	return &HTTPTransport{srv: srv, log: log, set: set, hs: &http.Server{ReadHeaderTimeout: 10 * time.Second}, ended: make(chan int, 1)}
+}
+
+// Ended delivers exit code 1 if serving fails after Start.
+func (t *HTTPTransport) Ended() <-chan int { return t.ended }
+
+// Start binds the address and serves in the background.
+func (t *HTTPTransport) Start(context.Context) error {
+	releaseStartGarbage()
+	set := t.set
+	token, err := LoadToken(set.TokenFile, set.Token, t.log)
+	if err != nil {
+		return err
+	}
+	if token == "" && !LoopbackAddress(set.Listen) {
+		return notGuarded(set.Listen)
+	}
+	ln, err := net.Listen("tcp", set.Listen)
+	if err != nil {
+		return listenError(set.Listen, err)
+	}
+	// A name that looked like loopback may have been bound to
+	// another address: what counts is where the server listens.
+	if token == "" && !loopbackIP(ln.Addr()) {
+		ln.Close()
+		return notGuarded(ln.Addr().String())
+	}
+	var opts []mcp.HTTPOption
+	if token != "" {
+		opts = append(opts, mcp.WithBearerToken(token))
+	}
+	t.hs.Handler = t.srv.HTTPHandler(opts...)
+	t.url = "http://" + ln.Addr().String() + mcp.HTTPPath
+	t.log.Info("serving MCP over HTTP", zap.String("url", t.url), zap.Bool("bearerToken", token != ""))
+	if set.Note != nil {
+		fmt.Fprint(set.Note, HTTPNote(t.url, token != "", set.Workspace))
+	}
+	go func() {
+		if err := t.hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			t.log.Error("http transport failed", zap.Error(err))
+			t.ended <- 1
+		}
+	}()
+	return nil
+}
+
+// Stop closes the server's calls and shuts the listener down, cutting
+// the streams still open when ctx ends.
+func (t *HTTPTransport) Stop(ctx context.Context) error {
+	t.srv.Close()
+	if err := t.hs.Shutdown(ctx); err != nil {
+		// Streams still open at the deadline are cut.
+		_ = t.hs.Close()
+		return fmt.Errorf("stop http transport: %w", err)
+	}
+	t.log.Info("stopped serving MCP over HTTP", zap.String("url", t.url))
+	return nil
 }
 
 func notGuarded(addr string) error {

@@ -39,7 +39,7 @@ func (t *Terminal) Capture(ctx context.Context, id ports.PaneID, r ports.Capture
 		}
 		return rows, nil
 	}
-	out, err := t.run(ctx, nil, append(args, "-p")...)
+	out, err := t.exec(ctx, route{process: true}, tmuxCmd(append(args, "-p")...))
 	if err != nil {
 		return nil, fmt.Errorf("capture pane %s: %w", id, err)
 	}
@@ -62,7 +62,7 @@ func (t *Terminal) CaptureScreen(ctx context.Context, id ports.PaneID, joinWrapp
 	if joinWrapped {
 		args = append(args, "-J")
 	}
-	rows, out, ok, err := t.captureInBand(ctx, id, append(args, "-p"), splitCommands(paneArgs(id)))
+	rows, out, ok, err := t.captureInBand(ctx, id, append(args, "-p"), paneCmds(id))
 	if !ok {
 		return screencap.InTwoCalls(ctx, t, id, joinWrapped)
 	}
@@ -83,7 +83,7 @@ func (t *Terminal) CaptureScreen(ctx context.Context, id ports.PaneID, joinWrapp
 // is false when it could not be done that way (no control client, or it
 // failed) and the caller is to capture as a process; a missing pane is
 // reported, not retried.
-func (t *Terminal) captureInBand(ctx context.Context, id ports.PaneID, capture []string, before [][]string) (rows []string, out string, ok bool, err error) {
+func (t *terminal) captureInBand(ctx context.Context, id ports.PaneID, capture []string, before cmdList) (rows []string, out string, ok bool, err error) {
 	line, lineOK := printingLine(capture)
 	if !lineOK {
 		return nil, "", false, nil
@@ -96,17 +96,24 @@ func (t *Terminal) captureInBand(ctx context.Context, id ports.PaneID, capture [
 		}
 		parts = append([]commandPart{{line: first}}, parts...)
 	}
-	c, err := t.commandClient(ctx, id)
+	c, release, err := t.commandClient(ctx, id)
 	if err != nil {
 		return nil, "", true, err
 	}
 	if c == nil {
 		return nil, "", false, nil
 	}
-	t.attachGate.RLock()
+	// Printing the pane's text notifies no control client, so no client
+	// that attaches holds it up (see notifies).
+	gated := notifies(before)
+	if gated {
+		t.attachGate.RLock()
+	}
 	printed, err := c.send(ctx, "capture-pane", parts...)
-	t.attachGate.RUnlock()
-	t.release(c)
+	if gated {
+		t.attachGate.RUnlock()
+	}
+	release()
 	if err != nil {
 		if errors.Is(err, ports.ErrPaneNotFound) || errors.Is(err, errNoAnswer) || ctx.Err() != nil {
 			// A process would find no pane, or no answer, either.

@@ -1,6 +1,8 @@
 package tmux
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -108,4 +110,61 @@ func rowsPane(t *testing.T) (*Terminal, ports.PaneID) {
 		return err == nil && info.HistorySize == 6
 	})
 	return term, p
+}
+
+// A client that attaches holds attachGate, for as long as tmux takes to
+// answer it (over ssh, a round trip on a slow link). A capture waits for
+// none: over a client already attached, or as a process while the only
+// client is still attaching.
+func TestCaptureNeverWaitsForAClientThatAttaches(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", []string{"sh", "-c", "echo ready; exec sleep 600"})
+	s.waitScreen(p, "ready", func(screen string) bool { return strings.Contains(screen, "ready") })
+	// capture captures the pane's first row while term's attachGate is
+	// held, as an attaching client holds it, and lets go of the gate
+	// when it returns or after five seconds.
+	capture := func(term *Terminal) error {
+		term.attachGate.Lock()
+		done := make(chan error, 1)
+		go func() {
+			rows, err := term.Capture(testContext(t), p, ports.CaptureRange{Start: 0, End: 0})
+			if err == nil && (len(rows) != 1 || rows[0] != "ready") {
+				err = fmt.Errorf("rows %q, want ready", rows)
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			term.attachGate.Unlock()
+			return err
+		case <-time.After(5 * time.Second):
+			term.attachGate.Unlock()
+			<-done
+			return errors.New("still waiting after 5s")
+		}
+	}
+
+	attached := s.terminal(Options{})
+	stream, err := attached.OpenOutput(testContext(t), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	noProcess(t, attached, "Capture over the attached client", func() { err = capture(attached) })
+	if err != nil {
+		t.Errorf("Capture while another client attaches: %v", err)
+	}
+
+	alone := s.terminal(Options{})
+	alone.mu.Lock()
+	alone.attaching++ // its first client, still attaching
+	alone.mu.Unlock()
+	err = capture(alone)
+	alone.mu.Lock()
+	alone.attaching--
+	alone.mu.Unlock()
+	if err != nil {
+		t.Errorf("Capture while the only client attaches: %v", err)
+	}
 }

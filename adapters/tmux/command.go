@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -20,27 +21,16 @@ import (
 // client when one can be had, and every other command, and every command
 // when no control client can be had, runs as a subprocess, as before.
 //
-// Both paths give tmux the same argv: the subprocess path passes the
-// arguments as they are (an argument ending in ";" ends a command, one
-// ending in "\;" stands for one ending in ";"); the control path reads
-// them the same way (splitCommands) and writes each argument as a quoted
-// string of tmux's command syntax in which every byte other than a letter,
-// a digit and a few plain punctuation marks is an octal escape (quoteArg),
-// so that newlines, quotes, "#", ";", "$", "~", backslashes and bytes that
-// are not UTF-8 all arrive as themselves on one line.
-
-// route tells Terminal.command what a command list is about.
-type route struct {
-	// pane is the pane the commands target. When no control client is
-	// attached, one is started for the session holding it (the one
-	// OpenOutput would start); without a pane, no client is started.
-	pane ports.PaneID
-
-	// typing marks commands that must not run twice (typing into a pane):
-	// once written to a control client that then went away without an
-	// answer, they are not run again as a subprocess.
-	typing bool
-}
+// A command list is built as a cmdList, each command its own argv, and
+// exec picks its route. Both routes give tmux the same arguments: the
+// subprocess route renders the list as argv (commands separated by ";"
+// arguments, an argument ending in ";" written with "\;"); the control
+// route writes each argument as a quoted string of tmux's command syntax
+// in which every byte other than a letter, a digit and a few plain
+// punctuation marks is an octal escape (quoteArg), so that newlines,
+// quotes, "#", ";", "$", "~", backslashes and bytes that are not UTF-8
+// all arrive as themselves on one line. (command and run take a flat
+// argv, as tmux reads it: splitCommands.)
 
 // controlSafe reports whether cmd may travel over a control client: what
 // it prints is tmux's own text or formats whose free-text fields go
@@ -66,15 +56,7 @@ func controlSafe(cmd []string) bool {
 		return slices.Contains(cmd, "-F")
 	case "capture-pane":
 		// Into a buffer, not printed (-p).
-		for _, arg := range cmd[1:] {
-			if arg == "--" {
-				break
-			}
-			if strings.HasPrefix(arg, "-") && strings.IndexByte(arg, 'p') >= 0 {
-				return false
-			}
-		}
-		return true
+		return !printsCapture(cmd)
 	case "save-buffer":
 		// Into a file, not printed ("-" or no path).
 		return len(cmd) > 1 && strings.HasPrefix(cmd[len(cmd)-1], "/")
@@ -93,30 +75,30 @@ var notifiesControlClients = map[string]bool{
 	"load-buffer": true, "set-buffer": true, "paste-buffer": true, "delete-buffer": true, "capture-pane": true,
 }
 
-// notifies reports whether any of cmds is in notifiesControlClients.
+// notifies reports whether any of cmds is in notifiesControlClients. A
+// capture-pane that prints (-p) makes no buffer and notifies nobody, so a
+// capture never waits for a client that attaches.
 func notifies(cmds [][]string) bool {
 	for _, cmd := range cmds {
-		if notifiesControlClients[cmd[0]] {
+		if notifiesControlClients[cmd[0]] && !(cmd[0] == "capture-pane" && printsCapture(cmd)) {
 			return true
 		}
 	}
 	return false
 }
 
-// command runs args (one or more commands separated by ";" arguments, as
-// for run) over a control client when it can, and as a subprocess
-// otherwise, and returns what the commands printed. Only commands whose
-// output a pane's program cannot shape may be given here (see controlSafe
-// and doc.go). Errors are as run's; besides, typing commands (r.typing)
-// whose control client went away after they were written fail with an
-// error saying that tmux may or may not have run them.
-func (t *Terminal) command(ctx context.Context, r route, args ...string) (string, error) {
-	cmds := splitCommands(args)
-	out, ok, err := t.controlCommand(ctx, r, cmds)
-	if !ok {
-		return t.run(ctx, nil, args...)
+// printsCapture reports whether the capture-pane cmd prints (-p, alone or
+// among other flags) rather than filling a buffer.
+func printsCapture(cmd []string) bool {
+	for _, arg := range cmd[1:] {
+		if arg == "--" {
+			break
+		}
+		if strings.HasPrefix(arg, "-") && strings.IndexByte(arg, 'p') >= 0 {
+			return true
+		}
 	}
-	return out, err
+	return false
 }
 
 // controlCommand runs cmds over a control client, as command does, and
@@ -126,12 +108,12 @@ func (t *Terminal) command(ctx context.Context, r route, args ...string) (string
 // tmux (or, for commands that do not type, before tmux answered). Typing
 // commands whose client went away after they were written fail with an
 // error saying that tmux may or may not have run them.
-func (t *Terminal) controlCommand(ctx context.Context, r route, cmds [][]string) (out string, ok bool, err error) {
+func (t *terminal) controlCommand(ctx context.Context, r route, cmds cmdList) (out string, ok bool, err error) {
 	line, ok := commandLine(cmds)
 	if !ok {
 		return "", false, nil
 	}
-	c, err := t.commandClient(ctx, r.pane)
+	c, release, err := t.commandClient(ctx, r.pane)
 	if err != nil {
 		return "", true, err
 	}
@@ -146,7 +128,7 @@ func (t *Terminal) controlCommand(ctx context.Context, r route, cmds [][]string)
 	if gated {
 		t.attachGate.RUnlock()
 	}
-	t.release(c)
+	release()
 	var gone *clientGoneError
 	switch {
 	case errors.As(err, &gone) && (!gone.sent || !r.typing):
@@ -163,16 +145,16 @@ func (t *Terminal) controlCommand(ctx context.Context, r route, cmds [][]string)
 	return strings.Join(lines, "\n") + "\n", true, nil
 }
 
-// commandClient returns a running control client with its inflight count
-// raised (the caller lowers it), or nil when none can be had: the client
-// that records pane's output, else any attached client, else a new one
-// attached to the session holding pane. The error is tmux's not answering
-// (errNoAnswer) as the client was sought, which a process would meet too.
-func (t *Terminal) commandClient(ctx context.Context, pane ports.PaneID) (*controlClient, error) {
+// commandClient returns a running control client, taken for the call
+// (see acquire), or nil when none can be had: the client that records
+// pane's output, else any attached client, else a new one attached to the
+// session holding pane. The error is tmux's not answering (errNoAnswer) as
+// the client was sought, which a process would meet too.
+func (t *terminal) commandClient(ctx context.Context, pane ports.PaneID) (*controlClient, func(), error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
-		return nil, nil
+		return nil, nil, nil
 	}
 	var c *controlClient
 	if rec := t.panes[pane]; rec != nil && rec.owner != nil && !rec.claiming && rec.owner.running() {
@@ -187,44 +169,56 @@ func (t *Terminal) commandClient(ctx context.Context, pane ports.PaneID) (*contr
 		}
 	}
 	if c != nil {
-		c.inflight++
+		release := t.acquire(c)
 		c.lastUsed = time.Now()
 		t.mu.Unlock()
-		return c, nil
+		return c, release, nil
 	}
+	// A client that attaches holds attachGate, maybe for long (a slow
+	// link): a command does not wait behind it, it runs as a process.
+	attaching := t.attaching > 0
 	t.mu.Unlock()
-	if pane == "" {
-		return nil, nil
+	if pane == "" || attaching {
+		return nil, nil, nil
 	}
 	// locate has no pane to start a client for, so it runs as a process
 	// here.
 	loc, err := t.locate(ctx, pane)
 	if errors.Is(err, errNoAnswer) {
-		return nil, err
+		return nil, nil, err
 	}
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	c, err = t.clientFor(ctx, loc.session)
+	c, release, err := t.clientFor(ctx, loc.session)
 	if errors.Is(err, errNoAnswer) {
-		return nil, err
+		return nil, nil, err
 	}
 	if err != nil {
 		t.debug("tmux control client for commands not started", "session", loc.session, "reason", err)
-		return nil, nil
+		return nil, nil, nil
 	}
 	t.mu.Lock()
 	c.lastUsed = time.Now()
 	t.mu.Unlock()
-	return c, nil
+	return c, release, nil
 }
 
-// release gives back a client that commandClient returned.
-func (t *Terminal) release(c *controlClient) {
-	t.mu.Lock()
-	c.inflight--
-	t.armIdle(c)
-	t.mu.Unlock()
+// acquire takes c for a call (attaching a pane, or a command): a client
+// taken is not stopped as idle. It returns the release that gives c back,
+// which takes t.mu itself and does nothing when called again. t.mu is
+// held.
+func (t *terminal) acquire(c *controlClient) (release func()) {
+	c.inflight++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			t.mu.Lock()
+			c.inflight--
+			t.armIdle(c)
+			t.mu.Unlock()
+		})
+	}
 }
 
 // splitCommands reads args as tmux reads the arguments of a client's

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -51,7 +49,8 @@ const controlPipeSize = 1 << 20
 // written to its standard input, framed by "%begin" and "%end" (or
 // "%error") lines.
 type controlClient struct {
-	t       *Terminal
+	cfg     *clientConfig
+	sink    clientSink
 	session string // the session id, e.g. "$3"
 	cmd     *exec.Cmd
 	stderr  limitedBuffer
@@ -78,7 +77,7 @@ type controlClient struct {
 	// that tmux answers (see send).
 	heard atomic.Int64
 
-	// Guarded by t.mu.
+	// The Terminal's bookkeeping of the client, guarded by terminal.mu.
 	closing  bool        // stopped on purpose: no reconnecting
 	inflight int         // calls busy with this client: attaching a pane, or a command
 	lastUsed time.Time   // when the client last took a command for Terminal.command
@@ -86,42 +85,52 @@ type controlClient struct {
 	idleGen  uint64      // tells the armed timer from earlier ones
 }
 
-// controlRequest is one command line in flight and its reply as it comes:
-// tmux answers every command of the line in a block of its own (and the
-// commands that if-shell runs too, and a failing command ends the line's
-// blocks), so the line is followed by a second one that prints marker, and
-// the reply is every block before the marker's.
-type controlRequest struct {
-	marker   string
-	printing bool     // a printing part (see commandPart), whose marker is secret
-	opened   bool     // for a printing part: its command's block has begun
-	lines    []string // what the blocks printed
-	err      error    // the first block that failed
-	done     chan controlReply
+// clientConfig is what a control client needs of the Terminal to run:
+// how to start tmux and with which flags, its timeouts, the gate against
+// attaching while tmux notifies (see above), the Terminal's lifetime and
+// the WaitGroup its goroutines are counted in, and where to log.
+type clientConfig struct {
+	launch         launcher
+	sockArg        []string
+	commandTimeout time.Duration
+	pollInterval   time.Duration
+	gate           *sync.RWMutex
+	life           context.Context
+	work           *sync.WaitGroup
+	lines          *atomic.Int64 // counts the command lines written, for tests
+	logger         Logger        // may be nil
+	// ping asks whether a tmux server answers, for a client that ended by
+	// itself (serverGone).
+	ping func(ctx context.Context) error
 }
 
-// controlReply is the reply to one command line.
-type controlReply struct {
-	lines []string
-	err   error
+// A clientSink is told what a control client reads, and when it ends.
+// The methods run on the client's reader or watcher goroutine.
+type clientSink interface {
+	deliver(c *controlClient, id ports.PaneID, data []byte) // bytes a pane wrote
+	pausedOutput(c *controlClient, id ports.PaneID)         // %pause: tmux dropped the pane's queued output
+	checkPanes(c *controlClient)                            // a tick, or a notification that a pane may have gone
+	clientExited(c *controlClient)                          // the process ended; the client is done
 }
 
-// A clientGoneError is a command line that a control client could not
-// carry to its end: the client had exited, writing to it failed, or it
-// went away before tmux answered. Sent tells whether the line may have
-// reached tmux.
-type clientGoneError struct {
-	err  error
-	sent bool
+func (c *controlClient) debug(msg string, kv ...any) {
+	if c.cfg.logger != nil {
+		c.cfg.logger.Debug(msg, kv...)
+	}
 }
 
-func (e *clientGoneError) Error() string { return e.err.Error() }
-func (e *clientGoneError) Unwrap() error { return e.err }
+func (c *controlClient) warn(msg string, kv ...any) {
+	if c.cfg.logger != nil {
+		c.cfg.logger.Warn(msg, kv...)
+	}
+}
 
-// newControlClient returns a client for session that start will run.
-func newControlClient(t *Terminal, session string) *controlClient {
+// newControlClient returns a client for session that start will run,
+// telling sink what it reads.
+func newControlClient(cfg *clientConfig, sink clientSink, session string) *controlClient {
 	return &controlClient{
-		t:        t,
+		cfg:      cfg,
+		sink:     sink,
 		session:  session,
 		ready:    make(chan struct{}),
 		attached: make(chan struct{}),
@@ -134,9 +143,9 @@ func newControlClient(t *Terminal, session string) *controlClient {
 // to the session, so that it receives the output of the session's panes
 // when start returns. The process outlives ctx.
 func (c *controlClient) start(ctx context.Context) error {
-	t := c.t
-	args := append(append([]string(nil), t.sockArg...), "-C", "attach-session", "-t", c.session, "-f", controlFlags)
-	cmd, err := t.launch.command(context.Background(), args...)
+	cfg := c.cfg
+	args := append(append([]string(nil), cfg.sockArg...), "-C", "attach-session", "-t", c.session, "-f", controlFlags)
+	cmd, err := cfg.launch.command(context.Background(), args...)
 	if err != nil {
 		close(c.done)
 		return fmt.Errorf("start control client for session %s: %w", c.session, err)
@@ -161,8 +170,8 @@ func (c *controlClient) start(ctx context.Context) error {
 	growPipe(w, controlPipeSize)
 	c.cmd.Stdout = w
 	c.stdin = stdin
-	t.attachGate.Lock()
-	defer t.attachGate.Unlock()
+	cfg.gate.Lock()
+	defer cfg.gate.Unlock()
 	err = c.cmd.Start()
 	w.Close()
 	if err != nil {
@@ -170,12 +179,12 @@ func (c *controlClient) start(ctx context.Context) error {
 		close(c.done)
 		return fmt.Errorf("start control client for session %s: %w: %w", c.session, err, ports.ErrUnavailable)
 	}
-	go c.read(stdout)
+	cfg.work.Go(func() { c.read(stdout) })
 	// tmux may run commands written to the client before the
 	// attach-session of its command line, so a reply to one shows only
 	// that the client's output is set up; the reply to attach-session
 	// shows that it is attached.
-	timeout := time.NewTimer(t.opts.CommandTimeout)
+	timeout := time.NewTimer(cfg.commandTimeout)
 	defer timeout.Stop()
 	select {
 	case <-c.attached:
@@ -185,168 +194,16 @@ func (c *controlClient) start(ctx context.Context) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 	case <-timeout.C:
-		err = fmt.Errorf("no answer within %v: %w", t.opts.CommandTimeout, errNoAnswer)
+		err = fmt.Errorf("no answer within %v: %w", cfg.commandTimeout, errNoAnswer)
 	}
 	if err != nil {
 		// The gate is still held: the client may be half attached.
 		c.stopProcess()
 		return fmt.Errorf("attach control client to session %s: %w", c.session, err)
 	}
-	go c.watch()
-	t.debug("tmux control client attached", "session", c.session, "pid", c.cmd.Process.Pid)
+	cfg.work.Go(c.watch)
+	c.debug("tmux control client attached", "session", c.session, "pid", c.cmd.Process.Pid)
 	return nil
-}
-
-// command sends one command line (in tmux's command syntax; see
-// commandLine) and waits for tmux to have run all of it. It returns the
-// lines the commands printed, or an error: a *CommandError (named after
-// name, the line's first command) when tmux refused a command, a
-// *clientGoneError when the client could not carry the line, or ctx's.
-func (c *controlClient) command(ctx context.Context, name, line string) ([]string, error) {
-	out, err := c.send(ctx, name, commandPart{line: line})
-	if err != nil {
-		return nil, err
-	}
-	return out[0], nil
-}
-
-// A commandPart is one command line of a send. A printing part is one
-// command whose output may hold a pane's text (capture-pane -p; see
-// printingLine): its reply is read so that no line of that text can end
-// it (see controlParser).
-type commandPart struct {
-	line     string
-	printing bool
-}
-
-// send is command for several command lines, written at once, so that
-// tmux runs them back to back and answers them in one round trip. It
-// returns what each printed, in order, or the first error.
-func (c *controlClient) send(ctx context.Context, name string, parts ...commandPart) ([][]string, error) {
-	reqs := make([]*controlRequest, len(parts))
-	var b strings.Builder
-	for i, part := range parts {
-		req := &controlRequest{done: make(chan controlReply, 1)}
-		if part.printing {
-			// The end of its reply is known by a marker that its text
-			// cannot hold, as nobody else knows it.
-			req.marker, req.printing = "tmux-mcp-done "+secretMarker(), true
-		}
-		reqs[i] = req
-	}
-	c.mu.Lock()
-	if c.exited {
-		c.mu.Unlock()
-		return nil, &clientGoneError{err: c.exitError()}
-	}
-	for i, req := range reqs {
-		c.seq++
-		if req.marker == "" {
-			// Plain text that no reply of a command sent here can
-			// print: their lines start with a tag and a field
-			// separator, or are numbers.
-			req.marker = fmt.Sprintf("tmux-mcp-done %d", c.seq)
-		}
-		b.WriteString(parts[i].line + "\ndisplay-message -p \"" + req.marker + "\"\n")
-	}
-	// Replies come in the order the lines were written, so the queue and
-	// the write must be one step.
-	c.pending = append(c.pending, reqs...)
-	_, err := io.WriteString(c.stdin, b.String())
-	c.mu.Unlock()
-	c.t.controlLines.Add(1)
-	if err != nil {
-		// A partial write may have reached tmux.
-		return nil, &clientGoneError{err: fmt.Errorf("control client for session %s: write command: %w", c.session, err), sent: true}
-	}
-	out := make([][]string, len(reqs))
-	// The wait ends when tmux has said nothing at all for CommandTimeout:
-	// a long reply that is still coming (a capture of many rows through
-	// ssh on a slow link) is an answer.
-	quiet := c.t.opts.CommandTimeout
-	timeout := time.NewTimer(quiet)
-	defer timeout.Stop()
-	for i := 0; i < len(reqs); {
-		select {
-		case r := <-reqs[i].done:
-			var gone *clientGoneError
-			if r.err != nil && !errors.As(r.err, &gone) {
-				msg := r.err.Error()
-				return nil, &CommandError{Command: name, Message: msg, kind: classify(msg)}
-			}
-			if r.err != nil {
-				return nil, r.err
-			}
-			out[i] = r.lines
-			i++
-		case <-ctx.Done():
-			return nil, fmt.Errorf("tmux %s: %w", name, ctx.Err())
-		case <-timeout.C:
-			if since := time.Since(time.Unix(0, c.heard.Load())); since < quiet {
-				timeout.Reset(quiet - since)
-				continue
-			}
-			// The reply, should it come, goes to no one; tmux runs the
-			// line all the same once it answers again.
-			return nil, fmt.Errorf("tmux %s: no answer within %v, so tmux may still run it when it answers again: %w", name, quiet, errNoAnswer)
-		}
-	}
-	return out, nil
-}
-
-// errNoAnswer is a command that tmux did not answer within
-// Options.CommandTimeout: a server that is stopped or stuck.
-var errNoAnswer = fmt.Errorf("tmux does not answer: %w", ports.ErrNoAnswer)
-
-// secretMarker returns 128 random bits in hex, for the marker of a
-// printing part.
-func secretMarker() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic("tmux: no randomness for a reply marker: " + err.Error())
-	}
-	return hex.EncodeToString(b[:])
-}
-
-// printingBlock is the parser's question at each block that tmux opens
-// for a command of this client's: the marker of the oldest request when
-// the block is the reply to its printing part, "" otherwise.
-func (c *controlClient) printingBlock() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.pending) == 0 {
-		return ""
-	}
-	req := c.pending[0]
-	if !req.printing || req.opened {
-		return ""
-	}
-	// A printing part is one command: its first block is the command's.
-	req.opened = true
-	return req.marker
-}
-
-// reply takes one block of tmux's answers for the oldest request.
-func (c *controlClient) reply(lines []string, err error) {
-	c.mu.Lock()
-	if len(c.pending) == 0 {
-		c.mu.Unlock()
-		return
-	}
-	req := c.pending[0]
-	if err == nil && len(lines) == 1 && lines[0] == req.marker {
-		c.pending = c.pending[1:]
-		c.mu.Unlock()
-		req.done <- controlReply{lines: req.lines, err: req.err}
-		return
-	}
-	switch {
-	case err == nil:
-		req.lines = append(req.lines, lines...)
-	case req.err == nil:
-		req.err = err
-	}
-	c.mu.Unlock()
 }
 
 // running reports whether the client has attached and was not stopped on
@@ -389,8 +246,8 @@ func (c *controlClient) stop() {
 	<-c.ready
 	if c.startErr == nil {
 		// Detaching makes tmux notify every control client.
-		c.t.attachGate.RLock()
-		defer c.t.attachGate.RUnlock()
+		c.cfg.gate.RLock()
+		defer c.cfg.gate.RUnlock()
 		c.stopProcess()
 	}
 }
@@ -405,27 +262,33 @@ func (c *controlClient) stopProcess() {
 	c.mu.Unlock()
 	select {
 	case <-c.done:
-	case <-time.After(2 * time.Second):
+	case <-time.After(stopTimeout):
 		c.cmd.Process.Kill()
 		<-c.done
 	}
 	// tmux notifies the other control clients that the client left when it
 	// sees the client's connection close, which is after the process has
 	// exited: one more command to the server is answered only after that.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	// (Close stops its clients before it ends the Terminal's life.)
+	ctx, cancel := context.WithTimeout(c.cfg.life, stopTimeout)
 	defer cancel()
-	if cmd, err := c.t.launch.command(ctx, append(append([]string(nil), c.t.sockArg...), "list-sessions", "-F", "")...); err == nil {
+	if cmd, err := c.cfg.launch.command(ctx, append(append([]string(nil), c.cfg.sockArg...), "list-sessions", "-F", "")...); err == nil {
 		cmd.Run() // a server that has gone notifies nobody
 	}
 }
+
+// stopTimeout is how long a client's process is given to exit once told
+// to, and tmux to take note that it left; and how long a client that
+// ended by itself waits to learn whether the server is gone.
+const stopTimeout = 2 * time.Second
 
 // read consumes the client's output until it ends, then reaps the process
 // and tells the Terminal.
 func (c *controlClient) read(r io.ReadCloser) {
 	defer r.Close()
 	p := controlParser{
-		output:   func(id ports.PaneID, data []byte) { c.t.deliver(c, id, data) },
-		paused:   func(id ports.PaneID) { c.t.pausedOutput(c, id) },
+		output:   func(id ports.PaneID, data []byte) { c.sink.deliver(c, id, data) },
+		paused:   func(id ports.PaneID) { c.sink.pausedOutput(c, id) },
 		reply:    c.reply,
 		printing: c.printingBlock,
 		notify: func(name string) {
@@ -470,14 +333,14 @@ func (c *controlClient) read(r io.ReadCloser) {
 		req.done <- controlReply{err: err}
 	}
 	close(c.done)
-	c.t.debug("tmux control client exited", "session", c.session, "reason", err)
+	c.debug("tmux control client exited", "session", c.session, "reason", err)
 	if byItself && c.serverGone(err) {
 		// Not this adapter's doing: the server went away under it. The
 		// next call starts a new client, on a new server if one came.
-		c.t.warn("the tmux server is gone: calls fail until a tmux server answers on the socket again",
+		c.warn("the tmux server is gone: calls fail until a tmux server answers on the socket again",
 			"session", c.session, "reason", err.Error())
 	}
-	c.t.clientExited(c)
+	c.sink.clientExited(c)
 }
 
 // serverGone reports whether a client that ended by itself, with err,
@@ -487,15 +350,15 @@ func (c *controlClient) serverGone(err error) bool {
 	if errors.Is(err, ports.ErrUnavailable) {
 		return true
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(c.cfg.life, stopTimeout)
 	defer cancel()
-	return errors.Is(c.t.Ping(ctx), ports.ErrUnavailable)
+	return errors.Is(c.cfg.ping(ctx), ports.ErrUnavailable)
 }
 
 // watch checks the panes of the client's open streams every poll interval
 // and whenever a notification may mean that a pane went away.
 func (c *controlClient) watch() {
-	tick := time.NewTicker(c.t.opts.PollInterval)
+	tick := time.NewTicker(c.cfg.pollInterval)
 	defer tick.Stop()
 	for {
 		select {
@@ -504,175 +367,9 @@ func (c *controlClient) watch() {
 		case <-tick.C:
 		case <-c.kick:
 		}
-		c.t.checkPanes(c)
+		c.sink.checkPanes(c)
 	}
 }
-
-// readLine reads one line without its newline, however long.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	line, err := br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		long := append([]byte(nil), line...)
-		for err == bufio.ErrBufferFull {
-			line, err = br.ReadSlice('\n')
-			long = append(long, line...)
-		}
-		line = long
-	}
-	if err != nil {
-		return nil, err
-	}
-	return line[:len(line)-1], nil
-}
-
-// controlParser turns the lines of control mode into calls. It holds the
-// state of a reply block between lines.
-type controlParser struct {
-	output   func(id ports.PaneID, data []byte) // bytes a pane wrote
-	paused   func(id ports.PaneID)              // %pause: tmux dropped the pane's queued output
-	reply    func(lines []string, err error)    // the reply to a command this client sent
-	notify   func(name string)                  // any other notification, by name
-	attached func(err error)                    // the reply to the attach-session of the command line
-	exit     func(reason string)                // %exit
-	// printing is asked at each block of a command of this client's:
-	// the marker of the request whose printing part the block answers,
-	// or "" (see printingLine).
-	printing func() string
-
-	inBlock bool
-	guard   string // "<time> <number> <flags>" of the open block
-	secret  string // the marker that ends the open block, when it answers a printing part
-	lines   []string
-}
-
-// A printing part's block may hold a pane's text, and a line of it may
-// look like the block's "%end" (whose time and number can be guessed) and
-// be followed by what looks like tmux's lines. So such a block does not
-// end at a line that looks like its end: every line is kept, whatever it
-// looks like, until the line of the request's secret marker, which the
-// next block prints and nobody can forge. That block's "%begin" is the
-// line before it; the last "%end" or "%error" with the printing block's
-// guard before that is the real end, as the pane's text all came before
-// it; and the lines in between are tmux's own (notifications), read then.
-
-func (p *controlParser) line(line []byte) {
-	if p.secret != "" {
-		p.printed(line)
-		return
-	}
-	if p.inBlock {
-		// Inside a block every line is the command's output, even one
-		// that starts with "%", until the matching %end or %error.
-		if rest, ok := bytes.CutPrefix(line, []byte("%end ")); ok && string(rest) == p.guard {
-			p.finish(nil)
-			return
-		}
-		if rest, ok := bytes.CutPrefix(line, []byte("%error ")); ok && string(rest) == p.guard {
-			p.finish(errors.New(strings.Join(p.lines, "; ")))
-			return
-		}
-		p.lines = append(p.lines, string(line))
-		return
-	}
-	switch {
-	case bytes.HasPrefix(line, []byte("%output ")):
-		id, data, _ := bytes.Cut(line[len("%output "):], []byte(" "))
-		if len(id) > 0 {
-			p.output(ports.PaneID(id), unescape(data))
-		}
-	case bytes.HasPrefix(line, []byte("%extended-output ")):
-		// Sent instead of %output under pause-after, which this adapter
-		// does not set: "%extended-output %N age ... : data".
-		rest := line[len("%extended-output "):]
-		id, rest, _ := bytes.Cut(rest, []byte(" "))
-		if _, data, ok := bytes.Cut(rest, []byte(" : ")); ok {
-			p.output(ports.PaneID(id), unescape(data))
-		}
-	case bytes.HasPrefix(line, []byte("%pause ")):
-		if id := bytes.TrimSpace(line[len("%pause "):]); len(id) > 0 {
-			p.paused(ports.PaneID(id))
-		}
-	case bytes.HasPrefix(line, []byte("%begin ")):
-		p.inBlock, p.guard, p.lines = true, string(line[len("%begin "):]), nil
-		if strings.HasSuffix(p.guard, " 1") && p.printing != nil {
-			p.secret = p.printing()
-		}
-	case bytes.HasPrefix(line, []byte("%exit")):
-		p.exit(strings.TrimSpace(string(line[len("%exit"):])))
-	case bytes.HasPrefix(line, []byte("%")):
-		name, _, _ := bytes.Cut(line, []byte(" "))
-		p.notify(string(name))
-	}
-}
-
-// printed takes a line of a printing part's block (see above).
-func (p *controlParser) printed(line []byte) {
-	n := len(p.lines)
-	if string(line) != p.secret || n == 0 || !strings.HasPrefix(p.lines[n-1], "%begin ") {
-		p.lines = append(p.lines, string(line))
-		return
-	}
-	next := p.lines[n-1]
-	end := -1
-	for i := n - 2; i >= 0; i-- {
-		if l := p.lines[i]; l == "%end "+p.guard || l == "%error "+p.guard {
-			end = i
-			break
-		}
-	}
-	p.secret = ""
-	if end < 0 {
-		// Not tmux's framing: fail the request rather than guess.
-		p.lines = nil
-		p.finish(errors.New("tmux's reply to a capture had no end"))
-	} else {
-		between := p.lines[end+1 : n-1]
-		failed := strings.HasPrefix(p.lines[end], "%error ")
-		p.lines = p.lines[:end]
-		if failed {
-			p.finish(errors.New(strings.Join(p.lines, "; ")))
-		} else {
-			p.finish(nil)
-		}
-		for _, l := range between {
-			p.line([]byte(l))
-		}
-	}
-	p.line([]byte(next))
-	p.line(line)
-}
-
-// finish ends the open block. Blocks whose flags are not 1 answer the
-// attach-session of the command line, not a command this client wrote.
-func (p *controlParser) finish(err error) {
-	fromClient := strings.HasSuffix(p.guard, " 1")
-	lines := p.lines
-	p.inBlock, p.guard, p.lines = false, "", nil
-	if fromClient {
-		p.reply(lines, err)
-	} else {
-		p.attached(err)
-	}
-}
-
-// unescape decodes the data of %output: tmux writes bytes below space and
-// the backslash as a backslash and three octal digits, all others as they
-// are.
-func unescape(data []byte) []byte {
-	out := make([]byte, 0, len(data))
-	for i := 0; i < len(data); i++ {
-		b := data[i]
-		if b == '\\' && i+3 < len(data) && isOctal(data[i+1]) && isOctal(data[i+2]) && isOctal(data[i+3]) {
-			out = append(out, (data[i+1]-'0')<<6|(data[i+2]-'0')<<3|(data[i+3]-'0'))
-			i += 3
-			continue
-		}
-		out = append(out, b)
-	}
-	return out
-}
-
-func isOctal(b byte) bool { return b >= '0' && b <= '7' }
 
 // limitedBuffer keeps the first 4 KiB written to it, for error messages.
 type limitedBuffer struct {

@@ -1,14 +1,31 @@
 // Package tmux is the tmux implementation of ports.Terminal, for tmux 3.2
 // or newer. It runs the tmux client with argv only, never through a shell
 // (with a remote host, through the one shell ssh cannot avoid, every
-// argument quoted: see Remote hosts), and imports nothing but the standard
-// library, ports and the parts the backends share (adapters/internal).
+// argument quoted: see Remote hosts). It imports the standard library,
+// ports, and the adapters' shared internals (adapters/internal: outbuf
+// for the streams, proc and tty for a pane's processes and terminal here,
+// screencap, scripts), and no other adapter.
+//
+// # Parts
+//
+// Terminal embeds its core (terminal: the way to tmux and the panes'
+// output) and one type per role over it: manager (ports.Manager), leaser
+// (ports.Leaser, DescribingLeaser) and shellSupport (ports.ScriptStore,
+// JobControl, Signaler, ProcessChecker, ProcessWatcher). A command list is a cmdList, each command its own argv,
+// and exec is the one place that picks its route (a control client or a
+// process; see command.go). Control clients (control.go) see a
+// clientConfig and tell a clientSink, the core, what they read. The
+// panes' output records (output.go) live under a lock of their own, so
+// that recording %output lines waits for no command. Every goroutine
+// runs under the Terminal's lifetime and is counted in the WaitGroup
+// that Close waits on. ARCHITECTURE.md tells who owns which goroutine
+// and lock.
 //
 // # Calls
 //
 // Every method runs one tmux command list (SendText one per chunk of
-// text), whose commands may be chained with ";" arguments so that a check
-// and an action run together in one pass of tmux's command queue:
+// text), whose commands are chained so that a check and an action run
+// together in one pass of tmux's command queue:
 //
 //   - Pane: list-panes of the pane's window, list-clients and list-windows
 //     (see Pane for how watchers are told).
@@ -29,7 +46,8 @@
 //   - The lease (lease.go) and the listings of the Manager (manage.go).
 //
 // tmux takes any argument ending in ";" as the end of a command, so such
-// arguments are passed as "...\;", which tmux turns back into "...;".
+// arguments are passed to a process as "...\;", which tmux turns back
+// into "...;" (cmdList.argv).
 //
 // # How a command list reaches tmux
 //
@@ -122,7 +140,10 @@
 // (detaching another, creating, renaming or killing a session, pane or
 // window, or changing a paste buffer, which tmux 3.4 reports): tmux 3.3a
 // crashes when such a report reaches a client still attaching (see
-// control.go).
+// control.go). A capture is not such a command (capture-pane -p makes no
+// buffer), and a call that finds no client attached while one attaches
+// runs as a process rather than wait for it: attaching, which over ssh
+// takes a round trip on a link that may be slow, holds up no capture.
 //
 // Respawning a pane (Manager.RespawnPane) pauses the pane's output for
 // every control client on the server, respawns it and continues it, in

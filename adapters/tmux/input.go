@@ -35,8 +35,8 @@ func (t *Terminal) SendText(ctx context.Context, id ports.PaneID, text string) e
 		return t.probe(ctx, id, "type into")
 	}
 	for _, chunk := range chunkText(text, maxArgBytes) {
-		args := append(probeArgs(id), ";", "send-keys", "-t", string(id), "-l", "--", escapeArg(chunk))
-		out, err := t.command(ctx, route{pane: id, typing: true}, args...)
+		l := probeCmd(id).then("send-keys", "-t", string(id), "-l", "--", chunk)
+		out, err := t.exec(ctx, route{pane: id, typing: true}, l)
 		if err != nil {
 			return fmt.Errorf("type into pane %s: %w", id, err)
 		}
@@ -67,14 +67,14 @@ func (t *Terminal) SendKeys(ctx context.Context, id ports.PaneID, keys []string)
 		return t.probe(ctx, id, "press keys in")
 	}
 	for len(keys) > 0 {
-		args := append(probeArgs(id), ";", "send-keys", "-t", string(id), "--")
+		send := []string{"send-keys", "-t", string(id), "--"}
 		size := 0
 		for len(keys) > 0 && (size == 0 || size+len(keys[0]) <= maxArgBytes) {
-			args = append(args, escapeArg(keys[0]))
+			send = append(send, keys[0])
 			size += len(keys[0]) + 1
 			keys = keys[1:]
 		}
-		out, err := t.command(ctx, route{pane: id, typing: true}, args...)
+		out, err := t.exec(ctx, route{pane: id, typing: true}, probeCmd(id).then(send...))
 		if err != nil {
 			return fmt.Errorf("press keys in pane %s: %w", id, err)
 		}
@@ -150,15 +150,15 @@ func (t *Terminal) Paste(ctx context.Context, id ports.PaneID, text string) erro
 	var err error
 	ok := false
 	if len(text) <= maxControlPaste && strings.IndexByte(text, 0) < 0 {
-		out, ok, err = t.controlCommand(ctx, route{pane: id, typing: true}, splitCommands(pasteArgs(id, name, text)))
+		out, ok, err = t.controlCommand(ctx, route{pane: id, typing: true}, pasteCmds(id, name, text))
 	}
 	if !ok {
-		out, err = t.run(ctx, strings.NewReader(text), pasteArgs(id, name, "")...)
+		out, err = t.exec(ctx, route{stdin: strings.NewReader(text)}, pasteCmds(id, name, ""))
 	}
 	if err != nil {
 		// The buffer may have been loaded before the failure; deleting a
 		// buffer that does not exist fails harmlessly.
-		t.command(context.WithoutCancel(ctx), route{}, "delete-buffer", "-b", name)
+		t.exec(context.WithoutCancel(ctx), route{}, tmuxCmd("delete-buffer", "-b", name))
 		return fmt.Errorf("paste into pane %s: %w", id, err)
 	}
 	if dead(out) || strings.Contains(out, deadMark) {
@@ -167,34 +167,35 @@ func (t *Terminal) Paste(ctx context.Context, id ports.PaneID, text string) erro
 	return nil
 }
 
-// pasteArgs is the command list of a paste into pane id through the buffer
-// name: a probe (which stops the list when there is no such pane), the
-// buffer filled with text in set-buffer commands of at most pasteChunk
+// pasteCmds is the command list of a paste into pane id through the
+// buffer name: a probe (which stops the list when there is no such pane),
+// the buffer filled with text in set-buffer commands of at most pasteChunk
 // bytes, or, with text "", loaded from standard input, then the paste,
 // guarded. The liveness test and the paste run in one pass of tmux's
-// command queue, so the pane cannot die between them.
-func pasteArgs(id ports.PaneID, name, text string) []string {
-	args := append(probeArgs(id), ";")
+// command queue, so the pane cannot die between them. (The buffer's name
+// and the pane's id need no quoting in if-shell's commands.)
+func pasteCmds(id ports.PaneID, name, text string) cmdList {
+	l := probeCmd(id)
 	if text == "" {
-		args = append(args, "load-buffer", "-b", name, "-", ";")
+		l = l.then("load-buffer", "-b", name, "-")
 	} else {
 		for i, chunk := range chunkText(text, pasteChunk) {
 			if i == 0 {
-				args = append(args, "set-buffer", "-b", name, "--", escapeArg(chunk), ";")
+				l = l.then("set-buffer", "-b", name, "--", chunk)
 			} else {
-				args = append(args, "set-buffer", "-a", "-b", name, "--", escapeArg(chunk), ";")
+				l = l.then("set-buffer", "-a", "-b", name, "--", chunk)
 			}
 		}
 	}
 	guarded := fmt.Sprintf("paste-buffer -d -p -b %s -t %s", name, id)
 	ifDead := fmt.Sprintf("delete-buffer -b %s ; display-message -p %s", name, deadMark)
-	return append(args, "if-shell", "-F", "-t", string(id), "#{pane_dead}", ifDead, guarded)
+	return l.then("if-shell", "-F", "-t", string(id), "#{pane_dead}", ifDead, guarded)
 }
 
 // probe checks that the pane exists and is alive, for calls with nothing to
 // send.
-func (t *Terminal) probe(ctx context.Context, id ports.PaneID, what string) error {
-	out, err := t.command(ctx, route{pane: id}, probeArgs(id)...)
+func (t *terminal) probe(ctx context.Context, id ports.PaneID, what string) error {
+	out, err := t.exec(ctx, route{pane: id}, probeCmd(id))
 	if err != nil {
 		return fmt.Errorf("%s pane %s: %w", what, id, err)
 	}
@@ -204,7 +205,7 @@ func (t *Terminal) probe(ctx context.Context, id ports.PaneID, what string) erro
 	return nil
 }
 
-// dead reads the first line of output of probeArgs.
+// dead reads the first line of output of probeCmd.
 func dead(out string) bool {
 	return strings.HasPrefix(out, "1\n") || out == "1"
 }

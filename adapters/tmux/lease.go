@@ -73,12 +73,12 @@ func checkOwner(owner string) error {
 
 // TryAcquire leases the pane to owner for ttl unless another owner's lease
 // has not expired. Errors wrap ports.ErrPaneNotFound for an unknown pane.
-func (t *Terminal) TryAcquire(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) (ok bool, holder string, err error) {
+func (t *leaser) TryAcquire(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) (ok bool, holder string, err error) {
 	if err := checkOwner(owner); err != nil {
 		return false, "", err
 	}
 	cond, set := acquireCommands(pane, owner, ttl)
-	curOwner, _, _, err := t.leaseTxn(ctx, pane, cond, set)
+	curOwner, _, _, err := t.leaseTxn(ctx, pane, cond, set, nil)
 	if err != nil {
 		return false, "", fmt.Errorf("lease pane %s: %w", pane, err)
 	}
@@ -96,21 +96,21 @@ var _ ports.DescribingLeaser = (*Terminal)(nil)
 // AcquireAndDescribe is TryAcquire and Pane in one command list: the
 // lease is judged and taken, and the pane then described, before tmux
 // serves any other client, at the cost of one round trip.
-func (t *Terminal) AcquireAndDescribe(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) (bool, string, ports.PaneInfo, error) {
+func (t *leaser) AcquireAndDescribe(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) (bool, string, ports.PaneInfo, error) {
 	if err := checkOwner(owner); err != nil {
 		return false, "", ports.PaneInfo{}, err
 	}
 	cond, set := acquireCommands(pane, owner, ttl)
-	after := paneArgs(pane)
+	after := paneCmds(pane)
 	// A write opens the pane's output next; when a client already records
 	// it, that client's hold on the pane is confirmed here, in the same
 	// list, instead of in a round trip of OpenOutput's own.
 	listener := t.listener(pane)
 	if listener != nil {
-		after = append(append(after, ";"), ownerCheckArgs(pane, listener.session)...)
+		after = after.and(ownerCheckCmd(pane, listener.session))
 	}
 	asked := time.Now()
-	curOwner, _, out, err := t.leaseTxn(ctx, pane, cond, set, after...)
+	curOwner, _, out, err := t.leaseTxn(ctx, pane, cond, set, after)
 	if err != nil {
 		return false, "", ports.PaneInfo{}, fmt.Errorf("lease pane %s: %w", pane, err)
 	}
@@ -130,19 +130,19 @@ func (t *Terminal) AcquireAndDescribe(ctx context.Context, pane ports.PaneID, ow
 // acquireCommands are the condition and the commands of a lease taken by
 // owner for ttl (see leaseTxn): the pane is free, expired or owner's,
 // and then becomes owner's until ttl from tmux's now.
-func acquireCommands(pane ports.PaneID, owner string, ttl time.Duration) (cond, set string) {
+func acquireCommands(pane ports.PaneID, owner string, ttl time.Duration) (cond string, set cmdList) {
 	cond = fmt.Sprintf("#{||:#{==:#{%[1]s},},#{||:#{==:#{%[1]s},%[2]s},#{e|<|:#{%[3]s},%[4]s}}}",
 		LeaseOwnerOption, owner, LeaseExpiryOption, leaseNow)
-	// The expiry is computed by tmux (-F), so its format is quoted for
-	// the command list.
-	set = fmt.Sprintf("set-option -p -t %[1]s %[2]s %[3]s ; set-option -p -F -t %[1]s %[4]s '#{e|+:%[5]s,%[6]d}'",
-		pane, LeaseOwnerOption, owner, LeaseExpiryOption, leaseNow, ttl.Milliseconds())
+	// The expiry is computed by tmux (-F).
+	set = tmuxCmd("set-option", "-p", "-t", string(pane), LeaseOwnerOption, owner).
+		then("set-option", "-p", "-F", "-t", string(pane), LeaseExpiryOption,
+			fmt.Sprintf("#{e|+:%s,%d}", leaseNow, ttl.Milliseconds()))
 	return cond, set
 }
 
 // Renew extends owner's lease, or leases a pane nobody holds again;
 // another owner's unexpired lease is ports.ErrLeaseLost.
-func (t *Terminal) Renew(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) error {
+func (t *leaser) Renew(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) error {
 	ok, holder, err := t.TryAcquire(ctx, pane, owner, ttl)
 	if err != nil {
 		return err
@@ -155,14 +155,15 @@ func (t *Terminal) Renew(ctx context.Context, pane ports.PaneID, owner string, t
 
 // Release removes owner's lease from the pane; another owner's lease, no
 // lease and a pane that is gone are left alone without error.
-func (t *Terminal) Release(ctx context.Context, pane ports.PaneID, owner string) error {
+func (t *leaser) Release(ctx context.Context, pane ports.PaneID, owner string) error {
 	if err := checkOwner(owner); err != nil {
 		return err
 	}
 	cond := fmt.Sprintf("#{==:#{%s},%s}", LeaseOwnerOption, owner)
-	unset := fmt.Sprintf("set-option -p -u -t %[1]s %[2]s ; set-option -p -u -t %[1]s %[3]s ; set-option -p -u -t %[1]s %[4]s",
-		pane, LeaseOwnerOption, LeaseExpiryOption, LeaseClockOption)
-	_, _, _, err := t.leaseTxn(ctx, pane, cond, unset)
+	unset := tmuxCmd("set-option", "-p", "-u", "-t", string(pane), LeaseOwnerOption).
+		then("set-option", "-p", "-u", "-t", string(pane), LeaseExpiryOption).
+		then("set-option", "-p", "-u", "-t", string(pane), LeaseClockOption)
+	_, _, _, err := t.leaseTxn(ctx, pane, cond, unset, nil)
 	if errors.Is(err, ports.ErrPaneNotFound) {
 		return nil
 	}
@@ -175,19 +176,18 @@ func (t *Terminal) Release(ctx context.Context, pane ports.PaneID, owner string)
 // leaseTxn runs commands when the format cond is true for the pane, all in
 // one tmux invocation, and returns the lease's owner and expiry after it;
 // the commands after, if any, run in the same invocation, and out is
-// everything it printed.
-func (t *Terminal) leaseTxn(ctx context.Context, pane ports.PaneID, cond, commands string, after ...string) (owner, expiry, out string, err error) {
+// everything it printed. if-shell takes commands as text, which tmux
+// parses back into exactly their arguments (cmdList.text).
+func (t *leaser) leaseTxn(ctx context.Context, pane ports.PaneID, cond string, commands, after cmdList) (owner, expiry, out string, err error) {
 	if err := checkPaneID(pane); err != nil {
 		return "", "", "", err
 	}
-	args := append(probeArgs(pane),
-		";", "set-option", "-p", "-t", string(pane), LeaseClockOption, "%s",
-		";", "if-shell", "-F", "-t", string(pane), cond, commands,
-		";", "display-message", "-p", "-t", string(pane), leaseFormat)
-	if len(after) > 0 {
-		args = append(append(args, ";"), after...)
-	}
-	out, err = t.command(ctx, route{pane: pane}, args...)
+	l := probeCmd(pane).
+		then("set-option", "-p", "-t", string(pane), LeaseClockOption, "%s").
+		then("if-shell", "-F", "-t", string(pane), cond, commands.text()).
+		then("display-message", "-p", "-t", string(pane), leaseFormat).
+		and(after)
+	out, err = t.exec(ctx, route{pane: pane}, l)
 	if err != nil {
 		return "", "", "", err
 	}

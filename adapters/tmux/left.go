@@ -13,7 +13,7 @@ import (
 // (remoteleft.go).
 
 // ProcessMark marks the newest process id on the pane's host.
-func (t *Terminal) ProcessMark(ctx context.Context, id ports.PaneID) (ports.ProcessMark, error) {
+func (t *shellSupport) ProcessMark(ctx context.Context, id ports.PaneID) (ports.ProcessMark, error) {
 	if t.proc != nil {
 		m, err := t.remoteProcessMark(ctx, id)
 		if err != nil {
@@ -30,7 +30,7 @@ func (t *Terminal) ProcessMark(ctx context.Context, id ports.PaneID) (ports.Proc
 
 // ProcessesSince lists the processes on the pane's terminal that started
 // after mark and still run.
-func (t *Terminal) ProcessesSince(ctx context.Context, id ports.PaneID, mark ports.ProcessMark) ([]ports.Process, error) {
+func (t *shellSupport) ProcessesSince(ctx context.Context, id ports.PaneID, mark ports.ProcessMark) ([]ports.Process, error) {
 	ps, err := t.processesSince(ctx, id, mark)
 	if err != nil {
 		return nil, fmt.Errorf("list the processes of pane %s: %w", id, err)
@@ -38,7 +38,7 @@ func (t *Terminal) ProcessesSince(ctx context.Context, id ports.PaneID, mark por
 	return ps, nil
 }
 
-func (t *Terminal) processesSince(ctx context.Context, id ports.PaneID, mark ports.ProcessMark) ([]ports.Process, error) {
+func (t *shellSupport) processesSince(ctx context.Context, id ports.PaneID, mark ports.ProcessMark) ([]ports.Process, error) {
 	if t.proc != nil {
 		return t.remoteProcessesSince(ctx, id, mark)
 	}

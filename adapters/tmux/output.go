@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -53,9 +51,14 @@ import (
 // the error every adapter built on outbuf uses.
 var ErrStreamClosed = outbuf.ErrClosed
 
-// paneRecord is what the Terminal keeps of one pane's output. Its fields
-// are guarded by Terminal.mu, except listenMu; out, guarded by Terminal.mu
-// too, holds the pane's newest bytes and its open streams.
+// paneRecord is what the Terminal keeps of one pane's output. The
+// recorder's lock, terminal.rmu, guards out (the pane's newest bytes and
+// its open streams), held and heldGap: what a control client's reader
+// writes for every %output line, which so contends with the stream's
+// readers only, not with every command on terminal.mu. owner and
+// claiming, which that reader reads too, are written under both locks
+// and read under either; the other fields are guarded by terminal.mu,
+// except listenMu. Lock order: terminal.mu before terminal.rmu.
 type paneRecord struct {
 	id  ports.PaneID
 	out *outbuf.Buffer
@@ -84,19 +87,42 @@ type paneRecord struct {
 }
 
 // record returns the pane's record, making it if needed. t.mu is held.
-func (t *Terminal) record(id ports.PaneID) *paneRecord {
+func (t *terminal) record(id ports.PaneID) *paneRecord {
 	rec := t.panes[id]
 	if rec == nil {
-		rec = &paneRecord{id: id, out: outbuf.New(&t.mu, t.opts.RingSize)}
-		rec.out.OnClose(func() {
-			// The client may serve no stream any more.
-			if rec.owner != nil {
-				t.armIdle(rec.owner)
-			}
-		})
+		rec = &paneRecord{id: id, out: outbuf.New(&t.rmu, t.opts.RingSize)}
+		t.rmu.Lock()
 		t.panes[id] = rec
+		t.rmu.Unlock()
 	}
 	return rec
+}
+
+// streams counts the pane's open streams.
+func (t *terminal) streams(rec *paneRecord) int {
+	t.rmu.Lock()
+	defer t.rmu.Unlock()
+	return rec.out.Streams()
+}
+
+// A recordedStream is a stream of a pane's record. Closing it may leave
+// the pane's client serving no stream, so it then arms the client's idle
+// timer: after the buffer's Close, which holds terminal.rmu, as that
+// takes terminal.mu.
+type recordedStream struct {
+	*outbuf.Stream
+	t   *terminal
+	rec *paneRecord
+}
+
+func (s recordedStream) Close() error {
+	err := s.Stream.Close()
+	s.t.mu.Lock()
+	if s.rec.owner != nil {
+		s.t.armIdle(s.rec.owner)
+	}
+	s.t.mu.Unlock()
+	return err
 }
 
 // OpenOutput returns a stream of the pane's output. It returns once a
@@ -119,23 +145,23 @@ func (t *Terminal) OpenOutput(ctx context.Context, id ports.PaneID) (ports.Outpu
 	rec := t.record(id)
 	t.mu.Unlock()
 
-	c, dead, err := t.listen(ctx, rec)
+	_, release, dead, err := t.listen(ctx, rec)
 	if err != nil {
 		return nil, fmt.Errorf("open output of pane %s: %w", id, err)
 	}
+	// Given back once the stream is open, which keeps the client.
+	defer release()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if c != nil {
-		c.inflight--
-		defer t.armIdle(c)
-	}
 	if t.closed {
 		return nil, fmt.Errorf("open output of pane %s: %w: %w", id, ErrTerminalClosed, ports.ErrUnavailable)
 	}
+	t.rmu.Lock()
+	defer t.rmu.Unlock()
 	if dead {
-		return rec.out.OpenEnded(deadError(id)), nil
+		return recordedStream{rec.out.OpenEnded(deadError(id)), t.terminal, rec}, nil
 	}
-	return rec.out.Open(), nil
+	return recordedStream{rec.out.Open(), t.terminal, rec}, nil
 }
 
 // deadError is the Ended of the streams of a pane that died or was closed.
@@ -144,20 +170,22 @@ func deadError(id ports.PaneID) error {
 }
 
 // listen makes sure a control client records the pane's output. It
-// returns that client with its inflight count raised (the caller lowers
-// it), or dead when the pane is dead (with no client if none listens).
-func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClient, dead bool, err error) {
+// returns that client, taken for the caller (see acquire), and its
+// release, or dead when the pane is dead (with no client if none
+// listens). release is never nil; the caller calls it, on error too.
+func (t *terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClient, release func(), dead bool, err error) {
 	rec.listenMu.Lock()
 	defer rec.listenMu.Unlock()
+	none := func() {}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		if ctx.Err() != nil {
-			return nil, false, ctx.Err()
+			return nil, none, false, ctx.Err()
 		}
 		t.mu.Lock()
 		c = rec.owner
 		if c != nil {
-			c.inflight++
+			release = t.acquire(c)
 		}
 		t.mu.Unlock()
 		if c != nil {
@@ -170,33 +198,32 @@ func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 			rec.confirmed = nil
 			t.mu.Unlock()
 			if pre {
-				return c, dead, nil
+				return c, release, dead, nil
 			}
 			states, err := t.sessionPanes(ctx, c)
 			st, found := states[rec.id]
 			if err == nil && found {
-				return c, st.dead, nil
+				return c, release, st.dead, nil
 			}
 			t.mu.Lock()
-			c.inflight--
 			if rec.owner == c {
 				t.lapse(rec, rec.covered)
 			}
-			t.armIdle(c)
 			t.mu.Unlock()
+			release()
 		}
 
 		loc, err := t.locate(ctx, rec.id)
 		if err != nil {
-			return nil, false, err
+			return nil, none, false, err
 		}
 		if loc.dead {
-			return nil, true, nil
+			return nil, none, true, nil
 		}
-		c, err = t.clientFor(ctx, loc.session)
+		c, release, err = t.clientFor(ctx, loc.session)
 		if err != nil {
 			if errors.Is(err, ports.ErrUnavailable) || ctx.Err() != nil {
-				return nil, false, err
+				return nil, none, false, err
 			}
 			lastErr = err
 			continue
@@ -206,7 +233,9 @@ func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 		// the question is dropped; they wait in held until the answer
 		// tells whether bytes were missed before.
 		t.mu.Lock()
+		t.rmu.Lock()
 		rec.owner, rec.claiming, rec.held, rec.heldGap = c, true, nil, false
+		t.rmu.Unlock()
 		t.mu.Unlock()
 		asked := time.Now()
 		states, err := t.sessionPanes(ctx, c)
@@ -214,31 +243,37 @@ func (t *Terminal) listen(ctx context.Context, rec *paneRecord) (c *controlClien
 		t.mu.Lock()
 		if err != nil || !found {
 			if rec.owner == c {
+				t.rmu.Lock()
 				rec.owner, rec.claiming, rec.held, rec.heldGap = nil, false, nil, false
+				t.rmu.Unlock()
 			}
-			c.inflight--
-			t.armIdle(c)
 			t.mu.Unlock()
+			release()
 			if err == nil {
 				err = fmt.Errorf("pane %s left session %s", rec.id, c.session)
 			}
 			lastErr = err
 			continue
 		}
-		if !rec.blindSince.IsZero() && st.activity >= rec.blindSince.Unix() {
+		missed := !rec.blindSince.IsZero() && st.activity >= rec.blindSince.Unix()
+		t.rmu.Lock()
+		if missed {
 			rec.out.Skip(1)
-			t.debug("tmux pane output may have been missed", "pane", rec.id, "since", rec.blindSince)
 		}
 		rec.out.Write(rec.held)
 		if rec.heldGap {
 			rec.out.Skip(1)
 		}
 		rec.owner, rec.claiming, rec.held, rec.heldGap = c, false, nil, false
+		t.rmu.Unlock()
+		if missed {
+			t.debug("tmux pane output may have been missed", "pane", rec.id, "since", rec.blindSince)
+		}
 		rec.blindSince, rec.covered = time.Time{}, asked
 		t.mu.Unlock()
-		return c, st.dead, nil
+		return c, release, st.dead, nil
 	}
-	return nil, false, fmt.Errorf("attach a control client: %w", lastErr)
+	return nil, none, false, fmt.Errorf("attach a control client: %w", lastErr)
 }
 
 // confirmationFresh is how long a confirmation made by the lease's command
@@ -249,7 +284,7 @@ const confirmationFresh = time.Second
 
 // listener returns the client that records the pane's output, or nil
 // while none does or one is being confirmed.
-func (t *Terminal) listener(pane ports.PaneID) *controlClient {
+func (t *terminal) listener(pane ports.PaneID) *controlClient {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if rec := t.panes[pane]; rec != nil && rec.owner != nil && !rec.claiming {
@@ -258,19 +293,19 @@ func (t *Terminal) listener(pane ports.PaneID) *controlClient {
 	return nil
 }
 
-// ownerCheckArgs lists the pane if session holds it, tagged "S" with
+// ownerCheckCmd lists the pane if session holds it, tagged "S" with
 // whether it is dead. It never fails, whatever became of the pane or the
 // session: a failing command would end the list it is part of.
-func ownerCheckArgs(pane ports.PaneID, session string) []string {
-	return []string{"list-panes", "-a",
-		"-f", "#{&&:#{==:#{pane_id}," + string(pane) + "},#{==:#{session_id}," + session + "}}",
-		"-F", "S" + sep + "#{pane_id}" + sep + "#{pane_dead}"}
+func ownerCheckCmd(pane ports.PaneID, session string) cmdList {
+	return tmuxCmd("list-panes", "-a",
+		"-f", "#{&&:#{==:#{pane_id},"+string(pane)+"},#{==:#{session_id},"+session+"}}",
+		"-F", "S"+sep+"#{pane_id}"+sep+"#{pane_dead}")
 }
 
-// confirmOwner takes note of what ownerCheckArgs printed in out, asked at
+// confirmOwner takes note of what ownerCheckCmd printed in out, asked at
 // asked: when c still records the pane and its session holds it, the
 // next listen need not ask.
-func (t *Terminal) confirmOwner(pane ports.PaneID, c *controlClient, out string, asked time.Time) {
+func (t *terminal) confirmOwner(pane ports.PaneID, c *controlClient, out string, asked time.Time) {
 	for _, row := range tagged(out, "S", 2) {
 		if row[0] != string(pane) {
 			continue
@@ -286,8 +321,10 @@ func (t *Terminal) confirmOwner(pane ports.PaneID, c *controlClient, out string,
 }
 
 // lapse records that nobody listens to the pane from since on. t.mu is
-// held.
-func (t *Terminal) lapse(rec *paneRecord, since time.Time) {
+// held, not t.rmu.
+func (t *terminal) lapse(rec *paneRecord, since time.Time) {
+	t.rmu.Lock()
+	defer t.rmu.Unlock()
 	rec.owner, rec.claiming, rec.held, rec.heldGap = nil, false, nil, false
 	rec.confirmed = nil
 	if since.IsZero() {
@@ -303,104 +340,11 @@ func (t *Terminal) lapse(rec *paneRecord, since time.Time) {
 	}
 }
 
-// location is where locate found a pane.
-type location struct {
-	session string
-	dead    bool
-}
-
-// locate finds a session that holds the pane (tmux's choice when the
-// window is linked into several) and whether the pane is dead, through
-// any control client already attached.
-func (t *Terminal) locate(ctx context.Context, id ports.PaneID) (location, error) {
-	out, err := t.command(ctx, route{}, "list-panes", "-t", string(id),
-		"-f", "#{==:#{pane_id},"+string(id)+"}", "-F", "#{session_id}"+sep+"#{pane_dead}")
-	if err != nil {
-		return location{}, err
-	}
-	session, dead, ok := strings.Cut(strings.TrimSpace(out), sep)
-	if !ok {
-		return location{}, fmt.Errorf("locate pane %s: tmux did not list it: %w", id, ports.ErrPaneNotFound)
-	}
-	return location{session: session, dead: dead == "1"}, nil
-}
-
-// paneState is a pane as a check through a control client saw it.
-type paneState struct {
-	dead     bool
-	activity int64 // the window's last activity, in seconds since 1970
-}
-
-// sessionPanes lists the panes of the client's session through the client
-// itself, so the answer comes after every %output line tmux sent before.
-func (t *Terminal) sessionPanes(ctx context.Context, c *controlClient) (map[ports.PaneID]paneState, error) {
-	line, _ := commandLine([][]string{{"list-panes", "-s", "-t", c.session, "-F", "#{pane_id} #{pane_dead} #{window_activity}"}})
-	lines, err := c.command(ctx, "list-panes", line)
-	if err != nil {
-		return nil, err
-	}
-	states := make(map[ports.PaneID]paneState, len(lines))
-	for _, line := range lines {
-		f := strings.Fields(line)
-		if len(f) != 3 {
-			continue
-		}
-		activity, _ := strconv.ParseInt(f[2], 10, 64)
-		states[ports.PaneID(f[0])] = paneState{dead: f[1] == "1", activity: activity}
-	}
-	return states, nil
-}
-
-// clientFor returns the running client for session, starting one if
-// needed, with its inflight count raised (the caller lowers it).
-func (t *Terminal) clientFor(ctx context.Context, session string) (*controlClient, error) {
-	t.mu.Lock()
-	if t.closed {
-		t.mu.Unlock()
-		return nil, fmt.Errorf("%w: %w", ErrTerminalClosed, ports.ErrUnavailable)
-	}
-	c := t.clients[session]
-	if c == nil {
-		c = newControlClient(t, session)
-		c.inflight++
-		t.clients[session] = c
-		t.mu.Unlock()
-		err := c.start(ctx)
-		c.startErr = err
-		close(c.ready)
-		if err != nil {
-			t.mu.Lock()
-			if t.clients[session] == c {
-				delete(t.clients, session)
-			}
-			c.inflight--
-			t.mu.Unlock()
-			return nil, err
-		}
-		return c, nil
-	}
-	c.inflight++
-	t.mu.Unlock()
-	var err error
-	select {
-	case <-c.ready:
-		err = c.startErr
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	if err != nil {
-		t.mu.Lock()
-		c.inflight--
-		t.mu.Unlock()
-		return nil, err
-	}
-	return c, nil
-}
-
-// deliver records bytes that client c received from pane id.
-func (t *Terminal) deliver(c *controlClient, id ports.PaneID, data []byte) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+// deliver records bytes that client c received from pane id, under the
+// recorder's lock alone.
+func (t *terminal) deliver(c *controlClient, id ports.PaneID, data []byte) {
+	t.rmu.Lock()
+	defer t.rmu.Unlock()
 	rec := t.panes[id]
 	if rec == nil || rec.owner != c || len(data) == 0 {
 		return
@@ -421,8 +365,8 @@ func (t *Terminal) deliver(c *controlClient, id ports.PaneID, data []byte) {
 // continue at once, in the background (the reply comes through the
 // reader that called this), so that it is never left paused by whoever
 // paused it. Continuing a pane that is not paused does nothing.
-func (t *Terminal) pausedOutput(c *controlClient, id ports.PaneID) {
-	t.mu.Lock()
+func (t *terminal) pausedOutput(c *controlClient, id ports.PaneID) {
+	t.rmu.Lock()
 	if rec := t.panes[id]; rec != nil && rec.owner == c {
 		if rec.claiming {
 			rec.heldGap = true
@@ -430,36 +374,36 @@ func (t *Terminal) pausedOutput(c *controlClient, id ports.PaneID) {
 			rec.out.Skip(1)
 		}
 	}
-	t.mu.Unlock()
+	t.rmu.Unlock()
 	if checkPaneID(id) != nil {
 		return
 	}
 	t.debug("tmux paused a pane's output, which may have been missed", "pane", id, "session", c.session)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.work.Go(func() {
+		ctx, cancel := context.WithTimeout(t.life, backgroundTimeout)
 		defer cancel()
 		if _, err := c.command(ctx, "refresh-client", "refresh-client -A "+string(id)+":continue"); err != nil {
 			t.debug("tmux pane output not continued", "pane", id, "err", err)
 		}
-	}()
+	})
 }
 
 // checkPanes ends the streams of the client's panes that died, and
 // listens again to those that left its session.
-func (t *Terminal) checkPanes(c *controlClient) {
-	t.mu.Lock()
+func (t *terminal) checkPanes(c *controlClient) {
+	t.rmu.Lock()
 	var watched []*paneRecord
 	for _, rec := range t.panes {
 		if rec.owner == c && !rec.claiming && rec.out.Streams() > 0 {
 			watched = append(watched, rec)
 		}
 	}
-	t.mu.Unlock()
+	t.rmu.Unlock()
 	if len(watched) == 0 {
 		return
 	}
 	asked := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(t.life, backgroundTimeout)
 	states, err := t.sessionPanes(ctx, c)
 	cancel()
 	if err != nil {
@@ -484,32 +428,33 @@ func (t *Terminal) checkPanes(c *controlClient) {
 	}
 	t.mu.Unlock()
 	for _, rec := range moved {
-		go t.relisten(rec)
+		t.work.Go(func() { t.relisten(rec) })
 	}
 }
 
 // relisten attaches a pane with open streams to a client again after its
 // owner lost it, or ends its streams when the pane is gone.
-func (t *Terminal) relisten(rec *paneRecord) {
+func (t *terminal) relisten(rec *paneRecord) {
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
 		if attempt > 0 {
-			time.Sleep(time.Duration(50<<attempt) * time.Millisecond)
+			select {
+			case <-time.After(time.Duration(50<<attempt) * time.Millisecond):
+			case <-t.life.Done():
+				return
+			}
 		}
 		t.mu.Lock()
-		if t.closed || rec.out.Streams() == 0 {
+		if t.closed || t.streams(rec) == 0 {
 			t.mu.Unlock()
 			return
 		}
 		t.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		c, dead, err := t.listen(ctx, rec)
+		ctx, cancel := context.WithTimeout(t.life, backgroundTimeout)
+		_, release, dead, err := t.listen(ctx, rec)
 		cancel()
+		release()
 		t.mu.Lock()
-		if c != nil {
-			c.inflight--
-			t.armIdle(c)
-		}
 		switch {
 		case err == nil && dead:
 			t.endStreams(rec, deadError(rec.id))
@@ -534,103 +479,18 @@ func (t *Terminal) relisten(rec *paneRecord) {
 	t.mu.Unlock()
 }
 
-// endStreams ends every open stream of the pane with err. t.mu is held.
-func (t *Terminal) endStreams(rec *paneRecord, err error) {
+// endStreams ends every open stream of the pane with err. t.mu is held,
+// not t.rmu.
+func (t *terminal) endStreams(rec *paneRecord, err error) {
+	t.rmu.Lock()
 	rec.out.EndStreams(err)
+	t.rmu.Unlock()
 	if rec.owner != nil {
 		t.armIdle(rec.owner)
 	}
 }
 
-// clientExited forgets a client whose process ended and, unless it was
-// stopped on purpose, listens again to the panes it served.
-func (t *Terminal) clientExited(c *controlClient) {
-	t.mu.Lock()
-	if t.clients[c.session] == c {
-		delete(t.clients, c.session)
-	}
-	if c.idle != nil {
-		c.idle.Stop()
-		c.idle = nil
-	}
-	var again []*paneRecord
-	for _, rec := range t.panes {
-		if rec.owner != c || rec.claiming {
-			// A claim in progress fails on its own and retries.
-			continue
-		}
-		// tmux may have stopped sending a moment before the end of the
-		// output was read.
-		t.lapse(rec, time.Now().Add(-time.Second))
-		if !c.closing && rec.out.Streams() > 0 {
-			again = append(again, rec)
-		}
-	}
-	t.mu.Unlock()
-	for _, rec := range again {
-		go t.relisten(rec)
-	}
-}
-
-// armIdle starts the client's idle timer when it serves no stream and no
-// caller is using it (attaching a pane, or waiting for a command), and
-// stops the timer otherwise; see idleFired for commands. t.mu is
-// held.
-func (t *Terminal) armIdle(c *controlClient) {
-	if c.closing || t.closed {
-		return
-	}
-	if c.inflight > 0 || t.serves(c) {
-		if c.idle != nil {
-			c.idle.Stop()
-			c.idle = nil
-		}
-		return
-	}
-	if c.idle != nil {
-		return
-	}
-	c.idleGen++
-	gen := c.idleGen
-	c.idle = time.AfterFunc(t.opts.IdleTimeout, func() { t.idleFired(c, gen) })
-}
-
-// serves reports whether any open stream is fed by c. t.mu is held.
-func (t *Terminal) serves(c *controlClient) bool {
-	for _, rec := range t.panes {
-		if rec.owner == c && rec.out.Streams() > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// idleFired stops a client that has stayed idle: no stream and no command
-// for Options.IdleTimeout.
-func (t *Terminal) idleFired(c *controlClient, gen uint64) {
-	t.mu.Lock()
-	if c.idle == nil || c.idleGen != gen || c.closing || c.inflight > 0 || t.serves(c) {
-		t.mu.Unlock()
-		return
-	}
-	if quiet := time.Since(c.lastUsed); quiet < t.opts.IdleTimeout {
-		c.idleGen++
-		gen := c.idleGen
-		c.idle = time.AfterFunc(t.opts.IdleTimeout-quiet, func() { t.idleFired(c, gen) })
-		t.mu.Unlock()
-		return
-	}
-	c.idle = nil
-	c.closing = true
-	if t.clients[c.session] == c {
-		delete(t.clients, c.session)
-	}
-	for _, rec := range t.panes {
-		if rec.owner == c {
-			t.lapse(rec, time.Now())
-		}
-	}
-	t.mu.Unlock()
-	t.debug("tmux control client idle, stopping", "session", c.session)
-	c.stop()
-}
+// backgroundTimeout bounds each command that the Terminal's own
+// goroutines send (checking panes, listening again, continuing a paused
+// pane), within its lifetime.
+const backgroundTimeout = 10 * time.Second

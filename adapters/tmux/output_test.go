@@ -3,6 +3,7 @@ package tmux
 import (
 	"bytes"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -356,4 +357,47 @@ func TestIdleControlClientsAreStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	readUntil(t, again, from, "output through the new client", contains("back\r\n"))
+}
+
+// Close returns once every goroutine of the Terminal's has ended: here a
+// pane being listened to again after its client went, held up on the
+// pane's listenMu, and the clients' readers and watchers. Not parallel,
+// so that no other test's Terminal runs such goroutines meanwhile.
+func TestCloseWaitsForEveryGoroutine(t *testing.T) {
+	s := newTestServer(t)
+	p := s.session("main", []string{"sleep", "600"})
+	term := s.terminal(Options{})
+	ctx := testContext(t)
+	stream, err := term.OpenOutput(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	running := func(f string) bool {
+		buf := make([]byte, 1<<20)
+		return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "adapters/tmux."+f)
+	}
+	term.mu.Lock()
+	rec := term.panes[p]
+	term.mu.Unlock()
+	rec.listenMu.Lock()
+	s.tmux("detach-client", "-s", "main") // its pane is to be listened to again
+	eventually(t, 5*time.Second, "the pane listened to again", func() bool { return running("(*terminal).relisten") })
+	closed := make(chan struct{})
+	go func() {
+		term.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+		t.Errorf("Close returned while the pane was being listened to again")
+	case <-time.After(300 * time.Millisecond):
+	}
+	rec.listenMu.Unlock()
+	<-closed
+	for _, f := range []string{"(*controlClient).read", "(*controlClient).watch", "(*terminal).relisten"} {
+		if running(f) {
+			t.Errorf("%s still runs after Close", f)
+		}
+	}
 }

@@ -100,7 +100,7 @@ func (t *Terminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, e
 	if err := checkPaneID(id); err != nil {
 		return ports.PaneInfo{}, err
 	}
-	out, err := t.command(ctx, route{pane: id}, paneArgs(id)...)
+	out, err := t.exec(ctx, route{pane: id}, paneCmds(id))
 	if err != nil {
 		return ports.PaneInfo{}, fmt.Errorf("describe pane %s: %w", id, err)
 	}
@@ -113,7 +113,7 @@ func (t *Terminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, e
 
 // paneInfo builds the PaneInfo of pane id from the output of Pane's
 // commands, and adds what the kernel says of its foreground program.
-func (t *Terminal) paneInfo(id ports.PaneID, out string) (ports.PaneInfo, error) {
+func (t *terminal) paneInfo(id ports.PaneID, out string) (ports.PaneInfo, error) {
 	d := parseDescriptions(out)
 	info, err := d.info(id, t.self)
 	if err == nil {
@@ -127,7 +127,7 @@ func (t *Terminal) paneInfo(id ports.PaneID, out string) (ports.PaneInfo, error)
 // (internal/tty), whose controlling terminal is the pane's: tmux names
 // only what that leader was started as. "" over ssh, where the processes
 // are on another host, and wherever /proc cannot tell.
-func (t *Terminal) program(pane []string) string {
+func (t *terminal) program(pane []string) string {
 	if t.launch.remote() || pane[pDead] == "1" {
 		return ""
 	}
@@ -139,13 +139,11 @@ func (t *Terminal) program(pane []string) string {
 	return tty.FrontProgram(pid, dev)
 }
 
-// paneArgs are the commands of Pane.
-func paneArgs(id ports.PaneID) []string {
-	return []string{
-		"list-panes", "-t", string(id), "-F", paneFormat, ";",
-		"list-clients", "-F", clientFormat, ";",
-		"list-windows", "-a", "-F", windowFormat,
-	}
+// paneCmds are the commands of Pane.
+func paneCmds(id ports.PaneID) cmdList {
+	return tmuxCmd("list-panes", "-t", string(id), "-F", paneFormat).
+		then("list-clients", "-F", clientFormat).
+		then("list-windows", "-a", "-F", windowFormat)
 }
 
 // descriptions are the pane, client and window lines of an invocation

@@ -20,7 +20,7 @@ import (
 // which the Terminal cannot tell (an error).
 
 // remoteProcessMark asks the remote host for its newest process id.
-func (t *Terminal) remoteProcessMark(ctx context.Context, id ports.PaneID) (ports.ProcessMark, error) {
+func (t *terminal) remoteProcessMark(ctx context.Context, id ports.PaneID) (ports.ProcessMark, error) {
 	if err := checkPaneID(id); err != nil {
 		return ports.ProcessMark{}, err
 	}
@@ -42,7 +42,7 @@ func (t *Terminal) remoteProcessMark(ctx context.Context, id ports.PaneID) (port
 // pane's terminal that started after mark. The pane's terminal is the one
 // remembered, checked as remoteLineEditing checks it: by whether the
 // pane's first process still runs.
-func (t *Terminal) remoteProcessesSince(ctx context.Context, id ports.PaneID, mark ports.ProcessMark) ([]ports.Process, error) {
+func (t *terminal) remoteProcessesSince(ctx context.Context, id ports.PaneID, mark ports.ProcessMark) ([]ports.Process, error) {
 	if err := t.remoteHasProc(ctx); err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func (t *Terminal) remoteProcessesSince(ctx context.Context, id ports.PaneID, ma
 
 // remoteHasProc fails, wrapping ports.ErrUnsupported, when the remote
 // host has no Linux /proc to read processes from.
-func (t *Terminal) remoteHasProc(ctx context.Context) error {
+func (t *terminal) remoteHasProc(ctx context.Context) error {
 	hello, err := t.proc.hello(ctx)
 	if err != nil {
 		return err
@@ -87,7 +87,7 @@ func (t *Terminal) remoteHasProc(ctx context.Context) error {
 
 // remoteDevice returns c with the device number of the pane's terminal,
 // asking the remote reader the first time (and remembering it).
-func (t *Terminal) remoteDevice(ctx context.Context, id ports.PaneID, c ttyOf) (ttyOf, error) {
+func (t *terminal) remoteDevice(ctx context.Context, id ports.PaneID, c ttyOf) (ttyOf, error) {
 	if c.devKnown {
 		return c, nil
 	}

@@ -26,7 +26,7 @@ import (
 
 // remoteReading is Reading over ssh. A pane whose first process has no
 // entry any more is asked of tmux again, as remoteForeground does.
-func (t *Terminal) remoteReading(ctx context.Context, id ports.PaneID) (ports.Reading, error) {
+func (t *terminal) remoteReading(ctx context.Context, id ports.PaneID) (ports.Reading, error) {
 	if err := t.remoteHasProc(ctx); err != nil {
 		return ports.Reading{}, err
 	}

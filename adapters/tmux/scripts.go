@@ -59,7 +59,7 @@ func (l localScripts) Close() error { return l.dir.Close() }
 // stream) runs show-buffer as its own process, since a file's contents
 // may not travel over a control client.
 type remoteScripts struct {
-	t   *Terminal
+	t   *terminal
 	tag string // tells this Terminal's files from any other's
 
 	mu    sync.Mutex
@@ -69,7 +69,7 @@ type remoteScripts struct {
 	made  []string         // every path written, for Close
 }
 
-func newRemoteScripts(t *Terminal) *remoteScripts {
+func newRemoteScripts(t *terminal) *remoteScripts {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails
 	return &remoteScripts{t: t, tag: hex.EncodeToString(b), sizes: make(map[string]int64)}
@@ -91,7 +91,7 @@ func (r *remoteScripts) directory(ctx context.Context, pane ports.PaneID) (strin
 	if dir != "" {
 		return dir, nil
 	}
-	out, err := r.t.command(ctx, route{pane: pane}, "display-message", "-p", "D"+sep+clean("socket_path"))
+	out, err := r.t.exec(ctx, route{pane: pane}, tmuxCmd("display-message", "-p", "D"+sep+clean("socket_path")))
 	if err != nil {
 		return "", err
 	}
@@ -134,10 +134,10 @@ func (r *remoteScripts) Put(ctx context.Context, pane ports.PaneID, build func(s
 // write has tmux write content into the file at p, through a buffer of
 // that name, one command list at a time (writeLists).
 func (r *remoteScripts) write(ctx context.Context, pane ports.PaneID, name, p string, content []byte) error {
-	for _, args := range writeLists(name, p, content) {
-		if _, err := r.t.command(ctx, route{pane: pane}, args...); err != nil {
+	for _, l := range writeCmds(name, p, content) {
+		if _, err := r.t.exec(ctx, route{pane: pane}, l); err != nil {
 			// Deleting a buffer that is not there fails harmlessly.
-			r.t.command(context.WithoutCancel(ctx), route{}, "delete-buffer", "-b", name)
+			r.t.exec(context.WithoutCancel(ctx), route{}, tmuxCmd("delete-buffer", "-b", name))
 			return err
 		}
 	}
@@ -148,17 +148,17 @@ func (r *remoteScripts) write(ctx context.Context, pane ports.PaneID, name, p st
 // p through the buffer name: each carries one chunk, so that none
 // outgrows what tmux takes in one message should it have to go as a
 // process (16 KiB); a script of one chunk, the usual, is one list.
-func writeLists(name, p string, content []byte) [][]string {
-	var lists [][]string
+func writeCmds(name, p string, content []byte) []cmdList {
+	var lists []cmdList
 	for first := true; ; first = false {
 		n := min(len(content), remoteChunk)
-		set := []string{"set-buffer", "-b", name, "--", escapeArg(string(content[:n]))}
+		set := tmuxCmd("set-buffer", "-b", name, "--", string(content[:n]))
 		if !first {
-			set = []string{"set-buffer", "-a", "-b", name, "--", escapeArg(string(content[:n]))}
+			set = tmuxCmd("set-buffer", "-a", "-b", name, "--", string(content[:n]))
 		}
 		content = content[n:]
 		if len(content) == 0 {
-			return append(lists, append(set, ";", "save-buffer", "-b", name, p, ";", "delete-buffer", "-b", name))
+			return append(lists, set.then("save-buffer", "-b", name, p).then("delete-buffer", "-b", name))
 		}
 		lists = append(lists, set)
 	}
@@ -169,7 +169,8 @@ func (r *remoteScripts) Read(ctx context.Context, pane ports.PaneID, p string) (
 		return nil, false, nil
 	}
 	name := path.Base(p)
-	out, err := r.t.run(ctx, nil, "load-buffer", "-b", name, p, ";", "show-buffer", "-b", name, ";", "delete-buffer", "-b", name)
+	out, err := r.t.exec(ctx, route{process: true},
+		tmuxCmd("load-buffer", "-b", name, p).then("show-buffer", "-b", name).then("delete-buffer", "-b", name))
 	if err != nil {
 		if missingFile(err) {
 			return nil, false, nil
@@ -197,12 +198,11 @@ func (r *remoteScripts) Remove(ctx context.Context, pane ports.PaneID, p string)
 		return ports.ScriptUnknown, nil
 	}
 	name := path.Base(p)
-	out, err := r.t.command(ctx, route{pane: pane},
-		"load-buffer", "-b", name, p, ";",
-		"list-buffers", "-F", "B"+sep+"#{buffer_size}", "-f", "#{==:#{buffer_name},"+name+"}", ";",
-		"set-buffer", "-b", name, "--", inert, ";",
-		"save-buffer", "-b", name, p, ";",
-		"delete-buffer", "-b", name)
+	out, err := r.t.exec(ctx, route{pane: pane}, tmuxCmd("load-buffer", "-b", name, p).
+		then("list-buffers", "-F", "B"+sep+"#{buffer_size}", "-f", "#{==:#{buffer_name},"+name+"}").
+		then("set-buffer", "-b", name, "--", inert).
+		then("save-buffer", "-b", name, p).
+		then("delete-buffer", "-b", name))
 	if err != nil {
 		if missingFile(err) {
 			return ports.ScriptUnknown, nil

@@ -23,7 +23,7 @@ import (
 
 // PutScript writes the script into the Terminal's private directory, or
 // over ssh into tmux's own on the remote host (scripts.go).
-func (t *Terminal) PutScript(ctx context.Context, id ports.PaneID, build func(path string) []byte) (string, error) {
+func (t *shellSupport) PutScript(ctx context.Context, id ports.PaneID, build func(path string) []byte) (string, error) {
 	if err := checkPaneID(id); err != nil {
 		return "", err
 	}
@@ -32,14 +32,14 @@ func (t *Terminal) PutScript(ctx context.Context, id ports.PaneID, build func(pa
 
 // RemoveScript deletes a script that PutScript wrote; the pane need not
 // exist any more.
-func (t *Terminal) RemoveScript(ctx context.Context, id ports.PaneID, path string) (ports.ScriptState, error) {
+func (t *shellSupport) RemoveScript(ctx context.Context, id ports.PaneID, path string) (ports.ScriptState, error) {
 	return t.scripts.Remove(ctx, id, path)
 }
 
 // Foreground reads the pane's foreground process group from /proc
 // (internal/tty, or the remote reader over ssh), through the pane's first
 // process, whose controlling terminal is the pane's.
-func (t *Terminal) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreground, error) {
+func (t *shellSupport) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreground, error) {
 	fg, err := t.foreground(ctx, id)
 	if err != nil {
 		return ports.Foreground{}, fmt.Errorf("read the foreground of pane %s: %w", id, err)
@@ -47,7 +47,7 @@ func (t *Terminal) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreg
 	return fg, nil
 }
 
-func (t *Terminal) foreground(ctx context.Context, id ports.PaneID) (ports.Foreground, error) {
+func (t *shellSupport) foreground(ctx context.Context, id ports.PaneID) (ports.Foreground, error) {
 	if t.proc != nil {
 		return t.remoteForeground(ctx, id)
 	}
@@ -63,7 +63,7 @@ func (t *Terminal) foreground(ctx context.Context, id ports.PaneID) (ports.Foreg
 }
 
 // LineEditing reads the pane's tty's mode.
-func (t *Terminal) LineEditing(ctx context.Context, id ports.PaneID) (bool, error) {
+func (t *shellSupport) LineEditing(ctx context.Context, id ports.PaneID) (bool, error) {
 	editing, err := t.lineEditing(ctx, id)
 	if err != nil {
 		return false, fmt.Errorf("read the terminal of pane %s: %w", id, err)
@@ -71,7 +71,7 @@ func (t *Terminal) LineEditing(ctx context.Context, id ports.PaneID) (bool, erro
 	return editing, nil
 }
 
-func (t *Terminal) lineEditing(ctx context.Context, id ports.PaneID) (bool, error) {
+func (t *shellSupport) lineEditing(ctx context.Context, id ports.PaneID) (bool, error) {
 	if t.proc != nil {
 		return t.remoteLineEditing(ctx, id)
 	}
@@ -88,7 +88,7 @@ func (t *Terminal) lineEditing(ctx context.Context, id ports.PaneID) (bool, erro
 // process has no entry any more (the pane's process was replaced), and
 // tmux is asked again. The terminal's device number is asked once per
 // pane, with its first question.
-func (t *Terminal) remoteForeground(ctx context.Context, id ports.PaneID) (ports.Foreground, error) {
+func (t *shellSupport) remoteForeground(ctx context.Context, id ports.PaneID) (ports.Foreground, error) {
 	if err := checkPaneID(id); err != nil {
 		return ports.Foreground{}, err
 	}
@@ -136,7 +136,7 @@ func (t *Terminal) remoteForeground(ctx context.Context, id ports.PaneID) (ports
 // mode, as tty.LineEditing reads it locally, and whether the pane's first
 // process, by which the terminal was remembered, still runs: if not, tmux
 // is asked for the pane's terminal again.
-func (t *Terminal) remoteLineEditing(ctx context.Context, id ports.PaneID) (bool, error) {
+func (t *shellSupport) remoteLineEditing(ctx context.Context, id ports.PaneID) (bool, error) {
 	for fresh := false; ; fresh = true {
 		c, cached, err := t.paneTTY(ctx, id, fresh)
 		if err != nil {
@@ -174,7 +174,7 @@ func ptsNumber(path string) (int, error) {
 // time, when fresh is set, and after the pane's process was replaced:
 // locally the remembered pid is checked against /proc; over ssh the
 // caller checks it with its question, and cached says that it must.
-func (t *Terminal) paneTTY(ctx context.Context, id ports.PaneID, fresh bool) (_ ttyOf, cached bool, _ error) {
+func (t *terminal) paneTTY(ctx context.Context, id ports.PaneID, fresh bool) (_ ttyOf, cached bool, _ error) {
 	if err := checkPaneID(id); err != nil {
 		return ttyOf{}, false, err
 	}
@@ -184,8 +184,8 @@ func (t *Terminal) paneTTY(ctx context.Context, id ports.PaneID, fresh bool) (_ 
 	if ok && !fresh && (t.launch.remote() || tty.Exists(c.pid)) {
 		return c, true, nil
 	}
-	out, err := t.command(ctx, route{pane: id}, append(probeArgs(id), ";",
-		"display-message", "-p", "-t", string(id), "T"+sep+"#{pane_pid}"+sep+clean("pane_tty"))...)
+	out, err := t.exec(ctx, route{pane: id}, probeCmd(id).
+		then("display-message", "-p", "-t", string(id), "T"+sep+"#{pane_pid}"+sep+clean("pane_tty")))
 	if err != nil {
 		return ttyOf{}, false, err
 	}
@@ -205,7 +205,7 @@ func (t *Terminal) paneTTY(ctx context.Context, id ports.PaneID, fresh bool) (_ 
 }
 
 // rememberTTY keeps what paneTTY learnt of the pane's terminal.
-func (t *Terminal) rememberTTY(id ports.PaneID, c ttyOf) {
+func (t *terminal) rememberTTY(id ports.PaneID, c ttyOf) {
 	t.mu.Lock()
 	t.ttys[id] = c
 	t.mu.Unlock()
@@ -223,12 +223,12 @@ type ttyOf struct {
 }
 
 // ReadScript reads a script's file back.
-func (t *Terminal) ReadScript(ctx context.Context, id ports.PaneID, path string) ([]byte, bool, error) {
+func (t *shellSupport) ReadScript(ctx context.Context, id ports.PaneID, path string) ([]byte, bool, error) {
 	return t.scripts.Read(ctx, id, path)
 }
 
 // ScriptExposed tells whether something besides the pane's shell read a
 // script (internal/scripts' witness); over ssh it cannot tell.
-func (t *Terminal) ScriptExposed(ctx context.Context, id ports.PaneID, path string) (bool, error) {
+func (t *shellSupport) ScriptExposed(ctx context.Context, id ports.PaneID, path string) (bool, error) {
 	return t.scripts.Exposed(ctx, id, path)
 }

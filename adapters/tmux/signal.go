@@ -20,7 +20,7 @@ import (
 // reader reads it, and `kill -s SIG -- -PGID` is run there through the
 // connection the Terminal already has: only the group's leader is then
 // reported. Never the group of the pane's own process.
-func (t *Terminal) SignalGroup(ctx context.Context, id ports.PaneID, pgid int, sig ports.Signal) ([]ports.Process, error) {
+func (t *shellSupport) SignalGroup(ctx context.Context, id ports.PaneID, pgid int, sig ports.Signal) ([]ports.Process, error) {
 	procs, err := t.signalGroup(ctx, id, pgid, sig)
 	if err != nil {
 		return nil, fmt.Errorf("send %s to process group %d in pane %s: %w", sig, pgid, id, err)
@@ -30,7 +30,7 @@ func (t *Terminal) SignalGroup(ctx context.Context, id ports.PaneID, pgid int, s
 
 var _ ports.Signaler = (*Terminal)(nil)
 
-func (t *Terminal) signalGroup(ctx context.Context, id ports.PaneID, pgid int, sig ports.Signal) ([]ports.Process, error) {
+func (t *shellSupport) signalGroup(ctx context.Context, id ports.PaneID, pgid int, sig ports.Signal) ([]ports.Process, error) {
 	if sig.Number() == 0 {
 		return nil, fmt.Errorf("no signal %q", sig)
 	}
@@ -52,7 +52,7 @@ func (t *Terminal) signalGroup(ctx context.Context, id ports.PaneID, pgid int, s
 // Between the reading of the foreground and the kill the group may end
 // (kill then fails, and nothing is signalled) but its id cannot be
 // another group's while any process of it lives.
-func (t *Terminal) remoteSignal(ctx context.Context, id ports.PaneID, pgid int, sig ports.Signal) ([]ports.Process, error) {
+func (t *shellSupport) remoteSignal(ctx context.Context, id ports.PaneID, pgid int, sig ports.Signal) ([]ports.Process, error) {
 	fg, err := t.remoteForeground(ctx, id)
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func (t *Terminal) remoteSignal(ctx context.Context, id ports.PaneID, pgid int, 
 // ProcessExists tells whether a process exists (ports.ProcessChecker): on
 // this host by kill(pid, 0), over ssh by the remote reader's stat of
 // /proc/PID, which cannot tell where /proc hides other users' processes.
-func (t *Terminal) ProcessExists(ctx context.Context, id ports.PaneID, pid int) (bool, error) {
+func (t *shellSupport) ProcessExists(ctx context.Context, id ports.PaneID, pid int) (bool, error) {
 	if err := checkPaneID(id); err != nil {
 		return false, err
 	}

@@ -1,16 +1,10 @@
 package tmux
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,11 +23,6 @@ const (
 	// stopped or stuck.
 	DefaultCommandTimeout = 30 * time.Second
 )
-
-// minMajor and minMinor are the oldest tmux this adapter supports: 3.2 added
-// the control-mode client flags (ignore-size) and the list-panes
-// filter it relies on.
-const minMajor, minMinor = 3, 2
 
 // A Logger receives messages as a message and key-value pairs; a
 // *slog.Logger is one. The adapter logs at debug level what helps
@@ -124,7 +113,33 @@ type Options struct {
 //
 // A Terminal is safe for concurrent use. Close it to stop the control-mode
 // clients it started.
+//
+// Its roles beyond ports.Terminal are types of their own that it embeds,
+// each over the same core (terminal): the Manager (manage.go), the Leaser
+// (lease.go), and the ScriptStore, JobControl and process ports that a
+// shell's framed commands use (shell.go, signal.go, left.go).
 type Terminal struct {
+	*terminal
+	manager
+	leaser
+	shellSupport
+}
+
+// manager is the Terminal's ports.Manager.
+type manager struct{ *terminal }
+
+// leaser is the Terminal's ports.Leaser and ports.DescribingLeaser.
+type leaser struct{ *terminal }
+
+// shellSupport is what the domain's framed commands use of a pane's
+// shell and processes: the Terminal's ports.ScriptStore, JobControl,
+// Signaler, ProcessChecker and ProcessWatcher.
+type shellSupport struct{ *terminal }
+
+// terminal is what a Terminal's roles share: the way to tmux (command
+// lists, control clients and processes; see command.go and control.go)
+// and the panes' output (output.go).
+type terminal struct {
 	launch  launcher // makes every tmux process (see launch.go)
 	version string
 	sockArg []string // the flags of every tmux client: "-L name", "-S path" or nothing, and -u when needed
@@ -132,11 +147,26 @@ type Terminal struct {
 	opts    Options
 	self    selfPane
 
-	mu      sync.Mutex
-	closed  bool
+	// life ends when Close has stopped the clients; every goroutine of
+	// the Terminal's (a client's reader and watcher, what they start, an
+	// idle client's stop) runs under it and is counted in work, which
+	// Close waits for. See track.
+	life    context.Context
+	endLife context.CancelFunc
+	work    sync.WaitGroup
+
+	mu     sync.Mutex
+	closed bool
+	// rmu is the recorder's lock: the panes' output (see paneRecord).
+	rmu     sync.Mutex
 	clients map[string]*controlClient // by session id, e.g. "$3"
-	panes   map[ports.PaneID]*paneRecord
-	ttys    map[ports.PaneID]ttyOf
+	// panes are the panes' output records, written under mu and rmu, read
+	// under either (see paneRecord).
+	panes map[ports.PaneID]*paneRecord
+	ttys  map[ports.PaneID]ttyOf
+	// attaching counts the clients being started (clientFor): commands
+	// do not wait behind them (commandClient).
+	attaching int
 
 	// scripts keeps the ScriptStore's files (scripts.go): on this
 	// machine, or on the remote host.
@@ -145,6 +175,10 @@ type Terminal struct {
 	// proc reads the remote host's processes and terminals
 	// (remoteproc.go); nil when tmux runs here.
 	proc *procReader
+
+	// clientCfg is what its control clients see of the Terminal, with
+	// the Terminal itself as their sink (see control.go).
+	clientCfg *clientConfig
 
 	// attachGate keeps the Terminal from making tmux 3.3a crash while one
 	// of its control clients attaches (see control.go).
@@ -207,7 +241,10 @@ func New(opts Options) (*Terminal, error) {
 		launch.close()
 		return nil, err
 	}
-	t := &Terminal{
+	life, endLife := context.WithCancel(context.Background())
+	t := &terminal{
+		life:    life,
+		endLife: endLife,
 		launch:  launch,
 		version: version,
 		env:     env,
@@ -253,7 +290,19 @@ func New(opts Options) (*Terminal, error) {
 	} else {
 		t.sockArg = append(t.sockArg, utf8Flag(t.env)...)
 	}
-	return t, nil
+	t.clientCfg = &clientConfig{
+		launch:         launch,
+		sockArg:        t.sockArg,
+		commandTimeout: opts.CommandTimeout,
+		pollInterval:   opts.PollInterval,
+		gate:           &t.attachGate,
+		life:           life,
+		work:           &t.work,
+		lines:          &t.controlLines,
+		logger:         opts.Logger,
+		ping:           t.ping,
+	}
+	return &Terminal{terminal: t, manager: manager{t}, leaser: leaser{t}, shellSupport: shellSupport{t}}, nil
 }
 
 // Version returns the version tmux reported, such as "3.3a".
@@ -261,8 +310,10 @@ func (t *Terminal) Version() string { return t.version }
 
 // Ping checks that a tmux server answers on the socket. It returns an error
 // wrapping ports.ErrUnavailable when none does.
-func (t *Terminal) Ping(ctx context.Context) error {
-	_, err := t.command(ctx, route{}, "display-message", "-p", "#{pid}")
+func (t *Terminal) Ping(ctx context.Context) error { return t.ping(ctx) }
+
+func (t *terminal) ping(ctx context.Context) error {
+	_, err := t.exec(ctx, route{}, tmuxCmd("display-message", "-p", "#{pid}"))
 	return err
 }
 
@@ -283,9 +334,11 @@ func (t *Terminal) Close() error {
 		clients = append(clients, c)
 	}
 	clear(t.clients)
+	t.rmu.Lock()
 	for _, rec := range t.panes {
 		rec.out.EndStreams(ErrTerminalClosed)
 	}
+	t.rmu.Unlock()
 	t.mu.Unlock()
 
 	var wg sync.WaitGroup
@@ -293,6 +346,9 @@ func (t *Terminal) Close() error {
 		wg.Go(func() { c.stop() })
 	}
 	wg.Wait()
+	// What the clients started, and clients stopped as idle, end now.
+	t.endLife()
+	t.work.Wait()
 	if t.proc != nil {
 		t.proc.close()
 	}
@@ -300,220 +356,17 @@ func (t *Terminal) Close() error {
 	return errors.Join(t.scripts.Close(), t.launch.close())
 }
 
-// checkVersion runs "tmux -V" and returns the version if it is new enough.
-func checkVersion(l launcher) (string, error) {
-	bin := l.bin
-	if l.remote() {
-		bin = l.ssh.dest + ":" + l.bin
+// track counts one piece of work that Close is to wait for, started
+// where no counted goroutine runs (a call of the port's, an idle timer),
+// and reports false once the Terminal is closed, when the work is not to
+// start. The caller calls t.work.Done when it ends. t.mu is held. A
+// goroutine started by counted work is counted with t.work.Go.
+func (t *terminal) track() bool {
+	if t.closed {
+		return false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sshConnectTimeout)
-	defer cancel()
-	cmd, err := l.command(ctx, "-V")
-	if err != nil {
-		return "", err
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		var exitErr *exec.ExitError
-		if errors.As(err, &exitErr) {
-			if lerr := l.failed("-V", exitErr.ExitCode(), stderr.String()); lerr != nil {
-				return "", lerr
-			}
-		}
-		return "", fmt.Errorf("tmux -V (%s): %w: %w", bin, err, ports.ErrUnavailable)
-	}
-	// A remote login shell's start-up files may print lines of their
-	// own before it.
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	v := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[len(lines)-1]), "tmux "))
-	major, minor, ok := parseVersion(v)
-	if !ok {
-		return "", fmt.Errorf("tmux at %s reports version %q, which this adapter cannot read: %w", bin, v, ports.ErrUnavailable)
-	}
-	if major < minMajor || major == minMajor && minor < minMinor {
-		return "", fmt.Errorf("tmux at %s is version %s; %d.%d or newer is required: %w", bin, v, minMajor, minMinor, ports.ErrUnavailable)
-	}
-	return v, nil
-}
-
-// parseVersion reads the version tmux -V prints after "tmux ": "3.3a",
-// "3.2-rc2", "next-3.4", "master" (a development build, taken as new) or
-// "openbsd-7.4" (OpenBSD's base tmux, which is 3.2 or newer from OpenBSD
-// 6.9 on; it is mapped onto that scale).
-func parseVersion(v string) (major, minor int, ok bool) {
-	if v == "master" {
-		return 99, 0, true
-	}
-	v = strings.TrimPrefix(v, "next-")
-	openbsd := strings.HasPrefix(v, "openbsd-")
-	v = strings.TrimPrefix(v, "openbsd-")
-	dot := strings.IndexByte(v, '.')
-	if dot <= 0 {
-		return 0, 0, false
-	}
-	major, err := strconv.Atoi(v[:dot])
-	if err != nil {
-		return 0, 0, false
-	}
-	rest := v[dot+1:]
-	n := 0
-	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
-		n++
-	}
-	if n == 0 {
-		return 0, 0, false
-	}
-	minor, _ = strconv.Atoi(rest[:n])
-	if openbsd {
-		if major > 6 || major == 6 && minor >= 9 {
-			return minMajor, minMinor, true
-		}
-		return 0, 0, true
-	}
-	return major, minor, true
-}
-
-// utf8Flag returns -u when env's locale is not UTF-8 as tmux judges it
-// (the first of LC_ALL, LC_CTYPE and LANG that is set names UTF-8).
-// Without -u such a client gets every byte of its output outside
-// printable ASCII as "_": the field separator of the adapter's formats and
-// every non-ASCII character of a capture. The flag is left out when not
-// needed so that the tmux command lines stay as they were.
-func utf8Flag(env []string) []string {
-	lookup := func(key string) string {
-		for _, kv := range slices.Backward(env) {
-			if v, ok := strings.CutPrefix(kv, key+"="); ok {
-				return v
-			}
-		}
-		return ""
-	}
-	locale := lookup("LC_ALL")
-	if locale == "" {
-		locale = lookup("LC_CTYPE")
-	}
-	if locale == "" {
-		locale = lookup("LANG")
-	}
-	upper := strings.ToUpper(locale)
-	if strings.Contains(upper, "UTF-8") || strings.Contains(upper, "UTF8") {
-		return nil
-	}
-	return []string{"-u"}
-}
-
-// childEnv is env without TMUX and TMUX_PANE: the adapter names its socket
-// itself, and tmux must not take a child for a nested client.
-func childEnv(env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
-// A CommandError is a tmux command that tmux refused or could not run. It
-// wraps ports.ErrPaneNotFound when tmux could not find the target pane and
-// ports.ErrUnavailable when no server answered.
-type CommandError struct {
-	Command string // the first tmux command of the invocation, e.g. "send-keys"
-	Message string // what tmux printed on standard error
-	kind    error
-}
-
-func (e *CommandError) Error() string {
-	return fmt.Sprintf("tmux %s: %s", e.Command, e.Message)
-}
-
-func (e *CommandError) Unwrap() error { return e.kind }
-
-// classify picks the sentinel that tmux's error message stands for.
-func classify(msg string) error {
-	switch {
-	case strings.Contains(msg, "no server running on"),
-		strings.Contains(msg, "error connecting to"),
-		strings.Contains(msg, "server exited unexpectedly"),
-		strings.Contains(msg, "lost server"):
-		return ports.ErrUnavailable
-	case strings.Contains(msg, "can't find pane"):
-		return ports.ErrPaneNotFound
-	}
-	return nil
-}
-
-// run runs one tmux client with args (which may hold several commands
-// separated by ";" arguments) and returns its standard output.
-func (t *Terminal) run(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
-	if notifies(splitCommands(args)) {
-		t.attachGate.RLock()
-		defer t.attachGate.RUnlock()
-	}
-	return t.runGated(ctx, stdin, args...)
-}
-
-// slowestInput is the slowest rate at which a process's standard input is
-// counted on to be read: a paste's text through ssh on a slow link.
-const slowestInput = 64 << 10 // bytes a second
-
-// commandTimeout is how long a process with standard input stdin is given:
-// base, and the time to read its input at slowestInput, so that a paste of
-// many megabytes over ssh is not cut off.
-func commandTimeout(base time.Duration, stdin io.Reader) time.Duration {
-	if l, ok := stdin.(interface{ Len() int }); ok {
-		base += time.Duration(l.Len()) * time.Second / slowestInput
-	}
-	return base
-}
-
-// runGated is run for a caller that already holds attachGate, shared,
-// across several invocations.
-func (t *Terminal) runGated(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
-	t.mu.Lock()
-	closed := t.closed
-	t.mu.Unlock()
-	if closed {
-		return "", fmt.Errorf("%w: %w", ErrTerminalClosed, ports.ErrUnavailable)
-	}
-	t.processes.Add(1)
-	callCtx := ctx
-	timeout := commandTimeout(t.opts.CommandTimeout, stdin)
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errNoAnswer)
-	defer cancel()
-	cmd, err := t.launch.command(ctx, append(append([]string(nil), t.sockArg...), args...)...)
-	if err != nil {
-		return "", fmt.Errorf("run tmux %s: %w", args[0], err)
-	}
-	cmd.Stdin = stdin
-	cmd.WaitDelay = time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	if err == nil {
-		return stdout.String(), nil
-	}
-	if callCtx.Err() != nil {
-		return "", fmt.Errorf("tmux %s: %w", args[0], callCtx.Err())
-	}
-	if ctx.Err() != nil {
-		return "", fmt.Errorf("tmux %s: no answer within %v, so tmux may still run it when it answers again: %w", args[0], timeout, errNoAnswer)
-	}
-	var exitErr *exec.ExitError
-	if !errors.As(err, &exitErr) {
-		return "", fmt.Errorf("run tmux %s: %w: %w", args[0], err, ports.ErrUnavailable)
-	}
-	if lerr := t.launch.failed(args[0], exitErr.ExitCode(), stderr.String()); lerr != nil {
-		return "", fmt.Errorf("tmux %s: %w", args[0], lerr)
-	}
-	msg := strings.TrimSpace(stderr.String())
-	if msg == "" {
-		msg = err.Error()
-	}
-	return "", t.launch.explain(&CommandError{Command: args[0], Message: msg, kind: classify(msg)})
+	t.work.Add(1)
+	return true
 }
 
 // checkPaneID rejects ids that are not "%" and digits before they reach
@@ -531,24 +384,17 @@ func checkPaneID(id ports.PaneID) error {
 	return nil
 }
 
-// probeArgs is a list-panes command that prints "1" when the pane is dead
+// probeCmd is a list-panes command that prints "1" when the pane is dead
 // and "0" when it is alive, and fails with "can't find pane" when there is
 // no such pane, so that the commands after it in the same invocation do
 // not run.
-func probeArgs(id ports.PaneID) []string {
-	return []string{"list-panes", "-t", string(id), "-f", "#{==:#{pane_id}," + string(id) + "}", "-F", "#{pane_dead}"}
+func probeCmd(id ports.PaneID) cmdList {
+	return tmuxCmd("list-panes", "-t", string(id), "-f", "#{==:#{pane_id},"+string(id)+"}", "-F", "#{pane_dead}")
 }
 
 // debug logs when a Logger was given.
-func (t *Terminal) debug(msg string, kv ...any) {
+func (t *terminal) debug(msg string, kv ...any) {
 	if t.opts.Logger != nil {
 		t.opts.Logger.Debug(msg, kv...)
-	}
-}
-
-// warn warns when a Logger was given.
-func (t *Terminal) warn(msg string, kv ...any) {
-	if t.opts.Logger != nil {
-		t.opts.Logger.Warn(msg, kv...)
 	}
 }
