@@ -36,7 +36,8 @@ import (
 //
 // The reader sends nothing but verbs and numbers it checked, and reads
 // back only the fixed shapes parsed here (procForeground, procDevice,
-// procMode): a value it did not see is not reported, and where the host
+// procMode) and in remoteleft.go and remotereading.go (procStarted,
+// procSleepers, procTermMode, procWho): a value it did not see is not reported, and where the host
 // cannot tell (no /proc, a terminal that is not /dev/pts/N, a file that
 // cannot be read), the error wraps ports.ErrUnsupported. The failure of
 // the reader itself (the connection lost, no answer) wraps
