@@ -53,12 +53,12 @@ package tmux
 //	           whose id was given out after MARK up to the newest (each
 //	           id in turn when there are at most 256 of them, else what
 //	           /proc lists, which wraps) and whose terminal is DEV (as
-//	           /proc/PID/stat numbers one) and that is no zombie:
+//	           /proc/PID/stat numbers one), that is no zombie and no
+//	           thread of another process (its status file's Tgid):
 //	           "i ID", the whole of its stat file as one raw item, "g"
-//	           and the Tgid line of its status file, and its command
-//	           line as fg prints one, cut at 1025 bytes or 64 arguments
-//	           (then "e ID +"); at most 64 of them, then "o" when there
-//	           are more
+//	           and that Tgid line, and its command line as fg prints
+//	           one, cut at 1025 bytes or 64 arguments (then "e ID +");
+//	           at most 64 of them, then "o" when there are more
 //	rd PID N   who of the foreground group of the terminal PID is on,
 //	           /dev/pts/N, sleeps: "m" and what uname -m printed as the
 //	           reader started ("?" when it is not a plain word), then
@@ -250,15 +250,19 @@ one_() {
 	set -- "$1" ${O_z##*)}
 	[ "$6" = "$U_d" ] || return 0
 	case $2 in Z|X) return 0;; esac
-	if [ "$U_n" -ge 64 ]; then printf 'o\n'; return 1; fi
-	U_n=$((U_n + 1))
-	printf 'i %s\nb\n+%s\0\n' "$1" "$O_a"
+	O_g=
 	if command exec 3<"/proc/$1/status"; then
 		while IFS= read -r O_l <&3; do
-			case $O_l in Tgid:*) printf 'g %s\n' "$O_l"; break;; esac
+			case $O_l in Tgid:*) O_g=$O_l; break;; esac
 		done
 		exec 3<&-
 	fi
+	set -- "$1" $O_g
+	[ -z "$3" ] || [ "$3" = "$1" ] || return 0
+	if [ "$U_n" -ge 64 ]; then printf 'o\n'; return 1; fi
+	U_n=$((U_n + 1))
+	printf 'i %s\nb\n+%s\0\n' "$1" "$O_a"
+	[ -z "$O_g" ] || printf 'g %s\n' "$O_g"
 	args_ "$1" 1025 64
 }
 rd_() {

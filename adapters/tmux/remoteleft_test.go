@@ -102,6 +102,29 @@ func TestProcScriptTellsWhatWasLeftAndWhoReadsAsTheLocal(t *testing.T) {
 		}
 	}
 
+	// A process with more threads than "ps" lists processes is one
+	// process: its threads, whose ids are given out as process ids are,
+	// are not counted.
+	if exe, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output(); err == nil {
+		// The interpreter itself, not a wrapper (pyenv's) that would
+		// start many processes first.
+		python := strings.TrimSpace(string(exe))
+		mark, _ := tty.LastPID()
+		typed(python + ` -c 'import threading, time; [threading.Thread(target=time.sleep, args=(600,), daemon=True).start() for _ in range(80)]; time.sleep(600)' &`)
+		t.Cleanup(func() { typed("kill %3") })
+		var local []ports.Process
+		eventually(t, 10*time.Second, "python and its 80 threads listed here as one process", func() bool {
+			upto, _ := tty.LastPID()
+			local, err = tty.Started(mark, upto, dev)
+			return err == nil && upto-mark > 80 && len(local) == 1 && strings.Contains(local[0].Command, "-c import threading") && !local[0].Young
+		})
+		for i, r := range readers {
+			if _, ps, err := procStarted(mark, dev, askOne(t, r, "ps", pid, mark, int(dev))); err != nil || !slices.Equal(commands(ps), commands(local)) {
+				t.Errorf("reader %d: ps of a process with 80 threads = %q, %v; want %q", i, commands(ps), err, commands(local))
+			}
+		}
+	}
+
 	typed("sleep 613")
 	here := readingHere("sleep in front, reading nothing", func(r ports.Reading) bool { fg, _ := tty.Foreground(pid, dev); return !r.Blocked && fg.Group != pid })
 	for i, r := range readers {
