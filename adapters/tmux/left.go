@@ -42,11 +42,7 @@ func (t *shellSupport) processesSince(ctx context.Context, id ports.PaneID, mark
 	if t.proc != nil {
 		return t.remoteProcessesSince(ctx, id, mark)
 	}
-	c, _, err := t.paneTTY(ctx, id, false)
-	if err != nil {
-		return nil, err
-	}
-	dev, err := tty.Device(c.path)
+	_, dev, err := t.localTTY(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -26,11 +26,7 @@ func (t *Terminal) reading(ctx context.Context, id ports.PaneID) (ports.Reading,
 	if t.proc != nil {
 		return t.remoteReading(ctx, id)
 	}
-	c, _, err := t.paneTTY(ctx, id, false)
-	if err != nil {
-		return ports.Reading{}, err
-	}
-	dev, err := tty.Device(c.path)
+	c, dev, err := t.localTTY(ctx, id)
 	if err != nil {
 		return ports.Reading{}, err
 	}

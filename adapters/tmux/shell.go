@@ -51,11 +51,7 @@ func (t *shellSupport) foreground(ctx context.Context, id ports.PaneID) (ports.F
 	if t.proc != nil {
 		return t.remoteForeground(ctx, id)
 	}
-	c, _, err := t.paneTTY(ctx, id, false)
-	if err != nil {
-		return ports.Foreground{}, err
-	}
-	dev, err := tty.Device(c.path)
+	c, dev, err := t.localTTY(ctx, id)
 	if err != nil {
 		return ports.Foreground{}, err
 	}
@@ -168,6 +164,17 @@ func ptsNumber(path string) (int, error) {
 		return 0, fmt.Errorf("the pane's terminal %q is not /dev/pts/N, which is all the remote reader reads: %w", path, ports.ErrUnsupported)
 	}
 	return n, nil
+}
+
+// localTTY is paneTTY for a pane on this host, with its terminal's device
+// number, as /proc names a process's controlling terminal.
+func (t *terminal) localTTY(ctx context.Context, id ports.PaneID) (ttyOf, uint64, error) {
+	c, _, err := t.paneTTY(ctx, id, false)
+	if err != nil {
+		return ttyOf{}, 0, err
+	}
+	dev, err := tty.Device(c.path)
+	return c, dev, err
 }
 
 // paneTTY returns the pane's tty and first process, asking tmux the first

@@ -37,11 +37,7 @@ func (t *shellSupport) signalGroup(ctx context.Context, id ports.PaneID, pgid in
 	if t.proc != nil {
 		return t.remoteSignal(ctx, id, pgid, sig)
 	}
-	c, _, err := t.paneTTY(ctx, id, false)
-	if err != nil {
-		return nil, err
-	}
-	dev, err := tty.Device(c.path)
+	c, dev, err := t.localTTY(ctx, id)
 	if err != nil {
 		return nil, err
 	}
