@@ -57,6 +57,9 @@ func TestAProgramsBaseNameDropsItsVersionAndVariant(t *testing.T) {
 		"python3.11": "python", "python3": "python", "vim.basic": "vim", "vim.tiny": "vim", "lua5.4": "lua",
 		"sqlite3": "sqlite", "/usr/bin/less": "less", "-bash": "bash", "ghc-9.4.7": "ghc", "R": "R",
 		"node": "node", "redis-cli": "redis-cli", "": "",
+		// A name's first character is never cut: a directory's slash
+		// is, a leading dot or digit is not.
+		"/bash": "bash", ".hidden": ".hidden", "7z": "7z",
 	} {
 		if got := input.Base(in); got != want {
 			t.Errorf("Base(%q) = %q, want %q", in, got, want)
@@ -73,5 +76,11 @@ func TestThePromptIsTheLastLineThatIsNotBlank(t *testing.T) {
 	}
 	if got := input.Prompt([]string{"ééééé?"}, 5); got != "…éé?" {
 		t.Errorf("a long prompt keeps its end, cut at a character: %q", got)
+	}
+	if got := input.Prompt([]string{"abc"}, 3); got != "abc" {
+		t.Errorf("a prompt of exactly the bound is kept whole: %q", got)
+	}
+	if got := input.Prompt([]string{"aé"}, 1); got != "…" {
+		t.Errorf("a cut inside the last character keeps none of it: %q", got)
 	}
 }
