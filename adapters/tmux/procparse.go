@@ -178,14 +178,8 @@ func procMode(lines []string) (alive int, editing bool, err error) {
 	if len(lines) < 3 || lines[1] != "t" {
 		return bad()
 	}
-	switch lines[0] {
-	case "p 1":
-		alive = 1
-	case "p 0":
-		alive = 0
-	case "p ?":
-		alive = -1
-	default:
+	alive, ok := procAlive(lines[0])
+	if !ok {
 		return bad()
 	}
 	switch lines[len(lines)-1] {
@@ -217,4 +211,19 @@ func sttyFlag(lines []string, name string) int {
 		}
 	}
 	return -1
+}
+
+// procAlive reads the remote reader's line about whether the pane's first
+// process still exists: 1 it does, 0 it does not, -1 it cannot tell. ok
+// is false for any other line.
+func procAlive(line string) (alive int, ok bool) {
+	switch line {
+	case "p 1":
+		return 1, true
+	case "p 0":
+		return 0, true
+	case "p ?":
+		return -1, true
+	}
+	return 0, false
 }

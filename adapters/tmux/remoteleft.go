@@ -132,14 +132,8 @@ func procStarted(mark int, dev uint64, lines []string) (alive int, _ []ports.Pro
 	if len(lines) < 2 {
 		return bad("too short")
 	}
-	switch lines[0] {
-	case "p 1":
-		alive = 1
-	case "p 0":
-		alive = 0
-	case "p ?":
-		alive = -1
-	default:
+	alive, ok := procAlive(lines[0])
+	if !ok {
 		return bad("no p")
 	}
 	upto, err := procLastPID(lines[1:2])
