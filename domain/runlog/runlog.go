@@ -256,9 +256,10 @@ func (r *run) track(p []byte) {
 }
 
 // appendBounded appends to b what of p fits in enough bytes for
-// NewestMax characters.
+// NewestMax characters and one more: the one more is what tells Shorten
+// that a line of NewestMax characters of four bytes goes on, and is cut.
 func appendBounded(b, p []byte) []byte {
-	const limit = NewestMax * utf8.UTFMax
+	const limit = (NewestMax + 1) * utf8.UTFMax
 	if room := limit - len(b); room < len(p) {
 		p = p[:max(room, 0)]
 	}
