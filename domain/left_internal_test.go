@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -54,5 +55,77 @@ func TestListedKeepsAtMostMaxLeftListed(t *testing.T) {
 	}
 	if l := listed(nil); l.Processes == nil || l.Count != 0 {
 		t.Errorf("listed(nil) = %+v, want an empty list", l)
+	}
+}
+
+// A process of the prompt's is dropped however short its line of
+// parents: alone in the list, or under another of the prompt's.
+func TestNotTheShellsDropsThePromptsAtAnyDepth(t *testing.T) {
+	const shell = 100
+	alone := []ports.Process{{PID: 201, Parent: shell, Group: shell, Command: "git status"}}
+	if kept := notTheShells(alone, shell); len(kept) != 0 {
+		t.Errorf("the prompt's one process: kept %v, want none", kept)
+	}
+	chain := []ports.Process{
+		{PID: 203, Parent: 202, Group: shell},
+		{PID: 202, Parent: 201, Group: shell},
+		{PID: 201, Parent: shell, Group: shell},
+	}
+	if kept := notTheShells(chain, shell); len(kept) != 0 {
+		t.Errorf("three of the prompt's, each the child of the next: kept %v, want none", kept)
+	}
+}
+
+// A pane keeps the records of its last maxLeftRecords runs that left
+// something, exactly: the oldest goes first.
+func TestLeftRecordsKeepTheLastMaxLeftRecords(t *testing.T) {
+	var l leftRecords
+	for i := range maxLeftRecords + 1 {
+		l.add("%0", ports.ProcessMark{Seq: int64(i)}, []ports.Process{{PID: 1000 + i}})
+		if got, want := len(l.of("%0")), min(i+1, maxLeftRecords); got != want {
+			t.Fatalf("after %d runs: %d records, want %d", i+1, got, want)
+		}
+	}
+	if recs := l.of("%0"); recs[0].mark.Seq != 1 || recs[len(recs)-1].mark.Seq != maxLeftRecords {
+		t.Errorf("the records kept are of marks %d to %d, want 1 to %d", recs[0].mark.Seq, recs[len(recs)-1].mark.Seq, maxLeftRecords)
+	}
+}
+
+// listedWatcher is a terminal that tells processes: every pane lists
+// procs, whatever the mark.
+type listedWatcher struct {
+	ports.Terminal
+	procs []ports.Process
+}
+
+func (w *listedWatcher) ProcessMark(context.Context, ports.PaneID) (ports.ProcessMark, error) {
+	return ports.ProcessMark{Seq: 1}, nil
+}
+
+func (w *listedWatcher) ProcessesSince(context.Context, ports.PaneID, ports.ProcessMark) ([]ports.Process, error) {
+	return slices.Clone(w.procs), nil
+}
+
+// A record none of whose processes still runs is let go; one with some
+// keeps just those.
+func TestLeftRunningLetsEndedRecordsGo(t *testing.T) {
+	w := &listedWatcher{procs: []ports.Process{{PID: 11, Command: "sleep 300"}}}
+	s := &Service{term: w}
+	s.left.add("%0", ports.ProcessMark{Seq: 1}, []ports.Process{{PID: 10}, {PID: 11}})
+	s.left.add("%0", ports.ProcessMark{Seq: 2}, []ports.Process{{PID: 20}})
+	left, err := s.LeftRunning(context.Background(), "%0")
+	if err != nil || left == nil || left.Count != 1 || left.Processes[0].PID != 11 {
+		t.Fatalf("LeftRunning = %+v, %v; want the one still running", left, err)
+	}
+	recs := s.left.of("%0")
+	if len(recs) != 1 || !slices.Equal(recs[0].pids, []int{11}) {
+		t.Errorf("the records kept = %+v, want one, of pid 11", recs)
+	}
+	w.procs = nil
+	if left, err := s.LeftRunning(context.Background(), "%0"); err != nil || left == nil || left.Count != 0 {
+		t.Errorf("LeftRunning once all ended = %+v, %v", left, err)
+	}
+	if recs := s.left.of("%0"); len(recs) != 0 {
+		t.Errorf("once every process ended, %d records are kept, want none", len(recs))
 	}
 }
