@@ -266,3 +266,14 @@ func TestAnAnswerObeysTheWritePolicy(t *testing.T) {
 		t.Errorf("the command read %q", r.term.Answers(r.pane))
 	}
 }
+
+// A prompt longer than the pane is wide is asked whole: the screen's
+// rows it wraps over are read as the one line it is.
+func TestAPromptWiderThanThePaneIsWhole(t *testing.T) {
+	r := newRig(t, domain.DefaultConfig())
+	r.pane = r.term.AddPane(fake.PaneSpec{Width: 20})
+	res := r.asks(nil, "read -p 'Enter the name of the new branch: ' x", "")
+	if want := "Enter the name of the new branch:"; res.Input.Prompt != want {
+		t.Errorf("the prompt on a pane 20 wide = %q, want %q", res.Input.Prompt, want)
+	}
+}
