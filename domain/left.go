@@ -202,8 +202,13 @@ func (s *Service) LeftRunning(ctx context.Context, pane ports.PaneID) (*LeftRunn
 	}
 	var all []ports.Process
 	var live []leftRecord
-	for _, rec := range recs {
-		now, err := pw.ProcessesSince(ctx, pane, rec.mark)
+	// Every recorded process started after its own run's mark, and so
+	// after the oldest record's: one listing since that mark holds them
+	// all (one round trip, over -ssh too, however many records).
+	var now []ports.Process
+	if len(recs) > 0 {
+		var err error
+		now, err = pw.ProcessesSince(ctx, pane, recs[0].mark)
 		switch {
 		case paneGone(err):
 			s.left.keep(pane, nil)
@@ -211,6 +216,8 @@ func (s *Service) LeftRunning(ctx context.Context, pane ports.PaneID) (*LeftRunn
 		case err != nil:
 			return nil, nil
 		}
+	}
+	for _, rec := range recs {
 		var still []int
 		for _, p := range now {
 			if slices.Contains(rec.pids, p.PID) && !slices.ContainsFunc(all, func(q ports.Process) bool { return q.PID == p.PID }) {
