@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/tmux-mcp/tmux-mcp/domain/fault"
 	"github.com/tmux-mcp/tmux-mcp/domain/policy"
+	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
 // startingPasteWait bounds how long paste_text waits for a starting shell
@@ -55,6 +57,9 @@ func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult,
 		}
 		return PasteResult{PaneID: req.PaneID, Bytes: int64(len(req.Text))}, nil
 	}
+	if res, err, ok := s.pasteGuarded(ctx, req); ok {
+		return res, err
+	}
 	hold, err := s.hold(ctx, req.PaneID, "paste_text")
 	if err != nil {
 		return PasteResult{}, err
@@ -92,6 +97,33 @@ func (s *Service) PasteText(ctx context.Context, req PasteRequest) (PasteResult,
 		return PasteResult{}, err
 	}
 	return PasteResult{PaneID: req.PaneID, Bytes: int64(len(req.Text))}, nil
+}
+
+// pasteGuarded is PasteText's own write in one guarded exchange (see
+// guarded.go), when the terminal can, the text fits in one and the pane's
+// shell is not starting: ok is false when the caller is to paste the
+// usual way, nothing having been sent.
+func (s *Service) pasteGuarded(ctx context.Context, req PasteRequest) (_ PasteResult, _ error, ok bool) {
+	gw, can := s.guardedWriter()
+	if !can || s.starting.has(req.PaneID) {
+		return PasteResult{}, nil, false
+	}
+	hold, err := s.writers.Reserve(ctx, req.PaneID, "paste_text")
+	if err != nil {
+		return PasteResult{}, err, true
+	}
+	defer hold.Release()
+	if s.starting.has(req.PaneID) {
+		return PasteResult{}, nil, false
+	}
+	_, err = s.writeGuarded(ctx, gw, req.PaneID, policy.Type, req.Force, ports.GuardedAction{Paste: req.Text, Enter: req.Enter}, "paste_text")
+	if errors.Is(err, ports.ErrUnsupported) {
+		return PasteResult{}, nil, false
+	}
+	if err != nil {
+		return PasteResult{}, err, true
+	}
+	return PasteResult{PaneID: req.PaneID, Bytes: int64(len(req.Text))}, nil, true
 }
 
 // paste pastes req's text and presses Enter if asked.

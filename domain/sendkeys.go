@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -65,6 +66,9 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 	if ran {
 		return res, err
 	}
+	if res, err, ok := s.pressGuarded(ctx, req, keys); ok {
+		return res, err
+	}
 	hold, err := s.hold(ctx, req.PaneID, "send_keys")
 	if err != nil {
 		return SendKeysResult{}, err
@@ -82,6 +86,43 @@ func (s *Service) SendKeys(ctx context.Context, req SendKeysRequest) (SendKeysRe
 	// for its shell to start.
 	s.starting.done(req.PaneID)
 	return res, nil
+}
+
+// pressGuarded is SendKeys's own write in one guarded exchange (see
+// guarded.go), when the terminal can and the keys fit in one: ok is false
+// when the caller is to write the usual way, nothing having been sent.
+func (s *Service) pressGuarded(ctx context.Context, req SendKeysRequest, keys []string) (_ SendKeysResult, _ error, ok bool) {
+	gw, can := s.guardedWriter()
+	if !can {
+		return SendKeysResult{}, nil, false
+	}
+	hold, err := s.writers.Reserve(ctx, req.PaneID, "send_keys")
+	if err != nil {
+		return SendKeysResult{}, err, true
+	}
+	defer hold.Release()
+	act := ports.GuardedAction{Keys: keys, Enter: req.Enter}
+	res := SendKeysResult{PaneID: req.PaneID, ResolvedPaneIDs: []ports.PaneID{req.PaneID}, Sent: keys}
+	if req.Literal {
+		act = ports.GuardedAction{Text: req.Keys, Enter: req.Enter}
+		res.Sent = nil
+		if req.Keys != "" {
+			res.Sent = []string{req.Keys}
+		}
+	}
+	info, err := s.writeGuarded(ctx, gw, req.PaneID, policy.Press, req.Force, act, "send_keys")
+	if errors.Is(err, ports.ErrUnsupported) {
+		return SendKeysResult{}, nil, false
+	}
+	if err != nil {
+		return SendKeysResult{}, err, true
+	}
+	if req.Enter {
+		res.Sent = append(res.Sent[:len(res.Sent):len(res.Sent)], "Enter")
+	}
+	res.Attended = info.Attended
+	s.starting.done(req.PaneID)
+	return res, nil, true
 }
 
 // press applies the write policy to the pane described by info and

@@ -39,6 +39,8 @@ type Service struct {
 	// shells is what the Service saw of the shells in front of each
 	// pane (shells.go).
 	shells shellsSeen
+	// guards are the last guarded description of each pane (guarded.go).
+	guards guardCache
 
 	// runs are the commands followed after their calls returned, for
 	// wait_for_command (waitcommand.go).

@@ -187,3 +187,24 @@ func (p *Pool) Close() {
 	p.Settle()
 	p.leases.Close()
 }
+
+// Reserve reserves the pane for holder within this process and takes no
+// lease: for a write that checks the lease itself in the same exchange as
+// it writes (ports.GuardedWriter), and so holds it for no time at all. It
+// returns a *fault.BusyError as Hold does.
+func (p *Pool) Reserve(ctx context.Context, pane ports.PaneID, holder string) (*Hold, error) {
+	rv, err := p.res.Acquire(ctx, pane, holder)
+	if err != nil {
+		return nil, err
+	}
+	return &Hold{pool: p, rv: rv}, nil
+}
+
+// Owner is the owner this pool leases panes as, "" when it takes no
+// leases.
+func (p *Pool) Owner() string {
+	if p.leases == nil {
+		return ""
+	}
+	return p.leases.owner
+}
