@@ -190,3 +190,53 @@ func TestGuardedSendKeysRefusesWithThePolicysRule(t *testing.T) {
 		})
 	}
 }
+
+// On a pane already written to, send_keys, typed text and paste_text are
+// one exchange with tmux each: the guard, the lease's check and the action
+// in one command line of the control client.
+func TestALightWriteOnAWarmPaneIsOneExchange(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	p := s.session("main", bashCmd)
+	s.waitPrompt(p)
+	// No poll of the recorded panes may fall into what is counted.
+	term := s.terminal(Options{PollInterval: time.Hour})
+	svc, _ := leasingService(t, term, "server-a")
+	ctx := testContext(t)
+	if _, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "true", Literal: true, Enter: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		write func() error
+	}{
+		{"send_keys", func() error {
+			_, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "C-u"})
+			return err
+		}},
+		{"typed text", func() error {
+			_, err := svc.SendKeys(ctx, domain.SendKeysRequest{PaneID: p, Keys: "echo typed-$((1+1))", Literal: true, Enter: true})
+			return err
+		}},
+		{"paste_text", func() error {
+			_, err := svc.PasteText(ctx, domain.PasteRequest{PaneID: p, Text: "echo pasted-$((2+2))", Enter: true})
+			return err
+		}},
+	} {
+		before := term.controlLines.Load()
+		if err := tc.write(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if n := term.controlLines.Load() - before; n != 1 {
+			t.Errorf("%s on a warm pane took %d command lines, want 1", tc.name, n)
+		}
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("screen:\n%s", s.screen(p))
+		}
+	}()
+	s.waitScreen(p, "both writes' output", func(screen string) bool {
+		return strings.Contains(screen, "\ntyped-2\n") && strings.Contains(screen, "\npasted-4\n")
+	})
+}
