@@ -204,16 +204,20 @@ func TestBinaryForcedEndsFreeAPaneWhoseCommandIgnoresInterrupts(t *testing.T) {
 			if run.Outcome != "timed_out" || !run.StillRunning {
 				t.Fatalf("run_shell_command = %+v, want timed_out, still running", run)
 			}
-			toolOK(e, "send_keys", map[string]any{"paneId": pane, "keys": "C-c"})
-			toolOK(e, "send_keys", map[string]any{"paneId": pane, "keys": "C-\\"})
-			// The terminal has taken both (it echoes them), and the
-			// command lives on.
+			// The terminal takes each interrupt (it echoes it), and the
+			// command lives on. Each echo is awaited before the next key:
+			// the terminal flushes output that its reader has not yet read
+			// when an interrupt arrives, so a second interrupt sent at once
+			// may discard the first one's echo on a loaded machine.
 			var screen string
-			if !tmuxtest.Poll(10*time.Second, func() bool {
-				screen = srv.tmux(t, "capture-pane", "-p", "-t", pane)
-				return strings.Contains(screen, "^C^\\")
-			}) {
-				t.Fatalf("the interrupts were not echoed; the screen:\n%s", screen)
+			for _, k := range []struct{ key, echo string }{{"C-c", "^C"}, {"C-\\", "^C^\\"}} {
+				toolOK(e, "send_keys", map[string]any{"paneId": pane, "keys": k.key})
+				if !tmuxtest.Poll(10*time.Second, func() bool {
+					screen = srv.tmux(t, "capture-pane", "-p", "-t", pane)
+					return strings.Contains(screen, k.echo)
+				}) {
+					t.Fatalf("%s was not echoed; the screen:\n%s", k.key, screen)
+				}
 			}
 			if still := decodeRun(t, b.call(t, "wait_for_command", map[string]any{"paneId": pane, "timeoutMs": 300})); still.Outcome != "timed_out" || !still.StillRunning {
 				t.Fatalf("wait_for_command after the interrupts = %+v, want the command still running", still)
