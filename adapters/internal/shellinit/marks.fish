@@ -18,15 +18,23 @@ if status is-interactive; and not set -q __tmux_mcp_marks; and test (string spli
         printf '\e]133;D;%s\a' $status
     end
     # The prompt, between the marks: the user's prompt, kept under
-    # another name, runs with the status it would have seen.
-    functions -q fish_prompt; and functions -c fish_prompt __tmux_mcp_user_prompt
-    function fish_prompt
-        set -l s $status
-        printf '\e]133;A\a'
-        if functions -q __tmux_mcp_user_prompt
-            __tmux_mcp_status $s
-            __tmux_mcp_user_prompt
+    # another name, runs with the status it would have seen. The prompt
+    # is wrapped anew before each prompt whenever something (config.fish,
+    # read after conf.d) defined it since.
+    function __tmux_mcp_wrap --on-event fish_prompt
+        if functions -q __tmux_mcp_user_prompt; and functions fish_prompt | string match -q '*__tmux_mcp_user_prompt*'
+            return
         end
-        printf '\e]133;B\a'
+        functions -e __tmux_mcp_user_prompt
+        functions -q fish_prompt; and functions -c fish_prompt __tmux_mcp_user_prompt
+        function fish_prompt
+            set -l s $status
+            printf '\e]133;A\a'
+            if functions -q __tmux_mcp_user_prompt
+                __tmux_mcp_status $s
+                __tmux_mcp_user_prompt
+            end
+            printf '\e]133;B\a'
+        end
     end
 end
