@@ -270,7 +270,7 @@ func TestTmuxShellIntegrationMarksThePanesTheServerMakes(t *testing.T) {
 						t.Fatalf("%s: %v", mk.name, err)
 					}
 					srv.waitPrompt(t, c.Pane)
-					checkMarked(t, srv, term, m, c.Pane)
+					checkMarked(t, srv, term, m, c.Pane, true)
 				})
 			}
 		})
@@ -278,11 +278,20 @@ func TestTmuxShellIntegrationMarksThePanesTheServerMakes(t *testing.T) {
 }
 
 // checkMarked types m's lines into p, a pane with the integration, and
-// checks the marks and what the user's files set.
-func checkMarked(t *testing.T, srv *tmuxServer, term *tmux.Terminal, m marksShell, p ports.PaneID) {
+// checks the marks and what the user's files set. In a zsh pane the
+// server made (ours), a line typed with a space first stays out of the
+// history (HIST_IGNORE_SPACE).
+func checkMarked(t *testing.T, srv *tmuxServer, term *tmux.Terminal, m marksShell, p ports.PaneID, ours bool) {
 	t.Helper()
 	lines := m.lines(strings.ReplaceAll(string(p), "%", "p"))
-	out := typeLines(t, srv, term, p, lines, true)
+	typed := lines
+	if ours && m.sh.name == "zsh" {
+		typed = append([]string{" echo hidden"}, lines...)
+	}
+	out := typeLines(t, srv, term, p, typed, true)
+	if len(typed) > len(lines) {
+		out = out[strings.Index(out, "hidden\r\n")+len("hidden\r\n"):]
+	}
 	// The command's output between C and D;3, the user's hook seeing
 	// 3, then the user's prompt, showing 3, between A and B.
 	if !inOrder(out, markC, "hi", "\x1b]133;D;3\x07", markA, "u3$ ", markB) {
@@ -303,7 +312,7 @@ func checkMarked(t *testing.T, srv *tmuxServer, term *tmux.Terminal, m marksShel
 		b, _ := os.ReadFile(filepath.Join(srv.home, m.history))
 		all := m.histLines(b)
 		got = all[max(0, len(all)-len(lines)):]
-		return slices.Equal(got, lines)
+		return slices.Equal(got, lines) && !bytes.Contains(b, []byte("hidden"))
 	}) {
 		t.Errorf("the history ends with %q; want the lines typed, %q", got, lines)
 	}
@@ -323,7 +332,7 @@ func TestTmuxShellIntegrationSnippetMarksAShellOfItsOwn(t *testing.T) {
 			term := srv.terminal(t, tmux.Options{})
 			p := ports.PaneID(srv.tmux(t, "new-window", "-d", "-t", "s:", "-P", "-F", "#{pane_id}"))
 			srv.waitPrompt(t, p)
-			checkMarked(t, srv, term, m, p)
+			checkMarked(t, srv, term, m, p, false)
 		})
 	}
 }
@@ -361,6 +370,17 @@ func TestTmuxShellIntegrationOffAndAPersonsPaneGetNoMarks(t *testing.T) {
 			}
 			if out := typeLines(t, srv, on, person, []string{"echo hi"}, false); strings.Contains(out, mark) || !strings.Contains(out, "hi") {
 				t.Errorf("the person's pane printed a mark:\n%q", out)
+			}
+			// A default-command says what the server's panes run: the
+			// person's choice is kept.
+			srv.tmux(t, "set-option", "-g", "default-command", "exec "+m.path(t)+" -l")
+			c, err = on.CreateWindow(itContext(t), "s", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv.waitPrompt(t, c.Pane)
+			if out := typeLines(t, srv, on, c.Pane, m.lines("dc")[:1], false); strings.Contains(out, mark) || !strings.Contains(out, "u3$ ") {
+				t.Errorf("a pane of a server with a default-command printed a mark, or not the user's prompt:\n%q", out)
 			}
 		})
 	}
@@ -440,7 +460,7 @@ func TestTmuxShellIntegrationMarksThePrivateSession(t *testing.T) {
 				t.Fatalf("the private session's panes: %v, %v", panes, err)
 			}
 			srv.waitPrompt(t, panes[0].ID)
-			checkMarked(t, srv, term, m, panes[0].ID)
+			checkMarked(t, srv, term, m, panes[0].ID, true)
 			if _, err := os.Stat(filepath.Join(home, "tmux-mcp", "shell-integration")); err != nil {
 				t.Errorf("the integration's files are not in the user's cache directory: %v", err)
 			}
