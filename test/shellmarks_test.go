@@ -314,7 +314,7 @@ func checkMarked(t *testing.T, srv *tmuxServer, term *tmux.Terminal, m marksShel
 		got = all[max(0, len(all)-len(lines)):]
 		return slices.Equal(got, lines) && !bytes.Contains(b, []byte("hidden"))
 	}) {
-		t.Errorf("the history ends with %q; want the lines typed, %q", got, lines)
+		t.Errorf("the history ends with %q; want the lines typed, %q, and no line typed with a space first", got, lines)
 	}
 }
 
