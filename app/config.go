@@ -94,6 +94,10 @@ type Config struct {
 	// run_shell_command (-agent-env=false; see domain.Config.NoAgentEnv).
 	NoAgentEnv bool
 
+	// ShellIntegration starts the shells of the panes the server makes
+	// with the prompt marks (-shell-integration; see tmux.Options).
+	ShellIntegration bool
+
 	// Version asks for the version to be printed instead of serving.
 	Version bool
 }
@@ -115,6 +119,8 @@ const (
 	EnvSSH            = "TMUX_MCP_SSH"
 	EnvSSHConfig      = "TMUX_MCP_SSH_CONFIG"
 	EnvTools          = "TMUX_MCP_TOOLS"
+
+	EnvShellIntegration = "TMUX_MCP_SHELL_INTEGRATION"
 )
 
 // ErrInvalidSetting marks a configuration error: the server must not
@@ -155,6 +161,7 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	fs.StringVar(&cfg.TokenFile, "token-file", "", "file holding the bearer token the http transport requires (env "+EnvToken+" holds the token itself)")
 	budget := fs.String("output-budget", "256MiB", "the output kept of all runs together, for read_output: bytes, or a number with KiB, MiB or GiB (K, M, G); the oldest runs are evicted first; 0 keeps none")
 	agentEnv := fs.Bool("agent-env", true, "run each run_shell_command in a child shell with no pager (PAGER=cat, GIT_PAGER=cat, MANPAGER=cat, SYSTEMD_PAGER=) and no git prompt on the terminal (GIT_TERMINAL_PROMPT=0); -agent-env=false runs it with the shell's environment as it is (a persist command always does)")
+	integration := fs.Bool("shell-integration", true, shellIntegrationUsage)
 	fs.BoolVar(&cfg.Version, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -198,6 +205,9 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	}
 	var err error
 	if cfg.Safety, err = parseSafety(*safety, set["safety"]); err != nil {
+		return Config{}, err
+	}
+	if cfg.ShellIntegration, err = parseShellIntegration(*integration, set["shell-integration"], env); err != nil {
 		return Config{}, err
 	}
 	if !set["tools"] {

@@ -19,13 +19,14 @@ func envOf(vars map[string]string) func(string) string {
 
 func defaults() app.Config {
 	return app.Config{
-		Safety:         app.SafetyMutating,
-		Transport:      app.TransportStdio,
-		Listen:         "127.0.0.1:8808",
-		Backend:        app.BackendTmux,
-		WaitMax:        300 * time.Second,
-		MaxResultLines: 200,
-		OutputBudget:   256 << 20,
+		Safety:           app.SafetyMutating,
+		Transport:        app.TransportStdio,
+		Listen:           "127.0.0.1:8808",
+		Backend:          app.BackendTmux,
+		WaitMax:          300 * time.Second,
+		MaxResultLines:   200,
+		OutputBudget:     256 << 20,
+		ShellIntegration: true,
 	}
 }
 

@@ -413,7 +413,7 @@ func NewTmuxBackend(cfg Config, log *Logger) (*TmuxBackend, error) {
 	}
 	stopPrivate := func() error { return nil }
 	if cfg.SocketName == "" && cfg.SocketPath == "" {
-		name, session, stop, err := tmux.StartPrivate(tmux.Options{Bin: cfg.TmuxBin, Shell: cfg.Shell, Logger: log})
+		name, session, stop, err := tmux.StartPrivate(tmux.Options{Bin: cfg.TmuxBin, Shell: cfg.Shell, Logger: log, ShellIntegration: cfg.ShellIntegration})
 		if err != nil {
 			return nil, unavailable(err)
 		}
@@ -421,7 +421,8 @@ func NewTmuxBackend(cfg Config, log *Logger) (*TmuxBackend, error) {
 		log.Info("started a private tmux server; name a socket with -socket-name or -socket-path to use another",
 			"socket", name, "session", session, "attach", target.Workspace().Attach)
 	}
-	t, err := tmux.New(tmux.Options{Bin: target.Bin, SocketName: target.SocketName, SocketPath: target.SocketPath, Logger: log})
+	t, err := tmux.New(tmux.Options{Bin: target.Bin, SocketName: target.SocketName, SocketPath: target.SocketPath, Logger: log,
+		ShellIntegration: cfg.ShellIntegration})
 	if err != nil {
 		return nil, unavailable(errors.Join(err, stopPrivate()))
 	}

@@ -30,7 +30,9 @@ func parseCreated(out string) (ports.Created, error) {
 
 // CreateSession runs new-session -d. The command, if any, goes to tmux as
 // one argument after "--", which tmux hands to the default shell with -c;
-// tmux does not expand formats in it.
+// tmux does not expand formats in it. Without one, the pane's shell may
+// start with the shell integration (see shellStart), as may the panes of
+// CreateWindow and SplitWindow.
 func (t *manager) CreateSession(ctx context.Context, spec ports.SessionSpec) (ports.Created, error) {
 	args := []string{"new-session", "-d", "-P", "-F", createdFormat}
 	if spec.Name != "" {
@@ -53,6 +55,8 @@ func (t *manager) CreateSession(ctx context.Context, spec ports.SessionSpec) (po
 				spec.Command, ports.ErrUnsupported)
 		}
 		args = append(args, "--", escapeArg(spec.Command))
+	} else {
+		args = append(args, t.shellStart(ctx, "")...)
 	}
 	out, err := t.run(ctx, nil, args...)
 	if err != nil {
@@ -78,6 +82,7 @@ func (t *manager) CreateWindow(ctx context.Context, session, name string) (ports
 		}
 		args = append(args, "-n", literalName(name))
 	}
+	args = append(args, t.shellStart(ctx, id)...)
 	out, err := t.run(ctx, nil, args...)
 	if err != nil {
 		return ports.Created{}, fmt.Errorf("create window: %w", manageError(err))
@@ -103,6 +108,7 @@ func (t *manager) SplitWindow(ctx context.Context, pane ports.PaneID, vertical b
 	if size > 0 {
 		args = append(args, "-l", strconv.Itoa(size))
 	}
+	args = append(args, t.shellStart(ctx, string(pane))...)
 	out, err := t.run(ctx, nil, args...)
 	if err != nil {
 		return ports.Created{}, fmt.Errorf("split pane %s: %w", pane, manageError(err))

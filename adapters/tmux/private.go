@@ -30,7 +30,9 @@ const PrivateSession = "tmux-mcp"
 // StartPrivate starts a tmux server of its own, without reading any tmux
 // configuration, with one detached session (named PrivateSession, 200x50)
 // running opts.Shell, or tmux's default shell (the login shell) when that
-// is empty; every pane made later runs the same shell. The server listens
+// is empty; every pane made later runs the same shell. With
+// opts.ShellIntegration, the first pane's shell starts with the shell
+// integration (integration.go) when it is bash, zsh or fish. The server listens
 // on opts.SocketName, or on a fresh socket name when that is empty;
 // opts.Bin selects the binary and the other options are ignored. Pass the returned socket name to New.
 // The server is local: opts.SSH is refused, since a server of this
@@ -87,7 +89,9 @@ func StartPrivate(opts Options) (socketName, session string, stop func() error, 
 		return strings.TrimSpace(string(out)), nil
 	}
 	// One command list, so that the first pane already runs the shell.
-	socketPath, err := tmux(append(shell, "new-session", "-d", "-s", PrivateSession, "-x", "200", "-y", "50", "-P", "-F", "#{socket_path}")...)
+	first := append(shell, "new-session", "-d", "-s", PrivateSession, "-x", "200", "-y", "50", "-P", "-F", "#{socket_path}")
+	first = append(first, privateStart(opts, env)...)
+	socketPath, err := tmux(first...)
 	if err != nil {
 		return "", "", nil, fmt.Errorf("start private tmux server %s: %w", socketName, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/internal/scripts"
+	"github.com/tmux-mcp/tmux-mcp/adapters/internal/shellinit"
 	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
@@ -103,6 +104,16 @@ type Options struct {
 	// private directory of its scripts (see PutScript); "" means
 	// $XDG_RUNTIME_DIR, else the system's temporary directory.
 	ScriptDir string
+
+	// ShellIntegration makes the panes the Terminal creates (and the
+	// first pane of StartPrivate's session) start their shell, when tmux
+	// would start its default shell and that is bash, zsh or fish, so
+	// that it reads the user's start-up files and then marks its prompt
+	// (OSC 133; see integration.go). Off with SSH: the files it reads are
+	// on this machine. ShellIntegrationDir is where they are written
+	// (see shellinit.Install); "" for the user's cache directory.
+	ShellIntegration    bool
+	ShellIntegrationDir string
 }
 
 // Terminal is the tmux implementation of ports.Terminal. It reaches tmux
@@ -175,6 +186,10 @@ type terminal struct {
 	// proc reads the remote host's processes and terminals
 	// (remoteproc.go); nil when tmux runs here.
 	proc *procReader
+
+	// integ holds the shell integration's files (integration.go); nil
+	// when the panes the Terminal makes start as tmux starts them.
+	integ *shellinit.Dir
 
 	// clientCfg is what its control clients see of the Terminal, with
 	// the Terminal itself as their sink (see control.go).
@@ -272,6 +287,7 @@ func New(opts Options) (*Terminal, error) {
 	}
 	if !launch.remote() {
 		t.self = parseSelf(opts.Env("TMUX"), opts.Env("TMUX_PANE"))
+		t.integ = installIntegration(opts)
 	}
 	switch {
 	case opts.SocketPath != "":

@@ -3,7 +3,8 @@
 //
 // Two subcommands help a person get it running: `tmux-mcp setup CLIENT`
 // writes it into an MCP client's configuration, and `tmux-mcp doctor`
-// checks what it needs.
+// checks what it needs. `tmux-mcp shell-integration SHELL` prints the
+// prompt marks for a shell's start-up file on another host.
 package main
 
 import (
@@ -25,6 +26,8 @@ func main() {
 			os.Exit(clients.Setup(args[1:], os.Getenv, executable(), time.Now(), os.Stdout, os.Stderr))
 		case "doctor":
 			os.Exit(doctor.Main(args[1:], os.Getenv, executable(), os.Stdout, os.Stderr))
+		case "shell-integration":
+			os.Exit(app.ShellIntegrationMain(args[1:], os.Stdout, os.Stderr))
 		}
 	}
 	os.Exit(app.Main(args, os.Getenv, app.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
