@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -491,7 +492,7 @@ func (b *fairBench) print(w io.Writer, h header, bin string, pid int) {
 	if b.rssErr != nil {
 		fmt.Fprintf(w, "| idle RSS | error: %v | | | | ≤ 20 MB | |\n", b.rssErr)
 	} else {
-		fmt.Fprintf(w, "| idle RSS | %s | | | | ≤ 20 MB | %s |\n", mb(b.idleRSS), yesNo(b.idleRSS <= 20e6))
+		fmt.Fprintf(w, "| idle RSS | %s | | | | ≤ 20 MB | %s |\n", mb(b.idleRSS), yesNo(rssMet(b.idleRSS)))
 	}
 	if c := b.cpu; c != nil {
 		if c.err != nil {
@@ -516,6 +517,11 @@ func (b *fairBench) print(w io.Writer, h header, bin string, pid int) {
 		}
 	}
 }
+
+// rssMet tells whether rss meets the idle target of 20 MB, judged at the
+// 0.1 MB the table prints it with (as the end-to-end run judges it), so
+// that a printed "20.0 MB" is never "not met".
+func rssMet(rss int64) bool { return math.Round(float64(rss)/1e5) <= 200 }
 
 func yesNo(ok bool) string {
 	if ok {

@@ -182,3 +182,14 @@ func TestPrepareEncodesAToolsCall(t *testing.T) {
 		t.Errorf("prepared %s as %+v", p.params, got)
 	}
 }
+
+func TestIdleRSSIsJudgedAtThePrintedPrecision(t *testing.T) {
+	for _, tt := range []struct {
+		rss  int64
+		want bool
+	}{{19_000_000, true}, {20_000_000, true}, {20_049_999, true}, {20_050_000, false}, {25_000_000, false}} {
+		if got := rssMet(tt.rss); got != tt.want {
+			t.Errorf("rssMet(%d) = %v (printed %s), want %v", tt.rss, got, mb(tt.rss), tt.want)
+		}
+	}
+}
