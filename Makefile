@@ -5,7 +5,7 @@ ARGS    ?=
 PKG     := ./...
 COVER_MIN := 90
 
-.PHONY: build run demo test test-unit cover mutation bench generate lint clean dist release npm
+.PHONY: build run demo test test-unit cover mutation bench bench-fair generate lint clean dist release npm
 
 # The version stamped into the binary (tmux-mcp -version, serverInfo in the
 # MCP initialize reply), the release packages, the npm packages and the
@@ -104,10 +104,34 @@ mutation: $(GREMLINS)
 	    e = k + l ? 100 * k / (k + l) : 0; printf "efficacy over %s: %.2f%% (%d killed, %d lived)\n", root, e, k, l; \
 	    if (e < min) { print "below the " min "% floor"; exit 1 } }'
 
+# make bench: the Go benchmarks, the fair limit (each call against the same
+# work by a bare control-mode client plus one MCP ping, BENCHMARKS.md) and
+# the end-to-end run through the SDK client. bench-fair is the fair table
+# alone (FAIR_FLAGS='-n 200' for more iterations, '-run cpu' for one row);
+# bench-e2e the SDK client's run alone. None of them is part of make test.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@$(MAKE) --no-print-directory bench-fair bench-e2e
+
+FAIR_FLAGS ?= -n 100
+
+bench-fair:
+	@$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/tmux-mcp
+	$(GO) run ./test/bench -bin $(BIN) -fair $(FAIR_FLAGS)
+
+bench-e2e:
 	@$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/tmux-mcp
 	$(GO) run ./test/bench -bin $(BIN) $(BENCH_FLAGS)
+	$(MAKE) bench-fair
+
+# The fair limit (issue 26, BENCHMARKS.md): each timed call through a bare
+# JSON-RPC client against the same work by a bare control-mode client plus
+# one MCP ping. Not part of make test: it times things.
+FAIR_FLAGS ?= -n 100
+
+bench-fair:
+	@$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/tmux-mcp
+	$(GO) run ./test/bench -fair -bin $(BIN) $(BENCH_FAIR_FLAGS)
 
 generate:
 	$(GO) generate ./...

@@ -283,6 +283,25 @@ func (c *controlClient) sendKeys(ctx context.Context) (time.Duration, error) {
 	return at.Sub(start), nil
 }
 
+// command measures one command line of the floor: from writing line to
+// the last of its replies (one per command of the line; tmux answers each
+// command of a list in a block of its own).
+func (c *controlClient) command(ctx context.Context, line string, replies int) (time.Duration, error) {
+	c.drain()
+	start := time.Now()
+	if err := c.write(line); err != nil {
+		return 0, err
+	}
+	var at time.Time
+	for range replies {
+		var err error
+		if at, err = c.awaitReply(ctx); err != nil {
+			return 0, err
+		}
+	}
+	return at.Sub(start), nil
+}
+
 // typeInto types line and Enter into another pane with one send-keys
 // command, and returns once the command was written, without waiting for
 // tmux's reply (awaitReply collects it).

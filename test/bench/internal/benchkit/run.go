@@ -49,6 +49,11 @@ type options struct {
 	verbose    bool
 	traceTmux  bool
 	memCalls   int
+	// The fair run (fair.go).
+	fair     bool
+	warmup   int
+	gap      time.Duration
+	cpuCalls int
 }
 
 func parseFlags(profiling bool) options {
@@ -69,6 +74,10 @@ func parseFlags(profiling bool) options {
 	flag.DurationVar(&o.timeout, "timeout", 5*time.Minute, "stop and clean up after this long")
 	flag.BoolVar(&o.verbose, "v", false, "say what is being measured")
 	flag.BoolVar(&o.traceTmux, "tracetmux", false, "count the tmux processes the server runs per call, through a logging wrapper (slows every call)")
+	flag.BoolVar(&o.fair, "fair", false, "measure the fair limit instead (fair.go): a bare JSON-RPC client, each row against the same work by a bare control-mode client plus one MCP ping; rows \"cpu\" and \"concurrency\" for the CPU per call and 1 against 16 panes")
+	flag.IntVar(&o.warmup, "warmup", 10, "with -fair: untimed iterations before each row")
+	flag.DurationVar(&o.gap, "gap", 5*time.Millisecond, "with -fair: pause between the steps of an iteration")
+	flag.IntVar(&o.cpuCalls, "cpucalls", 500, "with -fair: run_shell_command `true` calls back to back for the CPU per call")
 	flag.Parse()
 	return o
 }
@@ -180,6 +189,13 @@ func runBench(ctx context.Context, o options, inProcess StartFunc) (err error) {
 		return err
 	}
 	defer ctl.close()
+
+	if o.fair {
+		if inProcess != nil {
+			return errors.New("-fair measures the server binary; run test/bench, not test/bench/profile")
+		}
+		return runFair(ctx, o, h, bin, dir, tm, ctl, only, os.Stdout, logf)
+	}
 
 	args := []string{"-socket-name", tm.Socket}
 	var trace *tmuxTracer
