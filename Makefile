@@ -5,7 +5,7 @@ ARGS    ?=
 PKG     := ./...
 COVER_MIN := 90
 
-.PHONY: build run demo test test-unit cover mutation bench bench-fair generate lint clean dist release npm
+.PHONY: build run demo test test-unit cover mutation bench bench-fair bench-e2e generate lint clean dist release npm
 
 # The version stamped into the binary (tmux-mcp -version, serverInfo in the
 # MCP initialize reply), the release packages, the npm packages and the
@@ -122,16 +122,6 @@ bench-fair:
 bench-e2e:
 	@$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/tmux-mcp
 	$(GO) run ./test/bench -bin $(BIN) $(BENCH_FLAGS)
-	$(MAKE) bench-fair
-
-# The fair limit (issue 26, BENCHMARKS.md): each timed call through a bare
-# JSON-RPC client against the same work by a bare control-mode client plus
-# one MCP ping. Not part of make test: it times things.
-FAIR_FLAGS ?= -n 100
-
-bench-fair:
-	@$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/tmux-mcp
-	$(GO) run ./test/bench -fair -bin $(BIN) $(BENCH_FAIR_FLAGS)
 
 generate:
 	$(GO) generate ./...
