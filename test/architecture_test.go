@@ -99,7 +99,7 @@ var layers = map[string][]string{
 	"test/summary":                 {},
 	"test/bench":                   {"test/bench/internal/benchkit"},
 	"test/bench/profile":           {"app", "test/bench/internal/benchkit"},
-	"test/bench/internal/benchkit": {"test/sshtest", "test/tmuxtest"},
+	"test/bench/internal/benchkit": {"domain/frame", "test/sshtest", "test/tmuxtest"},
 }
 
 // layerGraph is layers as an import graph of full paths.

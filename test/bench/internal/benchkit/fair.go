@@ -97,6 +97,9 @@ func runFair(ctx context.Context, o options, h header, bin, dir string, tm *tmux
 		}
 	}
 	b.print(w, h, bin, rpc.pid())
+	if err := b.frameParts(w); err != nil {
+		return err
+	}
 	var errs []string
 	for _, r := range b.rows {
 		if r.err != nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tmux-mcp/tmux-mcp/domain/frame"
 )
 
 func TestFairRatioIsTheCallsMedianOverFloorPlusPing(t *testing.T) {
@@ -191,5 +193,21 @@ func TestIdleRSSIsJudgedAtThePrintedPrecision(t *testing.T) {
 		if got := rssMet(tt.rss); got != tt.want {
 			t.Errorf("rssMet(%d) = %v (printed %s), want %v", tt.rss, got, mb(tt.rss), tt.want)
 		}
+	}
+}
+
+// A frame part is cut exactly where the frame has it; a part it lacks is said
+// to be gone, not measured as if cut.
+func TestFramePartsCutWhatTheyNameOrSayItIsGone(t *testing.T) {
+	c := frame.Command{Shell: frame.ShellBash, IDs: frame.IDs{ID: "i1", Secret: "s1", Unread: "u1"}, Text: "true"}
+	path := "/dev/shm/d/f"
+	line, script := c.Line(frame.Files{Script: path}), string(c.Script(frame.Files{Script: path}))
+	fallback := "[ -r '" + path + "' ] || builtin printf '\\033]7717;tmcp;X;u1\\007'; "
+	l, s, ok := without("fallback", "", fallback).make(line, script)
+	if !ok || strings.Contains(l, "[ -r") || s != script || len(l) != len(line)-len(fallback) {
+		t.Errorf("without the fallback: %q, ok %v (line %q)", l, ok, line)
+	}
+	if _, _, ok := without("gone", "", "no such part").make(line, script); ok {
+		t.Error("a part the frame lacks was reported cut")
 	}
 }

@@ -12,10 +12,11 @@
 // with its target and PASS or MISS. Every tmux server and server process
 // it starts is stopped when it ends, also on SIGINT or SIGTERM.
 //
-// The package imports nothing of the server's own: the benchmark builds
-// and runs against a server binary even while the server's packages are
-// being changed. (It uses test/sshtest, a test helper on the standard
-// library alone, to run the private sshd of the ssh row.)
+// The package imports nothing of the server's own but domain/frame (pure,
+// for the frame the pane-side rows type, frameparts.go): the benchmark
+// builds and runs against a server binary even while the server's other
+// packages are being changed. (It uses test/sshtest, a test helper on the
+// standard library alone, to run the private sshd of the ssh row.)
 package benchkit
 
 import (
