@@ -14,7 +14,15 @@ import (
 
 // sep separates the fields of the formats below. tmux prints a format's
 // literal text as is, and the free-text values in it go through clean, so
-// sep can only come from tmux itself.
+// sep can only come from tmux itself. A value that tmux makes itself from
+// a fixed set of words or numbers (pane_mode: the name of one of tmux's
+// modes; pane_tty: the name the kernel gave the pty tmux opened;
+// client_flags: tmux's own flag words) is asked for as it is: clean costs
+// tmux a regular expression compiled at every evaluation (≈ 10 µs of its
+// CPU each, BENCHMARKS.md), and these can hold no control character. A
+// value that a process can choose (a command name, a socket path, an
+// option's value, a client's tty name, which the client itself reports)
+// always goes through clean.
 const sep = "\x1f"
 
 // clean is a format that prints the named variable with every control
@@ -48,11 +56,11 @@ const (
 
 var paneFormat = strings.Join([]string{
 	"P",
-	"#{pane_id}", "#{pane_pid}", "#{pane_dead}", "#{pane_in_mode}", clean("pane_mode"),
+	"#{pane_id}", "#{pane_pid}", "#{pane_dead}", "#{pane_in_mode}", "#{pane_mode}",
 	"#{pane_width}", "#{pane_height}", "#{history_size}", "#{history_limit}",
 	"#{pane_synchronized}", "#{window_id}", "#{window_zoomed_flag}",
 	clean("socket_path"), "#{pid}", "#{start_time}",
-	clean("pane_current_command"), clean("pane_tty"),
+	clean("pane_current_command"), "#{pane_tty}",
 }, sep)
 
 // Fields of a client line, in order; the line starts with "C". In
@@ -72,7 +80,7 @@ const (
 var clientFormat = strings.Join([]string{
 	"C",
 	clean("client_name"), clean("client_tty"), "#{client_control_mode}",
-	"#{window_id}", "#{pane_id}", clean("client_flags"), "#{session_id}",
+	"#{window_id}", "#{pane_id}", "#{client_flags}", "#{session_id}",
 }, sep)
 
 // A window line ("W", session id, window id) says that the window is
