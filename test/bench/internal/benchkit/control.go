@@ -243,19 +243,31 @@ func (c *controlClient) typedLine(ctx context.Context, command string) (time.Dur
 	if err := c.write(line); err != nil {
 		return 0, err
 	}
+	printed, err := c.awaitMarkThenPrompt(ctx, mark, "output "+mark)
+	if err != nil {
+		return 0, err
+	}
+	return printed.Sub(start), nil
+}
+
+// awaitMarkThenPrompt waits, up to 5 s, for the reply to the command just
+// written and for mark in the pane's output followed by the prompt, and
+// returns when the %output carrying mark arrived. what names the mark in
+// an error.
+func (c *controlClient) awaitMarkThenPrompt(ctx context.Context, mark, what string) (time.Time, error) {
 	deadline := time.After(5 * time.Second)
 	var seen []byte
 	var printed time.Time
 	after := -1 // where the mark ends in seen
 	replied := false
 	for after < 0 || !replied || !bytes.Contains(seen[after:], []byte(prompt)) {
-		ev, err := c.next(ctx, deadline, "output "+mark+" and the prompt after it")
+		ev, err := c.next(ctx, deadline, what+" and the prompt after it")
 		if err != nil {
-			return 0, fmt.Errorf("%w (replied %v, the pane printed %q)", err, replied, seen)
+			return time.Time{}, fmt.Errorf("%w (replied %v, the pane printed %q)", err, replied, seen)
 		}
 		if ev.reply {
 			if ev.err != "" {
-				return 0, fmt.Errorf("control-mode send-keys: %s", ev.err)
+				return time.Time{}, fmt.Errorf("control-mode send-keys: %s", ev.err)
 			}
 			replied = true
 			continue
@@ -265,7 +277,7 @@ func (c *controlClient) typedLine(ctx context.Context, command string) (time.Dur
 			printed, after = ev.at, i+len(mark)
 		}
 	}
-	return printed.Sub(start), nil
+	return printed, nil
 }
 
 // sendKeys measures one send-keys floor sample: from writing

@@ -1,7 +1,6 @@
 package benchkit
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -162,27 +161,9 @@ func (c *controlClient) typeFrame(ctx context.Context, line, script, path, mark 
 	if err := c.write("send-keys -t " + c.pane + " -l -- " + tmuxQuote(line)); err != nil {
 		return 0, err
 	}
-	deadline := time.After(5 * time.Second)
-	var seen []byte
-	var at time.Time
-	after := -1
-	replied := false
-	for after < 0 || !replied || !bytes.Contains(seen[after:], []byte(prompt)) {
-		ev, err := c.next(ctx, deadline, "the end marker and the prompt after it")
-		if err != nil {
-			return 0, fmt.Errorf("%w (the pane printed %q)", err, seen)
-		}
-		if ev.reply {
-			if ev.err != "" {
-				return 0, fmt.Errorf("control-mode send-keys: %s", ev.err)
-			}
-			replied = true
-			continue
-		}
-		seen = append(seen, ev.data...)
-		if i := bytes.Index(seen, []byte(mark)); after < 0 && i >= 0 {
-			at, after = ev.at, i+len(mark)
-		}
+	at, err := c.awaitMarkThenPrompt(ctx, mark, "the end marker")
+	if err != nil {
+		return 0, err
 	}
 	return at.Sub(start), nil
 }
