@@ -30,6 +30,13 @@ const guardedTries = 3
 // call, in ways the policy allows (a control client coming and going).
 var errPaneChanging = errors.New("the pane changed under each try, so nothing was sent; try again")
 
+// maxGuards bounds the panes whose last guarded description is kept:
+// past it, the cache starts again, so that a long-lived server whose
+// panes come and go does not keep one entry per pane it ever wrote to
+// (tmux does not reuse pane ids, so a gone pane's entry is never met
+// again). Forgetting costs one description on the next write.
+const maxGuards = 256
+
 // guardCache holds each pane's last guarded description.
 type guardCache struct {
 	mu sync.Mutex
@@ -51,7 +58,7 @@ func (c *guardCache) get(pane ports.PaneID) (guarded, bool) {
 func (c *guardCache) put(pane ports.PaneID, g guarded) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.by == nil {
+	if _, ok := c.by[pane]; c.by == nil || !ok && len(c.by) >= maxGuards {
 		c.by = map[ports.PaneID]guarded{}
 	}
 	c.by[pane] = g
@@ -103,8 +110,8 @@ func (s *Service) writeGuarded(ctx context.Context, gw ports.GuardedWriter, pane
 		}
 		if use == policy.Press && cur.info.Mode != "" {
 			// Keys for a mode go the usual way: a guarded list that
-			// presses keys in copy mode was seen not to be answered
-			// (an open question; see the report of issue 26).
+			// presses keys in copy mode was seen not to be answered,
+			// for a cause not yet found (issue 26 is open on it).
 			return cur.info, fmt.Errorf("write to pane %s in %s: %w", pane, cur.info.Mode, ports.ErrUnsupported)
 		}
 		try++
