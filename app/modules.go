@@ -104,7 +104,7 @@ var DomainModule = fx.Module("domain",
 		fx.Annotate(random.New, fx.As(new(ports.IDSource))),
 		fx.Annotate(NewProcessPool, fx.ParamTags(`optional:"true"`), fx.OnStop((*writers.Pool).Close)),
 		closing(NewOutputStore),
-		fx.Annotate(NewService, fx.ParamTags("", "", "", "", "", "", "", `group:"startingPanes"`), fx.OnStop((*domain.Service).Close)),
+		fx.Annotate(NewService, fx.ParamTags("", "", "", "", "", "", "", `optional:"true"`, `group:"startingPanes"`), fx.OnStop((*domain.Service).Close)),
 		fx.Annotate(NewLifecycle, fx.ParamTags(`optional:"true"`)),
 	),
 )
@@ -134,10 +134,15 @@ func NewProcessPool(l ports.Leaser, clk ports.Clock, log *Logger) *writers.Pool 
 // and ids, holding panes in pool, which the lifecycle tools must share.
 // Its events are logged to log, when not nil, as warnings: what an
 // operator wants to hear of (see domain.Event). The whole output of runs
-// is kept in outputs, when it holds a store. The panes in starting are
-// waited for before the Service first types into them.
-func NewService(term ports.Terminal, clk ports.Clock, ids ports.IDSource, cfg domain.Config, pool *writers.Pool, log *Logger, outputs *OutputStore, starting ...ports.PaneID) *domain.Service {
+// is kept in outputs, when it holds a store. The backend's Manager, when
+// it has one, tells where a pane's cursor is (a far shell's prompt). The
+// panes in starting are waited for before the Service first types into
+// them.
+func NewService(term ports.Terminal, clk ports.Clock, ids ports.IDSource, cfg domain.Config, pool *writers.Pool, log *Logger, outputs *OutputStore, m ports.Manager, starting ...ports.PaneID) *domain.Service {
 	opts := []domain.Option{domain.WithWriters(pool)}
+	if m != nil {
+		opts = append(opts, domain.WithLister(m))
+	}
 	if outputs != nil && outputs.Store != nil {
 		opts = append(opts, domain.WithOutputStore(outputs.Store))
 	}

@@ -250,6 +250,7 @@ type commandRun struct {
 	// What tells an end marker true or false (confirm, checkAbandoned).
 	before  ports.Foreground // the pane's foreground as the line was typed
 	noJobs  bool             // the backend cannot tell the foreground
+	far     *farRun          // set for a command run in a far shell (run_far.go)
 	cmd     cmdSeen          // what was seen running the command
 	exposed bool             // the witness saw the script read by another process (see exposedNow)
 	retry   ports.Timer      // the next confirmation attempt
@@ -316,6 +317,7 @@ func (r *commandRun) result(o Outcome) RunResult {
 		Raced:                  r.raced,
 		UnattributedBytes:      r.held.dropped,
 		Abandoned:              r.end == endAbandoned && o == OutcomeCompleted,
+		Far:                    r.far != nil,
 	}
 	if o == OutcomeAwaitingInput {
 		res.Input = r.ask.report()

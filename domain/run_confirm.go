@@ -253,6 +253,10 @@ const quietChecks = 40
 // not come. It needs a backend that tells the foreground and the shell's
 // children; without one a lost end is never concluded.
 func (r *commandRun) checkAbandoned() {
+	if r.far != nil {
+		r.checkFarAbandoned()
+		return
+	}
 	if r.end != endNone || r.start != startSeen {
 		return
 	}

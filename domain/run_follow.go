@@ -145,6 +145,9 @@ func (r *commandRun) pump() (Outcome, bool) {
 		}
 		if len(got.Data) > 0 {
 			r.scanner.Write(got.Data)
+			if r.far != nil {
+				r.far.note(r.scanner.Started(), got.Data)
+			}
 			r.quiet = 0
 			r.ask.output(r.s.clock.Now())
 		}

@@ -30,6 +30,9 @@ func (s *Service) startRun(ctx context.Context, w *waiter, hold *writers.Hold, r
 	if err := policy.Check(info, policy.Type, req.Force, ""); err != nil {
 		return nil, "", err
 	}
+	if req.FarShell != "" {
+		return s.startFarRun(ctx, w, hold, req, maxLines, info)
+	}
 	info, early, err = s.awaitFront(ctx, w, info)
 	if err != nil || early != "" {
 		return nil, early, err

@@ -45,6 +45,16 @@ type RunRequest struct {
 	// that has none, such as stdio's one session): only its own
 	// paste_text and send_keys may answer the command (PasteRequest.Caller).
 	Caller string
+	// FarShell, when set, runs the command in a far shell of that family
+	// (bash, zsh, sh, ksh, fish), reached through the program in front of
+	// the pane (ssh, docker exec, su: policy.Connectors); see run_far.go.
+	FarShell string
+	// FarPrompt, for a far shell without prompt marks, is its prompt: the
+	// whole cursor line, the cursor at its end, on a quiet pane, tells it
+	// is at its prompt. A literal, or with FarPromptRegex an RE2 pattern
+	// that must match the whole line.
+	FarPrompt      string
+	FarPromptRegex bool
 }
 
 // InputAsk is what a command waiting for input asks for.
@@ -102,6 +112,11 @@ type RunResult struct {
 	// forged: ExitStatus is nil, OutputComplete false and
 	// ForeignOutputSuspected true.
 	Unverified bool
+	// Far: the command ran in a far shell (RunRequest.FarShell), whose
+	// processes the server cannot see: its end is its end marker's word,
+	// unconfirmed by the terminal's foreground, and what it left running
+	// and whether it waits for input are not known.
+	Far bool
 }
 
 // PasteRequest is a paste_text call.

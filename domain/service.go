@@ -41,6 +41,8 @@ type Service struct {
 	shells shellsSeen
 	// guards are the last guarded description of each pane (guarded.go).
 	guards guardCache
+	far    farPanes     // the panes watched for a far shell's prompt marks (run_far.go)
+	lister ports.Lister // where a pane's cursor is, for a far shell's named prompt; nil if not known
 
 	// runs are the commands followed after their calls returned, for
 	// wait_for_command (waitcommand.go).
@@ -74,6 +76,12 @@ type Option func(*Service)
 // tools of the same process must share; without it the Service holds
 // them in a pool of its own, taking no leases.
 func WithWriters(pool *writers.Pool) Option { return func(s *Service) { s.writers = pool } }
+
+// WithLister gives the Service the backend's Lister, which tells where a
+// pane's cursor is: what a far shell's named prompt is matched at
+// (RunRequest.FarPrompt). Without one, FarPrompt is refused as
+// unsupported.
+func WithLister(l ports.Lister) Option { return func(s *Service) { s.lister = l } }
 
 // An Event is something the Service tells its operator about: a pane's
 // output lost, a lease another process holds, a command abandoned. Kind
@@ -173,6 +181,7 @@ func (s *Service) event(kind string, pane ports.PaneID, msg string) {
 func (s *Service) Close() error {
 	s.closeOnce.Do(func() { close(s.closing) })
 	s.bg.Wait()
+	s.far.close()
 	// The leases of what was just released are given back before Close
 	// returns, so that another process may write at once.
 	s.writers.Settle()
@@ -183,6 +192,16 @@ func (s *Service) Close() error {
 // bounded returns a context for a port call the Service makes on its own
 // behalf, when the call that asked for it may be gone: it ends d from now
 // on the Service's clock, or when the Service is closed.
+// closed reports whether Close has begun.
+func (s *Service) closed() bool {
+	select {
+	case <-s.closing:
+		return true
+	default:
+		return false
+	}
+}
+
 func (s *Service) bounded(d time.Duration) (context.Context, context.CancelFunc) {
 	return s.clock.WithTimeout(s.life, d)
 }

@@ -73,7 +73,7 @@ type process struct {
 
 func newProcess(term ports.Terminal, mgr ports.Manager, clk ports.Clock, leaser ports.Leaser, owner string, cfg domain.Config) process {
 	pool := app.NewPool(leaser, clk, owner)
-	svc := app.NewService(term, clk, random.New(), cfg, pool, nil, nil)
+	svc := app.NewService(term, clk, random.New(), cfg, pool, nil, nil, nil)
 	return process{svc: svc, life: app.NewLifecycle(mgr, term, pool, svc), pool: pool}
 }
 

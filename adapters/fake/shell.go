@@ -178,6 +178,9 @@ type job struct {
 }
 
 func (p *pane) isShell() bool {
+	if p.far != "" {
+		return true
+	}
 	prog := p.spec.Command
 	if p.override != "" {
 		prog = p.override
@@ -191,6 +194,10 @@ func (p *pane) isShell() bool {
 
 func (p *pane) prompt() {
 	if !p.dead && p.isShell() && !p.starting {
+		if p.farMarks {
+			p.emit([]byte("\x1b]133;A\a" + p.spec.Prompt + "\x1b]133;B\a"))
+			return
+		}
 		p.emit([]byte(p.spec.Prompt))
 	}
 }
@@ -364,6 +371,9 @@ func openQuote(text []byte, fish bool) bool {
 
 // run runs an entered command line.
 func (p *pane) run(text string) {
+	if p.far != "" && p.runFar(text) {
+		return
+	}
 	fam, _ := frame.ShellFor(p.program())
 	if _, files, unread, ok := frame.ParseLine(fam, text); ok {
 		opts, _ := frame.LineOptions(fam, text)
@@ -383,6 +393,48 @@ func (p *pane) run(text string) {
 	}
 	p.job = &job{ops: compile(p.shellName, p.pid, text), pid: p.t.newPID()}
 	p.step()
+}
+
+// runFar runs what a far shell is typed of a far frame: it answers a
+// probe of its own family, and runs a frame line as a script would. It
+// reports false for any other line, which the scripted shell runs as
+// ever.
+func (p *pane) runFar(text string) bool {
+	if id, ok := frame.ParseFarProbe(p.far, text); ok {
+		p.emit(frame.StartMarker(id, p.pid))
+		p.prompt()
+		return true
+	}
+	for _, other := range []frame.Shell{frame.ShellBash, frame.ShellZsh, frame.ShellSh, frame.ShellKsh, frame.ShellFish} {
+		if _, ok := frame.ParseFarProbe(other, text); ok && other != p.far {
+			// A probe of another family fails its test there, quietly.
+			p.prompt()
+			return true
+		}
+	}
+	cmd, ok := frame.ParseFarLine(p.far, text)
+	if !ok {
+		return false
+	}
+	p.commands = append(p.commands, cmd.Text)
+	p.frames = append(p.frames, cmd.Options)
+	j := &job{framed: true, ids: cmd.IDs}
+	switch {
+	case len(p.expect) > 0:
+		r := p.expect[0]
+		p.expect = p.expect[1:]
+		j.ops, j.ignoreInt, j.keepsTerm, j.untrapped = r.ops(), r.IgnoreInterrupt, r.KeepsTerminal, r.Untrapped
+	case p.script != nil:
+		r := p.script(cmd.Text)
+		j.ops, j.ignoreInt, j.keepsTerm, j.untrapped = r.ops(), r.IgnoreInterrupt, r.KeepsTerminal, r.Untrapped
+	default:
+		j.ops = compile(p.shellName, p.pid, cmd.Text)
+	}
+	j.pid = p.t.newPID()
+	p.job = j
+	p.emit(frame.StartMarker(cmd.ID, p.pid))
+	p.step()
+	return true
 }
 
 // runFrame runs the typed line of a framed command: it reads the script
@@ -678,6 +730,9 @@ func (p *pane) cookedEcho(c byte) {
 
 // fish reports whether the pane's shell is a fish, which quotes otherwise.
 func (p *pane) fish() bool {
+	if p.far != "" {
+		return p.far == frame.ShellFish
+	}
 	fam, _ := frame.ShellFor(p.program())
 	return fam == frame.ShellFish
 }

@@ -110,9 +110,11 @@ type pane struct {
 	startAhead []byte // what was typed meanwhile
 
 	mode       string
-	override   string   // the command SetCommand set, if any
-	exe        string   // the program SetProgram set, if any
-	args       []string // the command line SetForegroundArgs set, if any
+	override   string      // the command SetCommand set, if any
+	exe        string      // the program SetProgram set, if any
+	args       []string    // the command line SetForegroundArgs set, if any
+	far        frame.Shell // the family of the far shell behind the pane's program (SetFar), if any
+	farMarks   bool        // that far shell marks its prompt (OSC 133 A and B)
 	watchers   []string
 	attended   bool
 	group      int // synchronization group; 0 for none
@@ -596,6 +598,25 @@ func (t *Terminal) SetMode(id ports.PaneID, mode string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.must(id).mode = mode
+}
+
+// SetFar puts a far shell of family far behind the pane's program, as
+// `ssh host` in front of a shell's terminal puts one: the pane reports
+// connector (such as "ssh") as its foreground program, name and
+// executable, and what is typed reaches a scripted shell of family far,
+// which answers frame.FarProbe and runs frame.FarLine (and, like any
+// scripted shell, runs what else it is typed); with marks it marks its
+// prompt with OSC 133 A before and B after the prompt. An empty far
+// takes the far shell away: the pane's own program is back in front.
+func (t *Terminal) SetFar(id ports.PaneID, connector string, far frame.Shell, marks bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.must(id)
+	p.far, p.farMarks = far, marks && far != ""
+	if far == "" {
+		connector = ""
+	}
+	p.override, p.exe = connector, connector
 }
 
 // SetCommand makes the pane report name as its foreground program, and

@@ -207,6 +207,14 @@ var (
 		fault.RefusedShellStarting: "try again in a moment",
 		fault.RefusedExposed: "a process of the server's user watches the server's private script directory; find and " +
 			"stop it before running commands here (it could make their results lie), then call again",
+		fault.RefusedNotFar: "if you mean the command for this host, call again without farShell; if for the far side, " +
+			"connect the pane to it again first (capture_pane shows what is there)",
+		fault.RefusedFarNotReady: "capture_pane shows what the far side shows: if its shell is at its prompt, press Enter " +
+			"(send_keys Enter) so that it draws the prompt again and call again; if it marks no prompt, give farPrompt " +
+			"(its prompt, as the cursor line shows it), or add the integration to its rc file (tmux-mcp shell-integration bash); " +
+			"if a command runs there, wait for it (wait_for_text)",
+		fault.RefusedFarSilent: "capture_pane shows what the far side is: answer or end what it asks (a password prompt) " +
+			"yourself, or give the family of the shell that really answers there as farShell",
 		fault.RefusedReading: "capture_pane shows what it asks: answer it yourself with paste_text or send_keys if you mean to, " +
 			"or end it (send_keys C-c) and run the command again; if that shell has turned its line editor off, start a new one",
 	}

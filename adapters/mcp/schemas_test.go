@@ -30,9 +30,10 @@ var (
 // Issue 22 added what the text of a result cannot carry; issue 23 what a
 // command left running, the run's id, which names its whole output for
 // read_output, and what a command that waits for input asks (input; the
-// outcome that says so is in addedEnumValues).
+// outcome that says so is in addedEnumValues); issue 24 whether the
+// command ran in a far shell.
 var addedOutputFields = map[string][]string{
-	"run_shell_command": {"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount", "runId", "input"},
+	"run_shell_command": {"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount", "runId", "input", "farShell"},
 	"capture_since":     {"replacedBytes", "unterminatedBytes"},
 	"wait_for_text":     {"replacedBytes", "unterminatedBytes"},
 }
@@ -45,9 +46,10 @@ var addedEnumValues = map[string]map[string][]string{
 
 // addedInputFields are the arguments issues added to the tools the
 // reference pages specify: optional, so that every call the pages allow
-// means what it meant. Issue 23 added persist and awaitInput.
+// means what it meant. Issue 23 added persist and awaitInput, issue 24
+// the far shell's arguments.
 var addedInputFields = map[string][]string{
-	"run_shell_command": {"persist", "awaitInput"},
+	"run_shell_command": {"persist", "awaitInput", "farShell", "farPrompt", "farPromptRegex"},
 }
 
 // withoutAddedInput returns an input schema (decoded JSON) with tool's

@@ -191,6 +191,7 @@ func TestRunShellCommandReportsEveryField(t *testing.T) {
 		"runId":                  "run7",
 		"stillRunning":           false,
 		"unterminatedBytes":      0,
+		"farShell":               false,
 	}
 	if !jsonEqual(got, want) {
 		t.Errorf("structured content = %v\nwant %v", got, want)

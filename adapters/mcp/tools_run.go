@@ -30,6 +30,10 @@ func (s *Server) runShellCommand() declaration {
 				Progress:   progress,
 				AwaitInput: awaitInput(a.AwaitInput),
 				Caller:     callerOf(ctx),
+				FarShell:   a.FarShell,
+				FarPrompt:  a.FarPrompt,
+
+				FarPromptRegex: a.FarPromptRegex,
 			})
 		}, s.reportRun)),
 	}
@@ -40,7 +44,7 @@ func (s *Server) runShellCommand() declaration {
 // The fields issues added since come last.
 var runRequiredOrder = []string{"effectiveTimeoutMs", "droppedLines", "missedBytes", "omittedBytes", "foreignOutputSuspected",
 	"exitStatus", "outcome", "output", "outputComplete", "paneId", "returnedBytes", "stillRunning",
-	"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount", "runId", "input"}
+	"replacedBytes", "unterminatedBytes", "leftRunning", "leftRunningCount", "runId", "input", "farShell"}
 
 const runShellCommandDescription = "Run a shell command in a pane with your user's permissions. " +
 	"Run a shell command in a pane, wait for it to finish, and report its exit status and output. " +
@@ -64,7 +68,10 @@ type runArgs struct {
 	MaxLines  int64        `json:"maxLines,omitempty" jsonschema:"Keep at most this many lines, from the end. Defaults to the server limit." schema:"exclusiveMinimum=0"`
 	writeForce
 	awaitInputArg
-	Persist bool `json:"persist,omitempty" jsonschema:"Run the command in the pane's shell itself instead of a subshell, so that cd, export, source (a virtualenv's activate) and functions carry over to later calls and to the person using the shell. exit then ends the shell (pane_died); return outside a function and a C-c make the shell drop the frame's end (exit status unknown); set -e and traps stay set in the shell. The command runs with the shell's environment as it is. Default false: a subshell, with no pager and no git terminal prompt."`
+	FarShell       string `json:"farShell,omitempty" jsonschema:"Run the command in a far shell: the shell of this family that answers through the program in front of the pane (ssh, mosh-client, docker or podman exec, kubectl exec, su, sudo, machinectl, script, a nested tmux or screen client), such as a pane where a person ran ssh prod-1. The server must tell that shell is at its prompt: from its prompt marks (OSC 133, which tmux-mcp shell-integration and terminals' shell integrations add), or from farPrompt. It types a probe that only such a shell answers, then the command inline; output and exit status are exact, but the end is the far shell's word (farShell true in the result). Not with persist." schema:"enum=bash|zsh|sh|ksh|fish"`
+	FarPrompt      string `json:"farPrompt,omitempty" jsonschema:"With farShell, for a far shell that does not mark its prompt: its prompt, which must be the whole cursor line (the cursor at its end) on a pane quiet for half a second. A literal, or an RE2 pattern with farPromptRegex, such as \\$ or [^ ]+@prod-1:.*\\$."`
+	FarPromptRegex bool   `json:"farPromptRegex,omitempty" jsonschema:"Read farPrompt as an RE2 pattern that must match the whole line."`
+	Persist        bool   `json:"persist,omitempty" jsonschema:"Run the command in the pane's shell itself instead of a subshell, so that cd, export, source (a virtualenv's activate) and functions carry over to later calls and to the person using the shell. exit then ends the shell (pane_died); return outside a function and a C-c make the shell drop the frame's end (exit status unknown); set -e and traps stay set in the shell. The command runs with the shell's environment as it is. Default false: a subshell, with no pager and no git terminal prompt."`
 }
 
 type runOutput struct {
@@ -85,6 +92,7 @@ type runOutput struct {
 	ReturnedBytes          int64                `json:"returnedBytes" jsonschema:"UTF-8 output bytes returned."`
 	RunID                  string               `json:"runId" jsonschema:"Names this run's whole output, which the server keeps (within its budget): read_output with this runId pages through it or searches it, also the lines this result withheld."`
 	StillRunning           bool                 `json:"stillRunning" jsonschema:"Whether the command may still be running after this call returned."`
+	FarShell               bool                 `json:"farShell" jsonschema:"The command ran in a far shell (farShell): its processes are not visible to the server, so its end is its end marker's word, unconfirmed by the pane's foreground, and leftRunning and awaiting_input are not told."`
 	UnterminatedBytes      int64                `json:"unterminatedBytes" jsonschema:"Output bytes at the end that are inside an escape sequence (or a character) that never ended, such as ESC ] without its BEL or ST, which hides all that follows it on a terminal: they are not in output, though they may have been meant as text (outputComplete is false)."`
 }
 
@@ -112,6 +120,7 @@ func fromRunResult(r domain.RunResult) runOutput {
 		RunID:                  r.RunID,
 		StillRunning:           r.StillRunning,
 		UnterminatedBytes:      r.UnterminatedBytes,
+		FarShell:               r.Far,
 	}
 	if l := r.LeftRunning; l != nil && r.Outcome == domain.OutcomeCompleted {
 		out.LeftRunning, out.LeftRunningCount = new(leftProcesses(l.Processes)), l.Count

@@ -44,6 +44,9 @@ const (
 	RefusedShellStarting Refusal = "shell-starting" // the pane's shell does not read input yet
 	RefusedExposed       Refusal = "exposed"        // another process read the command's script first
 	RefusedReading       Refusal = "reading"        // the pane's shell reads a line of its own (read), not at its prompt
+	RefusedNotFar        Refusal = "not-far"        // farShell was given, but a shell of this host is in front
+	RefusedFarNotReady   Refusal = "far-not-ready"  // the far shell cannot be told to be at its prompt
+	RefusedFarSilent     Refusal = "far-silent"     // the far side did not answer the probe as a shell of its family
 )
 
 // A RefusalError says why a write to a pane was refused before anything was

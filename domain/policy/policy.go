@@ -115,6 +115,11 @@ func CheckRun(info ports.PaneInfo, force bool) (frame.Shell, error) {
 			Reason: "the terminal backend cannot tell which program runs in the pane, so a framed command might not be understood"}
 	}
 	sh, ok := ShellOf(info.Program, info.Command)
+	if !ok && Connector(info.Program, info.Command) {
+		return "", &fault.RefusalError{Pane: info.ID, Why: fault.RefusedNotAShell,
+			Reason: fmt.Sprintf("its foreground program is %s, which connects to a shell elsewhere; give farShell (the family of the shell that answers there: %s) to run the command in that shell",
+				describeProgram(info.Program, info.Command), farShellNames())}
+	}
 	if !ok {
 		return "", &fault.RefusalError{Pane: info.ID, Why: fault.RefusedNotAShell,
 			Reason: fmt.Sprintf("its foreground program is %s, not a shell run_shell_command supports (bash, zsh, sh/dash, ksh, fish)",
