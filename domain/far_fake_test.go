@@ -277,3 +277,26 @@ func TestANamedPromptNeedsABackendThatTellsTheCursor(t *testing.T) {
 		t.Errorf("typed %q", typed)
 	}
 }
+
+// A connection that ends under a far command (ssh killed, the container
+// gone) leaves no far shell to end the frame: once a shell of this host
+// is back in front, the run ends, its status unknown, and the pane is
+// free.
+func TestAFarCommandWhoseConnectionEndedDoesNotHoldThePane(t *testing.T) {
+	r := farRig(t, frame.ShellBash, true)
+	r.primeFar()
+	r.term.Expect(r.pane, fake.Run{Output: "working\n", Hang: true})
+	reply := r.runAsync(t.Context(), domain.RunRequest{Command: "sleep 100", FarShell: "bash", TimeoutMs: 60_000})
+	r.waitTimers(2)
+	r.term.SetFar(r.pane, "", "", false)
+	live := domain.DefaultConfig().LivenessInterval
+	for range 2 {
+		r.waitTimer(live)
+		r.clock.Advance(live)
+	}
+	got := r.await(reply)
+	if got.err != nil || got.res.Outcome != domain.OutcomeCompleted || got.res.ExitStatus != nil || !got.res.Abandoned {
+		t.Fatalf("run = %+v, %v; want completed, status unknown, abandoned", got.res, got.err)
+	}
+	r.released()
+}

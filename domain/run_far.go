@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -411,6 +412,19 @@ func (s *Service) startFarRun(ctx context.Context, w *waiter, hold *writers.Hold
 	return r, "", nil
 }
 
+// connectorGone reports whether a shell of this host is back in front of
+// the pane: the program that connected it to the far shell has exited.
+func (r *commandRun) connectorGone() bool {
+	ctx, cancel := r.s.bounded(reopenTimeout)
+	defer cancel()
+	info, err := r.s.term.Pane(ctx, r.pane)
+	if err != nil || info.Dead || slices.Contains(info.Unknown, ports.FactCommand) {
+		return false
+	}
+	_, local := policy.ShellOf(info.Program, info.Command)
+	return local
+}
+
 // farRun is what a run in a far shell keeps besides a local run's.
 type farRun struct {
 	id     string // the frame's id, whose start marker the marks are read after
@@ -457,6 +471,11 @@ func (r *commandRun) checkFarAbandoned() {
 	back := false
 	need := farMarkChecks
 	switch {
+	case r.connectorGone():
+		// The connection ended (ssh exited, the container stopped): a
+		// shell of this host is in front, and the far frame will never
+		// end. Nor will the marks or the far prompt come back.
+		back = true
 	case f.marks.seen():
 		back = f.marks.atPrompt()
 	case f.prompt != nil:

@@ -269,6 +269,7 @@ type runOutput struct {
 	DroppedLines           int64          `json:"droppedLines"`
 	EffectiveTimeoutMs     int64          `json:"effectiveTimeoutMs"`
 	ExitStatus             *int           `json:"exitStatus"`
+	FarShell               bool           `json:"farShell"`
 	ForeignOutputSuspected bool           `json:"foreignOutputSuspected"`
 	Input                  *runInput      `json:"input"`
 	LeftRunning            *[]leftProcess `json:"leftRunning"`
@@ -296,7 +297,7 @@ type leftProcess struct {
 	PID     int    `json:"pid"`
 }
 
-var runFields = []string{"droppedLines", "effectiveTimeoutMs", "exitStatus", "foreignOutputSuspected", "input", "leftRunning", "leftRunningCount", "missedBytes",
+var runFields = []string{"droppedLines", "effectiveTimeoutMs", "exitStatus", "farShell", "foreignOutputSuspected", "input", "leftRunning", "leftRunningCount", "missedBytes",
 	"omittedBytes", "outcome", "output", "outputComplete", "paneId", "replacedBytes", "returnedBytes", "runId", "stillRunning",
 	"unterminatedBytes"}
 
