@@ -71,6 +71,7 @@ var layers = map[string][]string{
 		"adapters/internal/scripts", "adapters/internal/shellinit", "adapters/internal/tty"},
 	"adapters/screen":             {"ports", "adapters/internal/outbuf", "adapters/internal/proc", "adapters/internal/scripts", "adapters/internal/tty"},
 	"adapters/fake":               {"ports", "domain/frame", "adapters/internal/outbuf", "adapters/internal/screencap"},
+	"adapters/multihost":          {"ports"},
 	"adapters/mcp":                {"ports", "domain", "domain/fault", "domain/input", "domain/lifecycle", "domain/pattern", "domain/writers", "adapters/mcp/audit", "adapters/internal/sysclock"},
 	"adapters/mcp/audit":          {},
 	"adapters/internal/outbuf":    {"ports"},
