@@ -47,5 +47,9 @@
 // that fails is left out of it and reported unreachable (Hosts), and the
 // listing fails only when every host does. A host that fails is never
 // dropped: the next call for it asks it again, and a host that answers
-// again is reachable again.
+// again is reachable again. A host that could not be reached when the
+// server started has no backend yet: it is given as a Host.Dial, which
+// the router calls when a call needs the host (no sooner than
+// Options.DialRetry after a dial failed), and the host serves from the
+// dial that succeeds.
 package multihost

@@ -2,6 +2,7 @@ package multihost
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/ports"
@@ -15,7 +16,7 @@ type leaser struct{ t *Terminal }
 
 // TryAcquire leases the pane through its host's Leaser.
 func (l *leaser) TryAcquire(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) (bool, string, error) {
-	h, own, err := l.t.pane("lease pane", pane)
+	h, own, err := l.t.pane(ctx, "lease pane", pane)
 	if err != nil {
 		return false, "", err
 	}
@@ -26,7 +27,7 @@ func (l *leaser) TryAcquire(ctx context.Context, pane ports.PaneID, owner string
 // AcquireAndDescribe is the host's, where its Leaser is a
 // ports.DescribingLeaser; else TryAcquire, then, granted, Pane.
 func (l *leaser) AcquireAndDescribe(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) (bool, string, ports.PaneInfo, error) {
-	h, own, err := l.t.pane("lease pane", pane)
+	h, own, err := l.t.pane(ctx, "lease pane", pane)
 	if err != nil {
 		return false, "", ports.PaneInfo{}, err
 	}
@@ -49,7 +50,7 @@ func (l *leaser) AcquireAndDescribe(ctx context.Context, pane ports.PaneID, owne
 
 // Renew renews the lease through the pane's host's Leaser.
 func (l *leaser) Renew(ctx context.Context, pane ports.PaneID, owner string, ttl time.Duration) error {
-	h, own, err := l.t.pane("renew the lease of pane", pane)
+	h, own, err := l.t.pane(ctx, "renew the lease of pane", pane)
 	if err != nil {
 		return err
 	}
@@ -59,9 +60,12 @@ func (l *leaser) Renew(ctx context.Context, pane ports.PaneID, owner string, ttl
 // Release releases the lease through the pane's host's Leaser. An id
 // that names no host is a pane that is gone: not an error.
 func (l *leaser) Release(ctx context.Context, pane ports.PaneID, owner string) error {
-	h, own, err := l.t.pane("release the lease of pane", pane)
-	if err != nil {
+	h, own, err := l.t.pane(ctx, "release the lease of pane", pane)
+	if errors.Is(err, ports.ErrPaneNotFound) {
 		return nil
+	}
+	if err != nil {
+		return err
 	}
 	return h.saw(ctx, h.Leaser.Release(ctx, own, owner), false, l.t.now)
 }

@@ -16,11 +16,11 @@ import (
 
 // capability returns h's Manager as a C, or the error of a host that
 // lacks it.
-func capability[C any](h *host, what, id, name string) (C, error) {
+func capability[C any](h route, what, id, name string) (C, error) {
 	c, ok := h.Manager.(C)
 	if !ok {
 		var zero C
-		return zero, fmt.Errorf("%s %s: the backend of host %s is no %s: %w", what, id, h.Name, name, ports.ErrUnsupported)
+		return zero, fmt.Errorf("%s %s: the backend of host %s is no %s: %w", what, id, h.name, name, ports.ErrUnsupported)
 	}
 	return c, nil
 }
@@ -34,14 +34,19 @@ func each[T any](ctx context.Context, t *Terminal, what string, list func(*host,
 	errs := make([]error, len(t.hosts))
 	var wg sync.WaitGroup
 	for i, h := range t.hosts {
-		l, ok := h.Manager.(ports.Lister)
-		if !ok {
-			errs[i] = fmt.Errorf("%s: the backend of host %s is no lister: %w", what, h.Name, ports.ErrUnsupported)
-			continue
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			r, err := t.route(ctx, h)
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: %w", what, err)
+				return
+			}
+			l, ok := r.Manager.(ports.Lister)
+			if !ok {
+				errs[i] = fmt.Errorf("%s: the backend of host %s is no lister: %w", what, h.name, ports.ErrUnsupported)
+				return
+			}
 			v, err := list(h, l)
 			errs[i] = h.saw(ctx, err, true, t.now)
 			got[i] = v
@@ -122,7 +127,7 @@ func (t *Terminal) ListWindows(ctx context.Context, session string) ([]ports.Win
 			return h.windows(ws), err
 		})
 	}
-	h, own, err := t.ref("list the windows of session", session)
+	h, own, err := t.ref(ctx, "list the windows of session", session)
 	if err != nil {
 		return nil, err
 	}
@@ -138,18 +143,18 @@ func (t *Terminal) ListWindows(ctx context.Context, session string) ([]ports.Win
 // window or pane, or of every host that answers when f selects none.
 func (t *Terminal) ListPanes(ctx context.Context, f ports.PaneFilter) ([]ports.PaneSummary, error) {
 	var (
-		h    *host
+		h    route
 		own  ports.PaneFilter
 		err  error
 		what = "list the panes of"
 	)
 	switch {
 	case f.Session != "":
-		h, own.Session, err = t.ref(what+" session", f.Session)
+		h, own.Session, err = t.ref(ctx, what+" session", f.Session)
 	case f.Window != "":
-		h, own.Window, err = t.ref(what+" window", f.Window)
+		h, own.Window, err = t.ref(ctx, what+" window", f.Window)
 	case f.Pane != "":
-		h, own.Pane, err = t.pane("list pane", f.Pane)
+		h, own.Pane, err = t.pane(ctx, "list pane", f.Pane)
 	default:
 		return each(ctx, t, "list panes", func(h *host, l ports.Lister) ([]ports.PaneSummary, error) {
 			ps, err := l.ListPanes(ctx, ports.PaneFilter{})
@@ -178,7 +183,7 @@ func (t *Terminal) ServerInfo(ctx context.Context) (ports.ServerInfo, error) {
 	}
 	all, err := each(ctx, t, "describe the server", func(h *host, l ports.Lister) ([]named, error) {
 		info, err := l.ServerInfo(ctx)
-		return []named{{h.Name, info}}, err
+		return []named{{h.name, info}}, err
 	})
 	if err != nil {
 		return ports.ServerInfo{}, err
@@ -186,7 +191,7 @@ func (t *Terminal) ServerInfo(ctx context.Context) (ports.ServerInfo, error) {
 	var sum ports.ServerInfo
 	names := make([]string, 0, len(t.hosts))
 	for _, h := range t.hosts {
-		names = append(names, h.Name)
+		names = append(names, h.name)
 	}
 	sum.Address = fmt.Sprintf("%d hosts: %s", len(t.hosts), strings.Join(names, ", "))
 	versions, same := make([]string, 0, len(all)), true
@@ -210,12 +215,16 @@ func (t *Terminal) ServerInfo(ctx context.Context) (ports.ServerInfo, error) {
 // ("web1:work", "web1:" for a name the backend chooses), or on the first
 // host when it names none.
 func (t *Terminal) CreateSession(ctx context.Context, spec ports.SessionSpec) (ports.Created, error) {
-	h := t.hosts[0]
+	hh := t.hosts[0]
 	if name, rest, found := strings.Cut(spec.Name, sep); found {
-		if h = t.byName[name]; h == nil {
+		if hh = t.byName[name]; hh == nil {
 			return ports.Created{}, fmt.Errorf("create session %q: %s: %w", spec.Name, t.noHost(spec.Name), ports.ErrNotFound)
 		}
 		spec.Name = rest
+	}
+	h, err := t.route(ctx, hh)
+	if err != nil {
+		return ports.Created{}, fmt.Errorf("create session %q: %w", spec.Name, err)
 	}
 	c, err := capability[ports.Creator](h, "create session", spec.Name, "creator")
 	if err != nil {
@@ -227,7 +236,7 @@ func (t *Terminal) CreateSession(ctx context.Context, spec ports.SessionSpec) (p
 
 // CreateWindow adds a window to the session, on its host.
 func (t *Terminal) CreateWindow(ctx context.Context, session, name string) (ports.Created, error) {
-	h, own, err := t.ref("create a window in session", session)
+	h, own, err := t.ref(ctx, "create a window in session", session)
 	if err != nil {
 		return ports.Created{}, err
 	}
@@ -241,7 +250,7 @@ func (t *Terminal) CreateWindow(ctx context.Context, session, name string) (port
 
 // SplitWindow splits the pane, on its host.
 func (t *Terminal) SplitWindow(ctx context.Context, pane ports.PaneID, vertical bool, size int) (ports.Created, error) {
-	h, own, err := t.pane("split pane", pane)
+	h, own, err := t.pane(ctx, "split pane", pane)
 	if err != nil {
 		return ports.Created{}, err
 	}
@@ -255,7 +264,7 @@ func (t *Terminal) SplitWindow(ctx context.Context, pane ports.PaneID, vertical 
 
 // SelectPane makes the pane its window's active pane, on its host.
 func (t *Terminal) SelectPane(ctx context.Context, pane ports.PaneID) error {
-	h, own, err := t.pane("select pane", pane)
+	h, own, err := t.pane(ctx, "select pane", pane)
 	if err != nil {
 		return err
 	}
@@ -268,7 +277,7 @@ func (t *Terminal) SelectPane(ctx context.Context, pane ports.PaneID) error {
 
 // SelectWindow makes the window its session's current one, on its host.
 func (t *Terminal) SelectWindow(ctx context.Context, window string) error {
-	h, own, err := t.ref("select window", window)
+	h, own, err := t.ref(ctx, "select window", window)
 	if err != nil {
 		return err
 	}
@@ -281,7 +290,7 @@ func (t *Terminal) SelectWindow(ctx context.Context, window string) error {
 
 // ResizePane resizes the pane, on its host.
 func (t *Terminal) ResizePane(ctx context.Context, pane ports.PaneID, width, height int) error {
-	h, own, err := t.pane("resize pane", pane)
+	h, own, err := t.pane(ctx, "resize pane", pane)
 	if err != nil {
 		return err
 	}
@@ -294,7 +303,7 @@ func (t *Terminal) ResizePane(ctx context.Context, pane ports.PaneID, width, hei
 
 // ResizeWindow resizes the window, on its host.
 func (t *Terminal) ResizeWindow(ctx context.Context, window string, width, height int) error {
-	h, own, err := t.ref("resize window", window)
+	h, own, err := t.ref(ctx, "resize window", window)
 	if err != nil {
 		return err
 	}
@@ -308,7 +317,7 @@ func (t *Terminal) ResizeWindow(ctx context.Context, window string, width, heigh
 // RenameSession renames the session, on its host. The new name is a
 // name, without a host.
 func (t *Terminal) RenameSession(ctx context.Context, session, name string) error {
-	h, own, err := t.ref("rename session", session)
+	h, own, err := t.ref(ctx, "rename session", session)
 	if err != nil {
 		return err
 	}
@@ -321,7 +330,7 @@ func (t *Terminal) RenameSession(ctx context.Context, session, name string) erro
 
 // RenameWindow renames the window, on its host.
 func (t *Terminal) RenameWindow(ctx context.Context, window, name string) error {
-	h, own, err := t.ref("rename window", window)
+	h, own, err := t.ref(ctx, "rename window", window)
 	if err != nil {
 		return err
 	}
@@ -334,7 +343,7 @@ func (t *Terminal) RenameWindow(ctx context.Context, window, name string) error 
 
 // ClearHistory clears the pane's history, on its host.
 func (t *Terminal) ClearHistory(ctx context.Context, pane ports.PaneID) error {
-	h, own, err := t.pane("clear the history of pane", pane)
+	h, own, err := t.pane(ctx, "clear the history of pane", pane)
 	if err != nil {
 		return err
 	}
@@ -347,7 +356,7 @@ func (t *Terminal) ClearHistory(ctx context.Context, pane ports.PaneID) error {
 
 // KillPane kills the pane, on its host.
 func (t *Terminal) KillPane(ctx context.Context, pane ports.PaneID) error {
-	h, own, err := t.pane("kill pane", pane)
+	h, own, err := t.pane(ctx, "kill pane", pane)
 	if err != nil {
 		return err
 	}
@@ -360,7 +369,7 @@ func (t *Terminal) KillPane(ctx context.Context, pane ports.PaneID) error {
 
 // KillWindow kills the window, on its host.
 func (t *Terminal) KillWindow(ctx context.Context, window string) error {
-	h, own, err := t.ref("kill window", window)
+	h, own, err := t.ref(ctx, "kill window", window)
 	if err != nil {
 		return err
 	}
@@ -373,7 +382,7 @@ func (t *Terminal) KillWindow(ctx context.Context, window string) error {
 
 // KillSession kills the session, on its host.
 func (t *Terminal) KillSession(ctx context.Context, session string) error {
-	h, own, err := t.ref("kill session", session)
+	h, own, err := t.ref(ctx, "kill session", session)
 	if err != nil {
 		return err
 	}
@@ -386,7 +395,7 @@ func (t *Terminal) KillSession(ctx context.Context, session string) error {
 
 // RespawnPane restarts the pane's program, on its host.
 func (t *Terminal) RespawnPane(ctx context.Context, pane ports.PaneID) error {
-	h, own, err := t.pane("respawn pane", pane)
+	h, own, err := t.pane(ctx, "respawn pane", pane)
 	if err != nil {
 		return err
 	}

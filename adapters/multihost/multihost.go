@@ -20,7 +20,8 @@ type Host struct {
 	// for this machine.
 	Destination string
 
-	// Terminal is the host's backend.
+	// Terminal is the host's backend; nil for a host whose backend Dial
+	// makes.
 	Terminal ports.Terminal
 
 	// Manager is the host's lifecycle half: whichever of ports.Lister,
@@ -31,16 +32,40 @@ type Host struct {
 	// Leaser keeps the host's panes to one writer across processes; nil
 	// for none.
 	Leaser ports.Leaser
+
+	// Close, when not nil, is what the router's Close calls to close the
+	// host's backend.
+	Close func() error
+
+	// Dial, for a host without a Terminal (one that could not be reached
+	// when the server started), makes its backend: the Terminal, Manager,
+	// Leaser and Close of the Host it returns (its Name and Destination
+	// are ignored). The router dials when a call needs the host, in the
+	// background, never again sooner than Options.DialRetry after a
+	// failure; until a dial succeeds the host is unreachable with the
+	// dial's error. Errors should wrap ports.ErrUnavailable (the router
+	// makes them so).
+	Dial func(ctx context.Context) (Host, error)
 }
 
 // Options are the router's settings.
 type Options struct {
-	// Now tells the time a host's status changed at; nil is time.Now.
+	// Now tells the time a host's status changed at, and when to dial
+	// again; nil is time.Now.
 	Now func() time.Time
+
+	// DialRetry is the least time between two dials of a host that
+	// failed to dial; 0 is DefaultDialRetry.
+	DialRetry time.Duration
 }
 
+// DefaultDialRetry is how soon a host that failed to dial is dialed
+// again, at the earliest: the next call after it dials it.
+const DefaultDialRetry = 5 * time.Second
+
 // ErrInvalidHost: New was given a host it cannot route to: a name of
-// another form, one named twice, or one without a Terminal.
+// another form, one named twice, or one with neither a Terminal nor a
+// Dial.
 var ErrInvalidHost = errors.New("invalid host")
 
 // maxHostName is the longest host name.
@@ -70,15 +95,33 @@ type Terminal struct {
 	hosts  []*host
 	byName map[string]*host
 	now    func() time.Time
+	retry  time.Duration
 	leaser ports.Leaser // nil unless every host has one
+
+	// life ends with Close: the dials run under it, counted in dials.
+	life    context.Context
+	endLife context.CancelFunc
+	dials   sync.WaitGroup
 }
 
-// host is one Host and what the router last found of it.
+// host is one host of the router: its backend, once there is one, and
+// what the router last found of it.
 type host struct {
-	Host
+	name, dest string
+	dial       func(context.Context) (Host, error)
 
-	mu     sync.Mutex
-	status ports.HostInfo
+	mu      sync.Mutex
+	status  ports.HostInfo
+	backend *Host         // nil until a dial succeeds
+	dialing chan struct{} // closed when the running dial ends; nil when none runs
+	failed  time.Time     // when the last dial failed
+	failure error         // its error; nil when none failed
+}
+
+// route is a host and its backend, for one call.
+type route struct {
+	*host
+	Host
 }
 
 var (
@@ -98,14 +141,21 @@ var (
 // New returns the router over hosts, in that order: listings follow it,
 // and a session whose name names no host is made on the first. It does
 // not contact any host. Errors wrap ErrInvalidHost: no hosts, a name
-// ValidHostName refuses or given twice, a host without a Terminal.
+// ValidHostName refuses or given twice, a host with neither a Terminal
+// nor a Dial.
+//
+// The router has a Leaser when every host that has a Terminal has one;
+// a host that Dial makes must then have one too, or its dial fails.
 func New(hosts []Host, opts Options) (*Terminal, error) {
 	if len(hosts) == 0 {
 		return nil, fmt.Errorf("route to hosts: none given: %w", ErrInvalidHost)
 	}
-	t := &Terminal{byName: make(map[string]*host, len(hosts)), now: opts.Now}
+	t := &Terminal{byName: make(map[string]*host, len(hosts)), now: opts.Now, retry: opts.DialRetry}
 	if t.now == nil {
 		t.now = time.Now
+	}
+	if t.retry <= 0 {
+		t.retry = DefaultDialRetry
 	}
 	leases := true
 	for _, h := range hosts {
@@ -114,23 +164,127 @@ func New(hosts []Host, opts Options) (*Terminal, error) {
 			return nil, fmt.Errorf("route to host %q: a host name is 1 to %d of A-Z a-z 0-9 . _ -: %w", h.Name, maxHostName, ErrInvalidHost)
 		case t.byName[h.Name] != nil:
 			return nil, fmt.Errorf("route to host %q: named twice: %w", h.Name, ErrInvalidHost)
-		case h.Terminal == nil:
-			return nil, fmt.Errorf("route to host %q: no terminal: %w", h.Name, ErrInvalidHost)
+		case h.Terminal == nil && h.Dial == nil:
+			return nil, fmt.Errorf("route to host %q: no terminal and no way to make one: %w", h.Name, ErrInvalidHost)
 		}
-		hh := &host{Host: h, status: ports.HostInfo{Name: h.Name, Destination: h.Destination}}
+		hh := &host{name: h.Name, dest: h.Destination, dial: h.Dial, status: ports.HostInfo{Name: h.Name, Destination: h.Destination}}
+		if h.Terminal != nil {
+			b := h
+			hh.backend = &b
+			leases = leases && h.Leaser != nil
+		}
 		t.hosts = append(t.hosts, hh)
 		t.byName[h.Name] = hh
-		leases = leases && h.Leaser != nil
 	}
 	if leases {
 		t.leaser = &leaser{t: t}
 	}
+	t.life, t.endLife = context.WithCancel(context.Background())
 	return t, nil
 }
 
 // Leaser returns the router's ports.DescribingLeaser, which leases a pane
 // through its host's Leaser, or nil when a host has none.
 func (t *Terminal) Leaser() ports.Leaser { return t.leaser }
+
+// Close stops the dials under way, waits for them, and closes every
+// host's backend that has a Close. Calls after the first close nothing
+// more.
+func (t *Terminal) Close() error {
+	t.endLife()
+	t.dials.Wait()
+	var errs []error
+	for _, h := range t.hosts {
+		h.mu.Lock()
+		b := h.backend
+		h.backend = nil
+		h.mu.Unlock()
+		if b != nil && b.Close != nil {
+			errs = append(errs, b.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// route returns h's backend for a call: at once when it has one; else
+// after the dial that is under way or that this call starts (a dial
+// having failed no sooner than the retry interval ago), as long as ctx
+// allows. Errors wrap ports.ErrUnavailable.
+func (t *Terminal) route(ctx context.Context, h *host) (route, error) {
+	h.mu.Lock()
+	if b := h.backend; b != nil {
+		h.mu.Unlock()
+		return route{h, *b}, nil
+	}
+	if h.dialing == nil && t.life.Err() == nil && (h.failure == nil || t.now().Sub(h.failed) >= t.retry) {
+		h.dialing = make(chan struct{})
+		t.dials.Add(1)
+		go t.connect(h, h.dialing)
+	}
+	wait := h.dialing
+	h.mu.Unlock()
+	if wait != nil {
+		select {
+		case <-wait:
+		case <-ctx.Done():
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if b := h.backend; b != nil {
+		return route{h, *b}, nil
+	}
+	why := h.failure
+	switch {
+	case h.dialing != nil:
+		why = errors.New("still connecting")
+	case why == nil:
+		why = errors.New("closed")
+	}
+	return route{}, fmt.Errorf("on host %s: %w", h.name, unavailable(why))
+}
+
+// connect dials h and records the outcome; done is closed at its end.
+func (t *Terminal) connect(h *host, done chan struct{}) {
+	defer t.dials.Done()
+	b, err := h.dial(t.life)
+	if err == nil && b.Terminal == nil {
+		err = errors.New("the dial made no terminal")
+	}
+	if err == nil && t.leaser != nil && b.Leaser == nil {
+		err = errors.New("its backend keeps no leases, which the other hosts' do: its panes would be written to by two processes at once")
+	}
+	if err != nil && b.Close != nil {
+		err = errors.Join(err, b.Close())
+	}
+	if err == nil && t.life.Err() != nil {
+		// Closed meanwhile: what was made is closed, not kept.
+		if b.Close != nil {
+			_ = b.Close()
+		}
+		err = errors.New("closed")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dialing = nil
+	defer close(done)
+	if err != nil {
+		h.failed, h.failure = t.now(), fmt.Errorf("connect: %w", err)
+		h.mark(false, h.failure.Error(), t.now)
+		return
+	}
+	h.failure = nil
+	h.backend = &b
+	h.mark(true, "", t.now)
+}
+
+// unavailable is err, wrapping ports.ErrUnavailable.
+func unavailable(err error) error {
+	if errors.Is(err, ports.ErrUnavailable) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", err, ports.ErrUnavailable)
+}
 
 // Hosts asks every host that can list what its server holds
 // (ports.Lister.ServerInfo), at once, and reports each host as it found
@@ -139,13 +293,17 @@ func (t *Terminal) Hosts(ctx context.Context) []ports.HostInfo {
 	counts := make([]ports.ServerInfo, len(t.hosts))
 	var wg sync.WaitGroup
 	for i, h := range t.hosts {
-		l, ok := h.Manager.(ports.Lister)
-		if !ok {
-			continue
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			r, err := t.route(ctx, h)
+			if err != nil {
+				return
+			}
+			l, ok := r.Manager.(ports.Lister)
+			if !ok {
+				return
+			}
 			info, err := l.ServerInfo(ctx)
 			if h.saw(ctx, err, true, t.now) == nil {
 				counts[i] = info
@@ -170,6 +328,14 @@ func (h *host) info() ports.HostInfo {
 	return h.status
 }
 
+// mark records whether h answered; h.mu must be held.
+func (h *host) mark(up bool, why string, now func() time.Time) {
+	if h.status.Since.IsZero() || h.status.Reachable != up {
+		h.status.Since = now()
+	}
+	h.status.Reachable, h.status.Error = up, why
+}
+
 // saw records what a call to h came to and returns err told as h's.
 // The host is reachable after an answer: no error, or one that only the
 // host could give (no such pane, session or window; a dead pane). It is
@@ -189,28 +355,25 @@ func (h *host) saw(ctx context.Context, err error, listing bool, now func() time
 		known = false
 	}
 	if known {
-		h.mu.Lock()
-		if h.status.Since.IsZero() || h.status.Reachable != up {
-			h.status.Since = now()
-		}
-		h.status.Reachable = up
-		h.status.Error = ""
+		why := ""
 		if !up {
-			h.status.Error = err.Error()
+			why = err.Error()
 		}
+		h.mu.Lock()
+		h.mark(up, why, now)
 		h.mu.Unlock()
 	}
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("on host %s: %w", h.Name, err)
+	return fmt.Errorf("on host %s: %w", h.name, err)
 }
 
 // The ids of the router: a host's name, a colon, the host's own id.
 const sep = ":"
 
 // qualify returns the router's id of the host's own id.
-func (h *host) qualify(id string) string { return h.Name + sep + id }
+func (h *host) qualify(id string) string { return h.name + sep + id }
 
 func (h *host) pane(id ports.PaneID) ports.PaneID { return ports.PaneID(h.qualify(string(id))) }
 
@@ -225,24 +388,35 @@ func (t *Terminal) split(id string) (h *host, own string, ok bool) {
 	return h, own, h != nil
 }
 
-// pane returns the host of a pane id and the host's own id of the pane.
-// Errors wrap ports.ErrPaneNotFound.
-func (t *Terminal) pane(what string, id ports.PaneID) (*host, ports.PaneID, error) {
+// pane returns the route of a pane id's host and the host's own id of
+// the pane. Errors wrap ports.ErrPaneNotFound for an id of no host, and
+// are route's for a host that cannot be reached.
+func (t *Terminal) pane(ctx context.Context, what string, id ports.PaneID) (route, ports.PaneID, error) {
 	h, own, ok := t.split(string(id))
 	if !ok {
-		return nil, "", fmt.Errorf("%s %s: %s: %w", what, id, t.noHost(string(id)), ports.ErrPaneNotFound)
+		return route{}, "", fmt.Errorf("%s %s: %s: %w", what, id, t.noHost(string(id)), ports.ErrPaneNotFound)
 	}
-	return h, ports.PaneID(own), nil
+	r, err := t.route(ctx, h)
+	if err != nil {
+		return route{}, "", fmt.Errorf("%s %s: %w", what, id, err)
+	}
+	return r, ports.PaneID(own), nil
 }
 
-// ref returns the host of a session or window id (or a session's
-// qualified name) and the host's own. Errors wrap ports.ErrNotFound.
-func (t *Terminal) ref(what, id string) (*host, string, error) {
+// ref returns the route of the host of a session or window id (or a
+// session's qualified name) and the host's own. Errors wrap
+// ports.ErrNotFound for an id of no host, and are route's for a host
+// that cannot be reached.
+func (t *Terminal) ref(ctx context.Context, what, id string) (route, string, error) {
 	h, own, ok := t.split(id)
 	if !ok {
-		return nil, "", fmt.Errorf("%s %s: %s: %w", what, id, t.noHost(id), ports.ErrNotFound)
+		return route{}, "", fmt.Errorf("%s %s: %s: %w", what, id, t.noHost(id), ports.ErrNotFound)
 	}
-	return h, own, nil
+	r, err := t.route(ctx, h)
+	if err != nil {
+		return route{}, "", fmt.Errorf("%s %s: %w", what, id, err)
+	}
+	return r, own, nil
 }
 
 // noHost says why id names no host.

@@ -364,3 +364,99 @@ func TestAFramedCommandRunsOnItsHost(t *testing.T) {
 		t.Errorf("web1 ran %q, want nothing", got)
 	}
 }
+
+// A host that could not be reached at start is dialed when a call needs
+// it, and again after the retry interval while it fails; once it answers
+// it is used like any other.
+func TestAHostDownAtStartIsDialedWhenItComesBack(t *testing.T) {
+	clock := fake.NewClock(time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC))
+	up := fake.New(fake.WithClock(clock))
+	up.AddPane(fake.PaneSpec{Command: "bash"})
+	later := fake.New(fake.WithClock(clock))
+	later.AddPane(fake.PaneSpec{Command: "bash"})
+	dials, closed := 0, 0
+	reachable := false
+	r, err := multihost.New([]multihost.Host{
+		{Name: "web1", Terminal: up, Manager: fake.NewManager(up), Leaser: fake.NewLeaser(clock)},
+		{Name: "web2", Destination: "web2.example", Dial: func(ctx context.Context) (multihost.Host, error) {
+			dials++
+			if !reachable {
+				return multihost.Host{}, errors.New("ssh web2.example: Connection refused")
+			}
+			return multihost.Host{Terminal: later, Manager: fake.NewManager(later), Leaser: fake.NewLeaser(clock),
+				Close: func() error { closed++; return nil }}, nil
+		}},
+	}, multihost.Options{Now: clock.Now, DialRetry: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	panes, err := r.ListPanes(ctx, ports.PaneFilter{})
+	if err != nil || !slices.Equal(paneIDs(panes), []ports.PaneID{"web1:%0"}) {
+		t.Fatalf("ListPanes with web2 not dialed = %v, %v; want web1's", paneIDs(panes), err)
+	}
+	got := hostNamed(r.Hosts(ctx), "web2")
+	if got.Reachable || !strings.Contains(got.Error, "Connection refused") || got.Destination != "web2.example" {
+		t.Errorf("web2 = %+v, want unreachable with the dial's error", got)
+	}
+	if _, err := r.Pane(ctx, "web2:%0"); !errors.Is(err, ports.ErrUnavailable) {
+		t.Errorf("a pane of web2 = %v, want ErrUnavailable", err)
+	}
+	if dials != 1 {
+		t.Errorf("dialed %d times within the retry interval, want 1", dials)
+	}
+	reachable = true
+	clock.Advance(5 * time.Second)
+	info, err := r.Pane(ctx, "web2:%0")
+	if err != nil || info.ID != "web2:%0" {
+		t.Fatalf("web2 after it came back: %+v, %v", info, err)
+	}
+	if got := hostNamed(r.Hosts(ctx), "web2"); !got.Reachable || got.Panes != 1 {
+		t.Errorf("web2 = %+v, want reachable with its pane", got)
+	}
+	if err := r.Close(); err != nil || closed != 1 {
+		t.Errorf("Close = %v, closed %d backends made by a dial, want 1", err, closed)
+	}
+}
+
+// A dialed host whose backend keeps no leases is not used when the
+// others keep them: its panes would lose the single writer.
+func TestADialedHostMustLeaseAsTheOthersDo(t *testing.T) {
+	up := fake.New()
+	up.AddPane(fake.PaneSpec{Command: "bash"})
+	r, err := multihost.New([]multihost.Host{
+		{Name: "web1", Terminal: up, Leaser: fake.NewLeaser(up.Clock())},
+		{Name: "web2", Dial: func(context.Context) (multihost.Host, error) { return multihost.Host{Terminal: fake.New()}, nil }},
+	}, multihost.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Pane(t.Context(), "web2:%0"); !errors.Is(err, ports.ErrUnavailable) || !strings.Contains(err.Error(), "leases") {
+		t.Errorf("a pane of the leaseless web2 = %v, want ErrUnavailable saying why", err)
+	}
+}
+
+// Close stops a dial under way and waits for it.
+func TestCloseStopsADial(t *testing.T) {
+	started := make(chan struct{})
+	r, err := multihost.New([]multihost.Host{{Name: "web1", Dial: func(ctx context.Context) (multihost.Host, error) {
+		close(started)
+		<-ctx.Done()
+		return multihost.Host{}, ctx.Err()
+	}}}, multihost.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { _, err := r.Pane(ctx, "web1:%0"); done <- err }()
+	<-started
+	cancel()
+	if err := <-done; !errors.Is(err, ports.ErrUnavailable) {
+		t.Errorf("a call given up while its host dials = %v, want ErrUnavailable", err)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 // Pane describes the pane.
 func (t *Terminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, error) {
-	h, own, err := t.pane("describe pane", id)
+	h, own, err := t.pane(ctx, "describe pane", id)
 	if err != nil {
 		return ports.PaneInfo{}, err
 	}
@@ -23,7 +23,7 @@ func (t *Terminal) Pane(ctx context.Context, id ports.PaneID) (ports.PaneInfo, e
 
 // SendText types text into the pane.
 func (t *Terminal) SendText(ctx context.Context, id ports.PaneID, text string) error {
-	h, own, err := t.pane("type into pane", id)
+	h, own, err := t.pane(ctx, "type into pane", id)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func (t *Terminal) SendText(ctx context.Context, id ports.PaneID, text string) e
 
 // SendKeys presses keys in the pane.
 func (t *Terminal) SendKeys(ctx context.Context, id ports.PaneID, keys []string) error {
-	h, own, err := t.pane("press keys in pane", id)
+	h, own, err := t.pane(ctx, "press keys in pane", id)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func (t *Terminal) SendKeys(ctx context.Context, id ports.PaneID, keys []string)
 
 // Paste pastes text into the pane.
 func (t *Terminal) Paste(ctx context.Context, id ports.PaneID, text string) error {
-	h, own, err := t.pane("paste into pane", id)
+	h, own, err := t.pane(ctx, "paste into pane", id)
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (t *Terminal) Paste(ctx context.Context, id ports.PaneID, text string) erro
 
 // Capture returns rows of the pane.
 func (t *Terminal) Capture(ctx context.Context, id ports.PaneID, r ports.CaptureRange) ([]string, error) {
-	h, own, err := t.pane("capture pane", id)
+	h, own, err := t.pane(ctx, "capture pane", id)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func (t *Terminal) Capture(ctx context.Context, id ports.PaneID, r ports.Capture
 
 // OpenOutput opens the pane's output stream, which is the host's own.
 func (t *Terminal) OpenOutput(ctx context.Context, id ports.PaneID) (ports.OutputStream, error) {
-	h, own, err := t.pane("listen to pane", id)
+	h, own, err := t.pane(ctx, "listen to pane", id)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (t *Terminal) OpenOutput(ctx context.Context, id ports.PaneID) (ports.Outpu
 
 // PutScript stores a script for the pane's shell, on the pane's host.
 func (t *Terminal) PutScript(ctx context.Context, id ports.PaneID, build func(path string) []byte) (string, error) {
-	h, own, err := t.pane("store a script for pane", id)
+	h, own, err := t.pane(ctx, "store a script for pane", id)
 	if err != nil {
 		return "", err
 	}
@@ -83,7 +83,7 @@ func (t *Terminal) PutScript(ctx context.Context, id ports.PaneID, build func(pa
 
 // ReadScript reads back a script PutScript stored for the pane.
 func (t *Terminal) ReadScript(ctx context.Context, id ports.PaneID, path string) ([]byte, bool, error) {
-	h, own, err := t.pane("read a script of pane", id)
+	h, own, err := t.pane(ctx, "read a script of pane", id)
 	if err != nil {
 		return nil, false, err
 	}
@@ -93,7 +93,7 @@ func (t *Terminal) ReadScript(ctx context.Context, id ports.PaneID, path string)
 
 // RemoveScript removes a script PutScript stored for the pane.
 func (t *Terminal) RemoveScript(ctx context.Context, id ports.PaneID, path string) (ports.ScriptState, error) {
-	h, own, err := t.pane("remove a script of pane", id)
+	h, own, err := t.pane(ctx, "remove a script of pane", id)
 	if err != nil {
 		return ports.ScriptUnknown, err
 	}
@@ -103,7 +103,7 @@ func (t *Terminal) RemoveScript(ctx context.Context, id ports.PaneID, path strin
 
 // Foreground describes the foreground group of the pane's terminal.
 func (t *Terminal) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreground, error) {
-	h, own, err := t.pane("read the foreground of pane", id)
+	h, own, err := t.pane(ctx, "read the foreground of pane", id)
 	if err != nil {
 		return ports.Foreground{}, err
 	}
@@ -113,7 +113,7 @@ func (t *Terminal) Foreground(ctx context.Context, id ports.PaneID) (ports.Foreg
 
 // LineEditing reports whether the pane's terminal is set for line editing.
 func (t *Terminal) LineEditing(ctx context.Context, id ports.PaneID) (bool, error) {
-	h, own, err := t.pane("read the terminal of pane", id)
+	h, own, err := t.pane(ctx, "read the terminal of pane", id)
 	if err != nil {
 		return false, err
 	}
@@ -122,15 +122,15 @@ func (t *Terminal) LineEditing(ctx context.Context, id ports.PaneID) (bool, erro
 }
 
 // lacks is the error of a capability the pane's host does not offer.
-func lacks(what string, id ports.PaneID, h *host, capability string) error {
-	return fmt.Errorf("%s %s: the backend of host %s is no %s: %w", what, id, h.Name, capability, ports.ErrUnsupported)
+func lacks(what string, id ports.PaneID, h route, capability string) error {
+	return fmt.Errorf("%s %s: the backend of host %s is no %s: %w", what, id, h.name, capability, ports.ErrUnsupported)
 }
 
 // CaptureScreen describes the pane and captures its screen, in one
 // exchange where the host's backend is a ports.ScreenCapturer, else as
 // Pane then Capture of rows 0 to Height-1.
 func (t *Terminal) CaptureScreen(ctx context.Context, id ports.PaneID, joinWrapped bool) (ports.PaneInfo, []string, error) {
-	h, own, err := t.pane("capture the screen of pane", id)
+	h, own, err := t.pane(ctx, "capture the screen of pane", id)
 	if err != nil {
 		return ports.PaneInfo{}, nil, err
 	}
@@ -149,7 +149,7 @@ func (t *Terminal) CaptureScreen(ctx context.Context, id ports.PaneID, joinWrapp
 // DescribeGuarded is the host's, where its backend is a
 // ports.GuardedWriter; ErrUnsupported otherwise.
 func (t *Terminal) DescribeGuarded(ctx context.Context, id ports.PaneID) (ports.PaneInfo, ports.Guard, error) {
-	h, own, err := t.pane("describe pane", id)
+	h, own, err := t.pane(ctx, "describe pane", id)
 	if err != nil {
 		return ports.PaneInfo{}, "", err
 	}
@@ -164,7 +164,7 @@ func (t *Terminal) DescribeGuarded(ctx context.Context, id ports.PaneID) (ports.
 // GuardedWrite is the host's, where its backend is a
 // ports.GuardedWriter; ErrUnsupported otherwise, nothing sent.
 func (t *Terminal) GuardedWrite(ctx context.Context, w ports.GuardedWrite) (ports.GuardedResult, error) {
-	h, own, err := t.pane("write to pane", w.Pane)
+	h, own, err := t.pane(ctx, "write to pane", w.Pane)
 	if err != nil {
 		return ports.GuardedResult{}, err
 	}
@@ -181,7 +181,7 @@ func (t *Terminal) GuardedWrite(ctx context.Context, w ports.GuardedWrite) (port
 // ScriptExposed is the host's, where its backend is a
 // ports.ScriptWitness; ErrUnsupported otherwise.
 func (t *Terminal) ScriptExposed(ctx context.Context, id ports.PaneID, path string) (bool, error) {
-	h, own, err := t.pane("tell who read a script of pane", id)
+	h, own, err := t.pane(ctx, "tell who read a script of pane", id)
 	if err != nil {
 		return false, err
 	}
@@ -196,7 +196,7 @@ func (t *Terminal) ScriptExposed(ctx context.Context, id ports.PaneID, path stri
 // ProcessMark is the host's, where its backend is a ports.ProcessWatcher;
 // ErrUnsupported otherwise. The mark is the host's, for the same pane.
 func (t *Terminal) ProcessMark(ctx context.Context, id ports.PaneID) (ports.ProcessMark, error) {
-	h, own, err := t.pane("mark the processes of pane", id)
+	h, own, err := t.pane(ctx, "mark the processes of pane", id)
 	if err != nil {
 		return ports.ProcessMark{}, err
 	}
@@ -211,7 +211,7 @@ func (t *Terminal) ProcessMark(ctx context.Context, id ports.PaneID) (ports.Proc
 // ProcessesSince is the host's, where its backend is a
 // ports.ProcessWatcher; ErrUnsupported otherwise.
 func (t *Terminal) ProcessesSince(ctx context.Context, id ports.PaneID, mark ports.ProcessMark) ([]ports.Process, error) {
-	h, own, err := t.pane("list the processes of pane", id)
+	h, own, err := t.pane(ctx, "list the processes of pane", id)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func (t *Terminal) ProcessesSince(ctx context.Context, id ports.PaneID, mark por
 // SignalGroup is the host's, where its backend is a ports.Signaler;
 // ErrUnsupported otherwise, nothing sent.
 func (t *Terminal) SignalGroup(ctx context.Context, id ports.PaneID, pgid int, sig ports.Signal) ([]ports.Process, error) {
-	h, own, err := t.pane("signal a process group of pane", id)
+	h, own, err := t.pane(ctx, "signal a process group of pane", id)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +241,7 @@ func (t *Terminal) SignalGroup(ctx context.Context, id ports.PaneID, pgid int, s
 // ProcessExists is the host's, where its backend is a
 // ports.ProcessChecker; ErrUnsupported otherwise.
 func (t *Terminal) ProcessExists(ctx context.Context, id ports.PaneID, pid int) (bool, error) {
-	h, own, err := t.pane("look for a process of pane", id)
+	h, own, err := t.pane(ctx, "look for a process of pane", id)
 	if err != nil {
 		return false, err
 	}
@@ -256,7 +256,7 @@ func (t *Terminal) ProcessExists(ctx context.Context, id ports.PaneID, pid int) 
 // Reading is the host's, where its backend is a ports.InputWatcher;
 // ErrUnsupported otherwise.
 func (t *Terminal) Reading(ctx context.Context, id ports.PaneID) (ports.Reading, error) {
-	h, own, err := t.pane("tell who reads the terminal of pane", id)
+	h, own, err := t.pane(ctx, "tell who reads the terminal of pane", id)
 	if err != nil {
 		return ports.Reading{}, err
 	}
