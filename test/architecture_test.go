@@ -87,7 +87,7 @@ var layers = map[string][]string{
 	"adapters/mocks":              {"ports"},
 
 	"app": {"ports", "domain", "domain/lifecycle", "domain/runlog", "domain/writers", "adapters/clock", "adapters/fake", "adapters/mcp", "adapters/outputstore",
-		"adapters/mcp/audit", "adapters/random", "adapters/screen", "adapters/tmux"},
+		"adapters/mcp/audit", "adapters/multihost", "adapters/random", "adapters/screen", "adapters/tmux"},
 	"cmd/tmux-mcp":                  {"app", "cmd/tmux-mcp/internal/clients", "cmd/tmux-mcp/internal/doctor"},
 	"cmd/tmux-mcp/internal/clients": {"app"},
 	"cmd/tmux-mcp/internal/doctor":  {"app", "cmd/tmux-mcp/internal/clients"},
