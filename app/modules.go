@@ -701,7 +701,7 @@ func NewAuditLog(cfg Config, log *Logger) (*audit.Log, error) {
 
 // MCPModule provides the MCP server on the domain service.
 var MCPModule = fx.Module("mcp",
-	fx.Provide(fx.Annotate(NewMCPServer, fx.ParamTags("", "", "", "", "", `optional:"true"`))),
+	fx.Provide(fx.Annotate(NewMCPServer, fx.ParamTags("", "", "", "", "", `optional:"true"`, "", `optional:"true"`))),
 )
 
 // NewMCPServer returns the MCP server whose pane tools call s and whose
@@ -711,9 +711,11 @@ var MCPModule = fx.Module("mcp",
 // lines published to logs (nil for none) to the clients that ask. A nil
 // life is a backend that cannot list and shape sessions: those tools,
 // which would only fail, are not offered, and the instructions tell
-// clients how ws's pane ids are found instead.
-func NewMCPServer(s *domain.Service, life *lifecycle.Service, cfg Config, auditLog *audit.Log, log *Logger, logs *mcp.LogBridge, ws Workspace) *mcp.Server {
-	opts := mcp.Options{Version: Version(), Logger: log, Safety: mcp.Tier(cfg.Safety), Tools: cfg.Tools, Audit: auditLog, Logs: logs, PanesNote: ws.PaneIDs, Attach: ws.Attach}
+// clients how ws's pane ids are found instead. hosts, when not nil, is a
+// backend of several hosts: the server then offers list_hosts and takes
+// and gives ids with their host.
+func NewMCPServer(s *domain.Service, life *lifecycle.Service, cfg Config, auditLog *audit.Log, log *Logger, logs *mcp.LogBridge, ws Workspace, hosts ports.HostLister) *mcp.Server {
+	opts := mcp.Options{Version: Version(), Logger: log, Safety: mcp.Tier(cfg.Safety), Tools: cfg.Tools, Audit: auditLog, Logs: logs, PanesNote: ws.PaneIDs, Attach: ws.Attach, Hosts: hosts}
 	if life != nil {
 		opts.Manage = life
 	}

@@ -47,4 +47,9 @@ type HostLister interface {
 	// that error, and the others are described all the same: Hosts has
 	// no error of its own.
 	Hosts(ctx context.Context) []HostInfo
+
+	// HostStatus reports every host as the calls so far found it, in the
+	// same order, asking none: what a listing's result says of the hosts
+	// it could not reach, at no cost. Sessions and Panes are 0.
+	HostStatus() []HostInfo
 }

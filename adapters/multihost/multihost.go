@@ -321,6 +321,15 @@ func (t *Terminal) Hosts(ctx context.Context) []ports.HostInfo {
 	return out
 }
 
+// HostStatus reports every host as the calls so far found it.
+func (t *Terminal) HostStatus() []ports.HostInfo {
+	out := make([]ports.HostInfo, len(t.hosts))
+	for i, h := range t.hosts {
+		out[i] = h.info()
+	}
+	return out
+}
+
 // info is what the router last found of h.
 func (h *host) info() ports.HostInfo {
 	h.mu.Lock()
