@@ -182,3 +182,19 @@ func TestTheInstructionsOfSeveralHostsShowTheIdForm(t *testing.T) {
 		}
 	}
 }
+
+// Completion offers the panes of every host, by the host-form prefix a
+// person types.
+func TestCompletionOfSeveralHostsTakesTheHostPrefix(t *testing.T) {
+	f := newFleet(t)
+	res, err := f.cs.Complete(context.Background(), &sdk.CompleteParams{
+		Ref:      &sdk.CompleteReference{Type: "ref/prompt", Name: "run_and_check"},
+		Argument: sdk.CompleteParamsArgument{Name: "paneId", Value: "web2"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Completion.Values; !slices.Equal(got, []string{"web2:%0"}) {
+		t.Errorf("completion of web2 = %v, want web2:%%0", got)
+	}
+}
