@@ -7,12 +7,14 @@ import (
 	"io"
 	"math"
 	"net"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/adapters/multihost"
 	"github.com/tmux-mcp/tmux-mcp/adapters/tmux"
 	"github.com/tmux-mcp/tmux-mcp/domain"
 )
@@ -63,6 +65,12 @@ type Config struct {
 	// configuration file (ssh -F) to read instead of ~/.ssh/config.
 	SSH       string
 	SSHConfig string
+
+	// Hosts are the hosts of a server that drives several tmux servers,
+	// each over ssh (-ssh given more than once, or -hosts-file): their
+	// ids then carry their host ("web1:%3"). Empty for one server, whose
+	// ids are tmux's own; SSH is then empty.
+	Hosts []HostSpec
 
 	// ScreenSession names the GNU screen session of BackendScreen; empty
 	// for a private session of the server's own.
@@ -118,6 +126,7 @@ const (
 	EnvToken          = "TMUX_MCP_TOKEN"
 	EnvSSH            = "TMUX_MCP_SSH"
 	EnvSSHConfig      = "TMUX_MCP_SSH_CONFIG"
+	EnvHostsFile      = "TMUX_MCP_HOSTS_FILE"
 	EnvTools          = "TMUX_MCP_TOOLS"
 
 	EnvShellIntegration = "TMUX_MCP_SHELL_INTEGRATION"
@@ -148,7 +157,9 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	fs.StringVar(&cfg.SocketPath, "socket-path", "", "tmux socket path, as tmux -S (env "+EnvSocketPath+")")
 	fs.StringVar(&cfg.Shell, "shell", "", "the shell the private tmux server runs in its panes: bash, zsh, dash, ksh, fish, sh or a path (default: your login shell; a server you name with -socket-name or -socket-path runs what its default-shell and default-command say)")
 	fs.StringVar(&cfg.TmuxBin, "tmux-bin", "", "tmux binary (env "+EnvTmuxBin+"; default: tmux on PATH, the remote one with -ssh)")
-	fs.StringVar(&cfg.SSH, "ssh", "", "drive the tmux server on this ssh destination (host, user@host or a Host of the ssh configuration) through the system ssh (env "+EnvSSH+"); without a socket setting, the remote default server")
+	var sshs repeated
+	fs.Var(&sshs, "ssh", "drive the tmux server on this ssh destination (host, user@host or a Host of the ssh configuration) through the system ssh (env "+EnvSSH+"); without a socket setting, the remote default server. Given more than once, drive each: ids then carry their host, named after the destination's host (web1:%3)")
+	hostsFile := fs.String("hosts-file", "", "drive the tmux server of every host this file names, one \"NAME DESTINATION\" per line (# starts a comment), each over its own ssh connection; ids carry their host (web1:%3) (env "+EnvHostsFile+")")
 	fs.StringVar(&cfg.SSHConfig, "ssh-config", "", "ssh client configuration file for -ssh, as ssh -F (env "+EnvSSHConfig+"; default: ~/.ssh/config)")
 	safety := fs.String("safety", "", "safety tier: readonly, mutating or destructive (env "+EnvSafety+"; default mutating)")
 	tools := fs.String("tools", "", "offer only these tools, within the safety tier: tool names separated by commas, such as run_shell_command,capture_pane (env "+EnvTools+"; default every tool of the tier)")
@@ -195,7 +206,14 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 		cfg.TmuxBin = env(EnvTmuxBin)
 	}
 	if !set["ssh"] {
-		cfg.SSH = env(EnvSSH)
+		if d := env(EnvSSH); d != "" {
+			sshs = repeated{d}
+		}
+	}
+	if !set["hosts-file"] {
+		*hostsFile = env(EnvHostsFile)
+	} else if *hostsFile == "" {
+		return Config{}, fmt.Errorf("%w: -hosts-file is empty; name the file of hosts", ErrInvalidSetting)
 	}
 	if !set["ssh-config"] {
 		cfg.SSHConfig = env(EnvSSHConfig)
@@ -229,12 +247,21 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	default:
 		return Config{}, fmt.Errorf("%w: -backend %q: want tmux, screen or fake", ErrInvalidSetting, cfg.Backend)
 	}
-	if cfg.SSH != "" {
-		if cfg.Backend != BackendTmux {
-			return Config{}, fmt.Errorf("%w: -ssh drives a remote tmux server; it is for -backend tmux, not %s", ErrInvalidSetting, cfg.Backend)
+	for _, d := range sshs {
+		if err := tmux.CheckDestination(d); err != nil {
+			return Config{}, fmt.Errorf("%w: -ssh %q: %v", ErrInvalidSetting, d, err)
 		}
-		if err := tmux.CheckDestination(cfg.SSH); err != nil {
-			return Config{}, fmt.Errorf("%w: -ssh %q: %v", ErrInvalidSetting, cfg.SSH, err)
+	}
+	if len(sshs) == 1 && *hostsFile == "" {
+		cfg.SSH = sshs[0]
+	} else if len(sshs) > 0 || *hostsFile != "" {
+		if cfg.Hosts, err = hostsOf(sshs, *hostsFile); err != nil {
+			return Config{}, err
+		}
+	}
+	if cfg.SSH != "" || cfg.Hosts != nil {
+		if cfg.Backend != BackendTmux {
+			return Config{}, fmt.Errorf("%w: -ssh and -hosts-file drive remote tmux servers; they are for -backend tmux, not %s", ErrInvalidSetting, cfg.Backend)
 		}
 	} else if cfg.SSHConfig != "" {
 		return Config{}, fmt.Errorf("%w: -ssh-config is for -ssh; name the destination too", ErrInvalidSetting)
@@ -242,7 +269,7 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 	switch {
 	case cfg.Shell != "" && cfg.Backend != BackendTmux:
 		return Config{}, fmt.Errorf("%w: -shell chooses the shell of the server's private tmux server; it is for -backend tmux, not %s", ErrInvalidSetting, cfg.Backend)
-	case cfg.Shell != "" && (cfg.SocketName != "" || cfg.SocketPath != "" || cfg.SSH != ""):
+	case cfg.Shell != "" && (cfg.SocketName != "" || cfg.SocketPath != "" || cfg.SSH != "" || cfg.Hosts != nil):
 		return Config{}, fmt.Errorf("%w: -shell chooses the shell of the server's private tmux server; a server you name runs what its own default-shell and default-command options say", ErrInvalidSetting)
 	}
 	if set["screen-no-copy-mode"] && !set["screen-session"] {
@@ -271,6 +298,91 @@ func ParseConfig(args []string, env func(string) string, usage io.Writer) (Confi
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// HostSpec is one host of a server that drives several: what its ids
+// carry, and the ssh destination of its tmux server.
+type HostSpec struct {
+	Name        string
+	Destination string
+}
+
+// repeated is a flag that may be given more than once: each value, in
+// order.
+type repeated []string
+
+func (r *repeated) String() string { return strings.Join(*r, " ") }
+
+func (r *repeated) Set(v string) error {
+	*r = append(*r, v)
+	return nil
+}
+
+// hostsOf returns the hosts of the -ssh destinations (each named after
+// its host, HostName) and then of the hosts file, if named. Errors wrap
+// ErrInvalidSetting: a file that cannot be read or has a line of another
+// form, a destination of no host name, a name given twice.
+func hostsOf(sshs []string, file string) ([]HostSpec, error) {
+	var hosts []HostSpec
+	for _, d := range sshs {
+		name := HostName(d)
+		if !multihost.ValidHostName(name) {
+			return nil, fmt.Errorf("%w: -ssh %q: its host %q cannot name the host in ids (1 to 64 of A-Z a-z 0-9 . _ -): name it in a -hosts-file", ErrInvalidSetting, d, name)
+		}
+		hosts = append(hosts, HostSpec{Name: name, Destination: d})
+	}
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("%w: -hosts-file: %v", ErrInvalidSetting, err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if c := strings.IndexByte(line, '#'); c >= 0 {
+				line = line[:c]
+			}
+			f := strings.Fields(line)
+			switch {
+			case len(f) == 0:
+				continue
+			case len(f) != 2:
+				return nil, fmt.Errorf("%w: -hosts-file %s, line %d: want NAME DESTINATION", ErrInvalidSetting, file, i+1)
+			case !multihost.ValidHostName(f[0]):
+				return nil, fmt.Errorf("%w: -hosts-file %s, line %d: host name %q: want 1 to 64 of A-Z a-z 0-9 . _ -", ErrInvalidSetting, file, i+1, f[0])
+			}
+			if err := tmux.CheckDestination(f[1]); err != nil {
+				return nil, fmt.Errorf("%w: -hosts-file %s, line %d: %v", ErrInvalidSetting, file, i+1, err)
+			}
+			hosts = append(hosts, HostSpec{Name: f[0], Destination: f[1]})
+		}
+		if len(hosts) == len(sshs) {
+			return nil, fmt.Errorf("%w: -hosts-file %s names no host", ErrInvalidSetting, file)
+		}
+	}
+	seen := map[string]bool{}
+	for _, h := range hosts {
+		if seen[h.Name] {
+			return nil, fmt.Errorf("%w: host %q is named twice; give each host its own name (a -hosts-file names them)", ErrInvalidSetting, h.Name)
+		}
+		seen[h.Name] = true
+	}
+	return hosts, nil
+}
+
+// HostName is the name a host of destination d is given by default: its
+// host, without a user ("deploy@web1" is web1), nor, in the URI form, a
+// port ("ssh://deploy@web1:2222" is web1).
+func HostName(d string) string {
+	uri := strings.HasPrefix(d, "ssh://")
+	d = strings.TrimPrefix(d, "ssh://")
+	if at := strings.LastIndexByte(d, '@'); at >= 0 {
+		d = d[at+1:]
+	}
+	if uri {
+		if h, _, err := net.SplitHostPort(d); err == nil {
+			d = h
+		}
+	}
+	return d
 }
 
 // checkListen refuses a -listen that is no address to listen on, before

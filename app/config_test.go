@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -197,7 +198,14 @@ func TestParseConfigRefusesToStartOnABadSetting(t *testing.T) {
 		{"a shell for a remote server", []string{"-shell", "zsh", "-ssh", "box"}, nil, "-shell chooses"},
 		{"a shell for screen", []string{"-shell", "zsh", "-backend", "screen"}, nil, "it is for -backend tmux, not screen"},
 		{"a shell for the fake", []string{"-shell", "zsh", "-backend", "fake"}, nil, "it is for -backend tmux, not fake"},
-		{"ssh with another backend", []string{"-ssh", "box", "-backend", "screen"}, nil, "-ssh drives a remote tmux server"},
+		{"ssh with another backend", []string{"-ssh", "box", "-backend", "screen"}, nil, "-ssh and -hosts-file drive remote tmux servers"},
+		{"several hosts with another backend", []string{"-ssh", "a", "-ssh", "b", "-backend", "fake"}, nil, "they are for -backend tmux, not fake"},
+		{"a shell for several hosts", []string{"-shell", "zsh", "-ssh", "a", "-ssh", "b"}, nil, "-shell chooses"},
+		{"two destinations of one host name", []string{"-ssh", "deploy@web1", "-ssh", "root@web1"}, nil, `host "web1" is named twice`},
+		{"a destination whose host cannot name it", []string{"-ssh", "web1", "-ssh", "[::1]"}, nil, `-ssh "[::1]": its host "[::1]" cannot name the host`},
+		{"one of several destinations an option", []string{"-ssh", "web1", "-ssh", "-oProxyCommand=sh"}, nil, `-ssh "-oProxyCommand=sh"`},
+		{"a hosts file that is not there", []string{"-hosts-file", "/nonexistent/hosts"}, nil, "-hosts-file: open /nonexistent/hosts"},
+		{"an empty hosts file flag", []string{"-hosts-file", ""}, nil, "-hosts-file is empty"},
 		{"ssh destination that is an option", []string{"-ssh", "-oProxyCommand=sh"}, nil, `-ssh "-oProxyCommand=sh"`},
 		{"ssh destination with a space", nil, map[string]string{"TMUX_MCP_SSH": "box other"}, "space"},
 		{"ssh configuration without a destination", []string{"-ssh-config", "/etc/ssh_config"}, nil, "-ssh-config is for -ssh"},
@@ -238,6 +246,65 @@ func TestParseConfigRefusesToStartOnABadSetting(t *testing.T) {
 	}
 }
 
+// -ssh given more than once drives every destination, each named after
+// its host; one -ssh keeps today's single server, whose ids carry no host.
+func TestParseConfigSeveralHosts(t *testing.T) {
+	cfg, err := app.ParseConfig([]string{"-ssh", "deploy@web1", "-ssh", "ssh://root@db.prod:2222", "-ssh", "build"}, envOf(nil), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []app.HostSpec{{Name: "web1", Destination: "deploy@web1"}, {Name: "db.prod", Destination: "ssh://root@db.prod:2222"}, {Name: "build", Destination: "build"}}
+	if !reflect.DeepEqual(cfg.Hosts, want) || cfg.SSH != "" {
+		t.Errorf("Hosts = %+v, SSH = %q; want %+v and no single SSH", cfg.Hosts, cfg.SSH, want)
+	}
+	one, err := app.ParseConfig([]string{"-ssh", "deploy@web1"}, envOf(nil), &bytes.Buffer{})
+	if err != nil || one.SSH != "deploy@web1" || one.Hosts != nil {
+		t.Errorf("one -ssh: SSH %q, Hosts %+v, %v; want the single server as before", one.SSH, one.Hosts, err)
+	}
+}
+
+func TestParseConfigHostsFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := dir + "/" + name
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	hosts := write("hosts", "# the fleet\nweb1 deploy@web1.example.com\n\n  db   ssh://root@db:2222  # the database\n")
+	cfg, err := app.ParseConfig([]string{"-ssh", "build", "-hosts-file", hosts}, envOf(nil), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []app.HostSpec{{Name: "build", Destination: "build"}, {Name: "web1", Destination: "deploy@web1.example.com"}, {Name: "db", Destination: "ssh://root@db:2222"}}
+	if !reflect.DeepEqual(cfg.Hosts, want) {
+		t.Errorf("Hosts = %+v, want %+v: the -ssh hosts, then the file's", cfg.Hosts, want)
+	}
+	fromEnv, err := app.ParseConfig(nil, envOf(map[string]string{"TMUX_MCP_HOSTS_FILE": hosts}), &bytes.Buffer{})
+	if err != nil || len(fromEnv.Hosts) != 2 {
+		t.Errorf("hosts file from the environment: %+v, %v", fromEnv.Hosts, err)
+	}
+	single := write("single", "web1 web1.example.com\n")
+	one, err := app.ParseConfig([]string{"-hosts-file", single}, envOf(nil), &bytes.Buffer{})
+	if err != nil || len(one.Hosts) != 1 || one.SSH != "" {
+		t.Errorf("a hosts file of one host: Hosts %+v, SSH %q, %v; want the host named, its ids carrying it", one.Hosts, one.SSH, err)
+	}
+	for name, tt := range map[string]struct{ text, says string }{
+		"three words":   {"web1 a b\n", "line 1: want NAME DESTINATION"},
+		"one word":      {"\n\nweb1\n", "line 3: want NAME DESTINATION"},
+		"a bad name":    {"web:1 box\n", `host name "web:1"`},
+		"an option":     {"web1 -oProxyCommand=sh\n", "line 1"},
+		"a name twice":  {"web1 a\nweb1 b\n", `host "web1" is named twice`},
+		"nothing named": {"# nobody\n", "names no host"},
+	} {
+		_, err := app.ParseConfig([]string{"-hosts-file", write(strings.ReplaceAll(name, " ", "_"), tt.text)}, envOf(nil), &bytes.Buffer{})
+		if !errors.Is(err, app.ErrInvalidSetting) || !strings.Contains(err.Error(), tt.says) {
+			t.Errorf("%s: %v, want ErrInvalidSetting saying %q", name, err, tt.says)
+		}
+	}
+}
+
 func TestParseConfigHelpWritesUsage(t *testing.T) {
 	var usage bytes.Buffer
 	_, err := app.ParseConfig([]string{"-help"}, envOf(nil), &usage)
@@ -245,7 +312,7 @@ func TestParseConfigHelpWritesUsage(t *testing.T) {
 		t.Fatalf("error = %v, want flag.ErrHelp", err)
 	}
 	for _, s := range []string{"-socket-name", "LIBTMUX_SOCKET", "-safety", "LIBTMUX_MCP_WAIT_MAX_SECONDS", "LIBTMUX_MCP_MAX_RESULT_LINES", "/mcp",
-		"-audit", "-token-file", "TMUX_MCP_TOKEN", "-screen-session", "screen", "-ssh", "TMUX_MCP_SSH", "-ssh-config", "-tools", "TMUX_MCP_TOOLS", "-agent-env"} {
+		"-audit", "-token-file", "TMUX_MCP_TOKEN", "-screen-session", "screen", "-ssh", "TMUX_MCP_SSH", "-hosts-file", "TMUX_MCP_HOSTS_FILE", "-ssh-config", "-tools", "TMUX_MCP_TOOLS", "-agent-env"} {
 		if !strings.Contains(usage.String(), s) {
 			t.Errorf("usage lacks %q:\n%s", s, usage.String())
 		}

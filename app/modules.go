@@ -19,6 +19,7 @@ import (
 	"github.com/tmux-mcp/tmux-mcp/adapters/fake"
 	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/mcp/audit"
+	"github.com/tmux-mcp/tmux-mcp/adapters/multihost"
 	"github.com/tmux-mcp/tmux-mcp/adapters/outputstore"
 	"github.com/tmux-mcp/tmux-mcp/adapters/random"
 	"github.com/tmux-mcp/tmux-mcp/adapters/screen"
@@ -244,6 +245,9 @@ func BackendModule(cfg Config) fx.Option {
 		return FakeBackendModule
 	case BackendScreen:
 		return fx.Options(ScreenBackendModule, SystemClockModule)
+	}
+	if len(cfg.Hosts) > 0 {
+		return fx.Options(HostsBackendModule, SystemClockModule)
 	}
 	return fx.Options(TmuxBackendModule, SystemClockModule)
 }
@@ -478,6 +482,121 @@ func (t TmuxTarget) Workspace() Workspace {
 	}
 }
 
+// HostsBackendModule binds adapters/multihost's router over the tmux
+// server of each of cfg.Hosts, each reached through its own ssh
+// connection, to ports.Terminal, ports.Manager, ports.HostLister and,
+// when every host leases panes, ports.Leaser.
+var HostsBackendModule = fx.Module("backend-hosts",
+	fx.Provide(
+		closing(NewHostsBackend),
+		fx.Annotate((*HostsBackend).router,
+			fx.As(new(ports.Terminal)), fx.As(new(ports.Manager)), fx.As(new(ports.HostLister))),
+		(*HostsBackend).leaser,
+		(*HostsBackend).workspace,
+	),
+)
+
+// HostsBackend is the router over the hosts' tmux terminals.
+type HostsBackend struct {
+	Router *multihost.Terminal
+	Hosts  []HostSpec
+}
+
+// Close closes every host's terminal. Calls after the first close
+// nothing more.
+func (b *HostsBackend) Close() error { return b.Router.Close() }
+
+func (b *HostsBackend) router() *multihost.Terminal { return b.Router }
+
+// leaser is the router's, or nil (no leases) when a host keeps none.
+func (b *HostsBackend) leaser() ports.Leaser { return b.Router.Leaser() }
+
+func (b *HostsBackend) workspace() Workspace {
+	where := make([]string, len(b.Hosts))
+	for i, h := range b.Hosts {
+		where[i] = h.Name + " (" + h.Destination + ")"
+	}
+	return Workspace{Panes: fmt.Sprintf("the tmux servers of %d hosts, each reached through ssh: %s; ids carry their host, as web1:%%3", len(b.Hosts), strings.Join(where, ", "))}
+}
+
+// NewHostsBackend connects to the tmux server of every host of cfg.Hosts
+// at once, each as NewTmuxBackend does for one -ssh (without a socket
+// setting, the remote user's default server), and returns the router
+// over them. A host that cannot be reached is logged and left to be
+// dialed again when a call needs it (list_hosts reports it meanwhile);
+// only when no host can be reached does the start fail.
+func NewHostsBackend(cfg Config, log *Logger) (*HostsBackend, error) {
+	dial := func(h HostSpec) (*tmux.Terminal, error) {
+		t, err := tmux.New(tmux.Options{Bin: cfg.TmuxBin, SocketName: cfg.SocketName, SocketPath: cfg.SocketPath, Logger: log,
+			SSH: h.Destination, SSHConfig: cfg.SSHConfig})
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := t.Ping(ctx); err != nil {
+			log.Warn("no tmux server answers on the host yet", "host", h.Name, "ssh", h.Destination, "error", err)
+		}
+		return t, nil
+	}
+	asHost := func(t *tmux.Terminal) multihost.Host {
+		return multihost.Host{Terminal: t, Manager: t, Leaser: t, Close: sync.OnceValue(t.Close)}
+	}
+	terms := make([]*tmux.Terminal, len(cfg.Hosts))
+	errs := make([]error, len(cfg.Hosts))
+	var wg sync.WaitGroup
+	for i, h := range cfg.Hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			terms[i], errs[i] = dial(h)
+		}()
+	}
+	wg.Wait()
+	hosts := make([]multihost.Host, len(cfg.Hosts))
+	reached := 0
+	for i, h := range cfg.Hosts {
+		if errs[i] != nil {
+			log.Warn("cannot reach a host; it is tried again when a call needs it", "host", h.Name, "ssh", h.Destination, "error", errs[i])
+			hosts[i] = multihost.Host{Dial: func(context.Context) (multihost.Host, error) {
+				t, err := dial(h)
+				if err != nil {
+					return multihost.Host{}, err
+				}
+				log.Info("reached a host that could not be reached before", "host", h.Name, "ssh", h.Destination, "version", t.Version())
+				return asHost(t), nil
+			}}
+		} else {
+			reached++
+			log.Info("driving tmux on a host over ssh", "host", h.Name, "ssh", h.Destination, "version", terms[i].Version())
+			hosts[i] = asHost(terms[i])
+		}
+		hosts[i].Name, hosts[i].Destination = h.Name, h.Destination
+	}
+	closeAll := func() error {
+		var errs []error
+		for _, t := range terms {
+			if t != nil {
+				errs = append(errs, t.Close())
+			}
+		}
+		return errors.Join(errs...)
+	}
+	if reached == 0 {
+		why := make([]string, len(errs))
+		for i, err := range errs {
+			why[i] = cfg.Hosts[i].Name + ": " + err.Error()
+		}
+		return nil, &StartError{Cause: "no host can be reached (" + strings.Join(why, "; ") + ")",
+			Fix: "check each with ssh DESTINATION; the server starts once one answers", Err: errors.Join(errs...)}
+	}
+	r, err := multihost.New(hosts, multihost.Options{})
+	if err != nil {
+		return nil, errors.Join(err, closeAll())
+	}
+	return &HostsBackend{Router: r, Hosts: cfg.Hosts}, nil
+}
+
 // ScreenBackendModule binds the GNU screen adapter to ports.Terminal. It
 // has no Manager nor Leaser: the inspect and lifecycle tools are not
 // offered, and one writer per pane holds within this process only.
@@ -587,7 +706,7 @@ func NewAuditLog(cfg Config, log *Logger) (*audit.Log, error) {
 
 // MCPModule provides the MCP server on the domain service.
 var MCPModule = fx.Module("mcp",
-	fx.Provide(fx.Annotate(NewMCPServer, fx.ParamTags("", "", "", "", "", `optional:"true"`))),
+	fx.Provide(fx.Annotate(NewMCPServer, fx.ParamTags("", "", "", "", "", `optional:"true"`, "", `optional:"true"`))),
 )
 
 // NewMCPServer returns the MCP server whose pane tools call s and whose
@@ -597,9 +716,11 @@ var MCPModule = fx.Module("mcp",
 // lines published to logs (nil for none) to the clients that ask. A nil
 // life is a backend that cannot list and shape sessions: those tools,
 // which would only fail, are not offered, and the instructions tell
-// clients how ws's pane ids are found instead.
-func NewMCPServer(s *domain.Service, life *lifecycle.Service, cfg Config, auditLog *audit.Log, log *Logger, logs *mcp.LogBridge, ws Workspace) *mcp.Server {
-	opts := mcp.Options{Version: Version(), Logger: log, Safety: mcp.Tier(cfg.Safety), Tools: cfg.Tools, Audit: auditLog, Logs: logs, PanesNote: ws.PaneIDs, Attach: ws.Attach}
+// clients how ws's pane ids are found instead. hosts, when not nil, is a
+// backend of several hosts: the server then offers list_hosts and takes
+// and gives ids with their host.
+func NewMCPServer(s *domain.Service, life *lifecycle.Service, cfg Config, auditLog *audit.Log, log *Logger, logs *mcp.LogBridge, ws Workspace, hosts ports.HostLister) *mcp.Server {
+	opts := mcp.Options{Version: Version(), Logger: log, Safety: mcp.Tier(cfg.Safety), Tools: cfg.Tools, Audit: auditLog, Logs: logs, PanesNote: ws.PaneIDs, Attach: ws.Attach, Hosts: hosts}
 	if life != nil {
 		opts.Manage = life
 	}

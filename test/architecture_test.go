@@ -71,6 +71,7 @@ var layers = map[string][]string{
 		"adapters/internal/scripts", "adapters/internal/shellinit", "adapters/internal/tty"},
 	"adapters/screen":             {"ports", "adapters/internal/outbuf", "adapters/internal/proc", "adapters/internal/scripts", "adapters/internal/tty"},
 	"adapters/fake":               {"ports", "domain/frame", "adapters/internal/outbuf", "adapters/internal/screencap"},
+	"adapters/multihost":          {"ports"},
 	"adapters/mcp":                {"ports", "domain", "domain/fault", "domain/input", "domain/lifecycle", "domain/pattern", "domain/writers", "adapters/mcp/audit", "adapters/internal/sysclock"},
 	"adapters/mcp/audit":          {},
 	"adapters/internal/outbuf":    {"ports"},
@@ -86,7 +87,7 @@ var layers = map[string][]string{
 	"adapters/mocks":              {"ports"},
 
 	"app": {"ports", "domain", "domain/lifecycle", "domain/runlog", "domain/writers", "adapters/clock", "adapters/fake", "adapters/mcp", "adapters/outputstore",
-		"adapters/mcp/audit", "adapters/random", "adapters/screen", "adapters/tmux"},
+		"adapters/mcp/audit", "adapters/multihost", "adapters/random", "adapters/screen", "adapters/tmux"},
 	"cmd/tmux-mcp":                  {"app", "cmd/tmux-mcp/internal/clients", "cmd/tmux-mcp/internal/doctor"},
 	"cmd/tmux-mcp/internal/clients": {"app"},
 	"cmd/tmux-mcp/internal/doctor":  {"app", "cmd/tmux-mcp/internal/clients"},

@@ -12,14 +12,14 @@ import (
 )
 
 // ToolNames names every tool a server can offer: those a destructive
-// server with the lifecycle tools lists, in its order.
+// server of several hosts with the lifecycle tools lists, in its order.
 func TestToolNamesAreEveryDeclaredTool(t *testing.T) {
 	stub := newManageStub(t)
-	srv := mcp.NewServer(stub, mcp.Options{Manage: stub, Safety: mcp.TierDestructive})
+	srv := mcp.NewServer(stub, mcp.Options{Manage: stub, Hosts: &hostsStub{}, Safety: mcp.TierDestructive})
 	if got, want := mcp.ToolNames(), srv.Offered(); !slices.Equal(got, want) {
 		t.Errorf("ToolNames = %v\nwant what a server offering everything offers, %v", got, want)
 	}
-	if want := append(slices.Clone(allTools), manageTools...); !slices.Equal(slices.Sorted(slices.Values(mcp.ToolNames())), slices.Sorted(slices.Values(want))) {
+	if want := append(append(slices.Clone(allTools), manageTools...), hostTools...); !slices.Equal(slices.Sorted(slices.Values(mcp.ToolNames())), slices.Sorted(slices.Values(want))) {
 		t.Errorf("ToolNames = %v, want %v", mcp.ToolNames(), want)
 	}
 }

@@ -87,10 +87,11 @@ func withPrefix(values []string, prefix string) []string {
 
 // paneIDs are the panes whose ids start with prefix (or whose numbers do:
 // a person may leave out the "%"), those of the window or session that
-// the other arguments name when they name one.
+// the other arguments name when they name one. The ids of a server of
+// several hosts start with their host, which a prefix gives as it is.
 func (s *Server) paneIDs(ctx context.Context, prefix string, others map[string]string) []string {
 	ids := s.livePanes(ctx, others)
-	if !strings.HasPrefix(prefix, "%") && prefix != "" {
+	if !strings.HasPrefix(prefix, "%") && prefix != "" && s.hosts == nil {
 		prefix = "%" + prefix
 	}
 	return withPrefix(ids, prefix)

@@ -67,15 +67,17 @@ var builtSchemas sync.Map
 type schemaKey struct {
 	in, out reflect.Type
 	order   string // requiredOrder, joined
+	hosts   bool   // for a server of several hosts
 }
 
-// schemas returns the tool's schemas, built from its types.
-func (t tool[In, Out]) schemas() (*toolSchemas, error) {
-	key := schemaKey{reflect.TypeFor[In](), reflect.TypeFor[Out](), strings.Join(t.requiredOrder, ",")}
+// schemas returns the tool's schemas, built from its types, for a server
+// of several hosts when hosts is set.
+func (t tool[In, Out]) schemas(hosts bool) (*toolSchemas, error) {
+	key := schemaKey{reflect.TypeFor[In](), reflect.TypeFor[Out](), strings.Join(t.requiredOrder, ","), hosts}
 	if ts, ok := builtSchemas.Load(key); ok {
 		return ts.(*toolSchemas), nil
 	}
-	ts, err := t.buildSchemas()
+	ts, err := t.buildSchemas(hosts)
 	if err != nil {
 		return nil, err
 	}
@@ -83,12 +85,12 @@ func (t tool[In, Out]) schemas() (*toolSchemas, error) {
 	return ts, nil
 }
 
-func (t tool[In, Out]) buildSchemas() (*toolSchemas, error) {
-	in, err := inputSchema(reflect.TypeFor[In]())
+func (t tool[In, Out]) buildSchemas(hosts bool) (*toolSchemas, error) {
+	in, err := inputSchema(reflect.TypeFor[In](), hosts)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: arguments: %w", t.name, err)
 	}
-	out, err := outputSchema(reflect.TypeFor[Out](), t.requiredOrder)
+	out, err := outputSchema(reflect.TypeFor[Out](), t.requiredOrder, hosts)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: result: %w", t.name, err)
 	}
@@ -111,7 +113,7 @@ func (t tool[In, Out]) declare(s *Server) (*sdk.Tool, sdk.ToolHandler, error) {
 	if t.annotations == nil || t.annotations.Title == "" {
 		return nil, nil, fmt.Errorf("tool %s: no annotations with a title", t.name)
 	}
-	schemas, err := t.schemas()
+	schemas, err := t.schemas(s.hosts != nil)
 	if err != nil {
 		return nil, nil, err
 	}

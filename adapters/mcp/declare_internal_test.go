@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
 // Every declaration is held to its schemas: its fields are named as their
@@ -19,12 +22,14 @@ import (
 type (
 	nopTools  struct{ Tools }
 	nopManage struct{ ManageTools }
+	nopHosts  struct{ ports.HostLister }
 )
 
 // declared is every tool a server can offer, with its advertised schemas
 // resolved as the server resolves them.
 type declared struct {
 	name    string
+	hosts   bool // the server's of several hosts
 	in, out reflect.Type
 	schemas *toolSchemas
 	inTree  map[string]any
@@ -42,10 +47,21 @@ func (t tool[In, Out]) types() (in, out reflect.Type) {
 }
 
 func declaredTools(t testing.TB) []declared {
+	return declaredFor(t, false)
+}
+
+// declaredFor is declaredTools of a server of one host, or with hosts of
+// several (list_hosts among them).
+func declaredFor(t testing.TB, hosts bool) []declared {
 	t.Helper()
 	s := &Server{tools: nopTools{}, manage: nopManage{}, tier: TierDestructive}
+	decls := append(s.paneTools(), s.manageTools()...)
+	if hosts {
+		s.hosts = nopHosts{}
+		decls = append(decls, s.hostTools()...)
+	}
 	var out []declared
-	for _, d := range append(s.paneTools(), s.manageTools()...) {
+	for _, d := range decls {
 		tool, _, err := d.declare(s)
 		if err != nil {
 			t.Fatal(err)
@@ -56,7 +72,7 @@ func declaredTools(t testing.TB) []declared {
 			t.Fatal(err)
 		}
 		in, res := d.(typed).types()
-		out = append(out, declared{name: tool.Name, in: in, out: res, schemas: ts, inTree: tree(t, input), outTree: tree(t, output)})
+		out = append(out, declared{name: tool.Name, hosts: hosts, in: in, out: res, schemas: ts, inTree: tree(t, input), outTree: tree(t, output)})
 	}
 	return out
 }
@@ -90,7 +106,7 @@ func misnamedFields(t reflect.Type) []string {
 			if f.Anonymous {
 				continue
 			}
-			name, _, err := jsonName(f)
+			name, _, _, err := jsonName(f)
 			if err != nil {
 				bad = append(bad, fmt.Sprintf("%s.%s: %v", t, f.Name, err))
 				continue
@@ -145,17 +161,23 @@ func (g *sampler) value(s map[string]any) any {
 	g.n++
 	switch s["type"] {
 	case "string":
-		switch s["pattern"] {
-		case nil:
+		pattern, _ := s["pattern"].(string)
+		host := ""
+		if rest, ok := strings.CutPrefix(pattern, "^"+hostPrefix); ok {
+			// An id of a server of several hosts.
+			pattern, host = "^"+rest, fmt.Sprintf("host%d:", g.n)
+		}
+		switch pattern {
+		case "":
 			return fmt.Sprintf("text %d", g.n)
 		case `^%\d+$`:
-			return fmt.Sprintf("%%%d", g.n)
+			return fmt.Sprintf("%s%%%d", host, g.n)
 		case `^@\d+$`:
-			return fmt.Sprintf("@%d", g.n)
+			return fmt.Sprintf("%s@%d", host, g.n)
 		case `^\$\d+$`:
-			return fmt.Sprintf("$%d", g.n)
+			return fmt.Sprintf("%s$%d", host, g.n)
 		default: // a session's id or name
-			return fmt.Sprintf("name%d", g.n)
+			return fmt.Sprintf("%sname%d", host, g.n)
 		}
 	case "integer":
 		return float64(g.n) // within every bound the schemas set
@@ -173,18 +195,23 @@ func (g *sampler) value(s map[string]any) any {
 	panic(fmt.Sprintf("no sample of %v", s))
 }
 
-// zeroFields lists the places in v that hold a zero value.
-func zeroFields(v reflect.Value, where string) []string {
+// zeroFields lists the places in v that hold a zero value, but for the
+// properties of several hosts alone (hosts:"only") unless hosts is set.
+func zeroFields(v reflect.Value, where string, hosts ...bool) []string {
 	switch v.Kind() {
 	case reflect.Pointer:
 		if v.IsNil() {
 			return []string{where}
 		}
-		return zeroFields(v.Elem(), where)
+		return zeroFields(v.Elem(), where, hosts...)
 	case reflect.Struct:
 		var out []string
 		for i := range v.NumField() {
-			out = append(out, zeroFields(v.Field(i), where+"."+v.Type().Field(i).Name)...)
+			f := v.Type().Field(i)
+			if f.Tag.Get("hosts") == "only" && !slices.Contains(hosts, true) {
+				continue
+			}
+			out = append(out, zeroFields(v.Field(i), where+"."+f.Name, hosts...)...)
 		}
 		return out
 	case reflect.Slice:
@@ -193,7 +220,7 @@ func zeroFields(v reflect.Value, where string) []string {
 		}
 		var out []string
 		for i := range v.Len() {
-			out = append(out, zeroFields(v.Index(i), fmt.Sprintf("%s[%d]", where, i))...)
+			out = append(out, zeroFields(v.Index(i), fmt.Sprintf("%s[%d]", where, i), hosts...)...)
 		}
 		return out
 	}
@@ -220,8 +247,12 @@ func sameJSON(t *testing.T, a, b any) bool {
 }
 
 func TestEveryPropertyReachesAFieldAndComesBack(t *testing.T) {
-	for _, d := range declaredTools(t) {
-		t.Run(d.name, func(t *testing.T) {
+	for _, d := range append(declaredFor(t, false), declaredFor(t, true)...) {
+		name := d.name
+		if d.hosts {
+			name += " of several hosts"
+		}
+		t.Run(name, func(t *testing.T) {
 			g := &sampler{}
 
 			// Arguments: as a call decodes them, and back.
@@ -233,7 +264,7 @@ func TestEveryPropertyReachesAFieldAndComesBack(t *testing.T) {
 			if err := d.schemas.decode(arguments(args), in.Interface()); err != nil {
 				t.Fatalf("decode %v: %v", args, err)
 			}
-			for _, z := range zeroFields(in.Elem(), d.in.Name()) {
+			for _, z := range zeroFields(in.Elem(), d.in.Name(), d.hosts) {
 				t.Errorf("arguments %v left %s unset", args, z)
 			}
 			if !sameJSON(t, in.Interface(), args) {
@@ -249,7 +280,7 @@ func TestEveryPropertyReachesAFieldAndComesBack(t *testing.T) {
 			if err := dec.Decode(out.Interface()); err != nil {
 				t.Fatalf("the result type does not take %v: %v", res, err)
 			}
-			for _, z := range zeroFields(out.Elem(), d.out.Name()) {
+			for _, z := range zeroFields(out.Elem(), d.out.Name(), d.hosts) {
 				t.Errorf("result %v left %s unset", res, z)
 			}
 			data, err := encode(out.Interface())

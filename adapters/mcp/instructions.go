@@ -9,11 +9,19 @@ import (
 // initialize: its tools, named only if offered (the safety tier, the tool
 // allowlist and the backend decide which are), so that a model is never
 // sent to a tool it cannot call. panesNote, if not empty, is said when no
-// offered tool lists the panes: how the ids are found then.
-func instructionsFor(offered []string, panesNote string) string {
+// offered tool lists the panes: how the ids are found then. hosts says
+// the server serves several hosts, whose ids carry their host.
+func instructionsFor(offered []string, panesNote string, hosts bool) string {
 	has := func(name string) bool { return slices.Contains(offered, name) }
 	var b strings.Builder
-	b.WriteString("Tools to work in terminal panes. Pane ids look like %3.")
+	if hosts {
+		b.WriteString("Tools to work in terminal panes on several hosts. Pane ids look like web1:%3, the host first; so do window and session ids (web1:@2, web1:$1).")
+		if has("list_hosts") {
+			b.WriteString(" list_hosts tells which hosts there are and which can be reached now.")
+		}
+	} else {
+		b.WriteString("Tools to work in terminal panes. Pane ids look like %3.")
+	}
 	// What each pane tool is for, in the order a model meets them.
 	var uses []string
 	for _, u := range []struct{ tool, use string }{

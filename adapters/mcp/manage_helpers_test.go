@@ -149,6 +149,9 @@ var (
 		"resize_pane", "resize_window", "run_shell_command", "select_pane", "select_window", "send_keys", "signal_command", "split_window"}
 	destructiveOnlyTools = []string{"clear_pane_scrollback", "kill_pane", "kill_session", "kill_window", "respawn_pane"}
 
+	// hostTools are the tools of a server of several hosts alone.
+	hostTools = []string{"list_hosts"}
+
 	// manageTools are the inspect and lifecycle tools.
 	manageTools = []string{"clear_pane_scrollback", "create_session", "create_window", "display", "get_pane_info",
 		"get_server_info", "kill_pane", "kill_session", "kill_window", "list_panes", "list_sessions", "list_windows",

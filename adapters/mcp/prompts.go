@@ -338,10 +338,12 @@ func surveyPanesPrompt() prompt {
 	}
 }
 
-// Argument checks, as the tools' schemas check the same arguments.
+// Argument checks, as the tools' schemas check the same arguments: an
+// id with its host in front (web1:%3) is one of a server of several
+// hosts (see idSchemas).
 var (
-	paneIDForm   = regexp.MustCompile(`^%\d+$`)
-	windowIDForm = regexp.MustCompile(`^@\d+$`)
+	paneIDForm   = regexp.MustCompile(`^(` + hostPrefix + `)?%\d+$`)
+	windowIDForm = regexp.MustCompile(`^(` + hostPrefix + `)?@\d+$`)
 )
 
 // registerPrompts adds to the SDK server the prompts whose tools are

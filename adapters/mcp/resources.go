@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,7 +30,9 @@ type (
 )
 
 // The resources. A pane's id appears in a URI without its "%" sigil, which
-// a URI would have to escape: pane %3 is tmux://panes/3.
+// a URI would have to escape: pane %3 is tmux://panes/3; pane web1:%3 of
+// a server of several hosts is tmux://panes/web1%3A3, its colon encoded,
+// as a template's {id} holds one.
 const (
 	// SessionsURI is every session, as list_sessions reports them (JSON).
 	SessionsURI = "tmux://sessions"
@@ -60,7 +63,9 @@ const (
 // simply reads again when it runs out.
 const followWaitMs = 60_000
 
-var paneURIPattern = regexp.MustCompile(`^tmux://panes/([0-9]+)(/content)?$`)
+// paneURIPattern matches a pane URI: the host, then "%3A" (an encoded
+// colon, as a template's {id} holds it), for a server of several hosts.
+var paneURIPattern = regexp.MustCompile(`^tmux://panes/(?:([A-Za-z0-9._-]{1,64})%3[Aa])?([0-9]+)(/content)?$`)
 
 // resourceKind tells what a resource URI names.
 type resourceKind int
@@ -81,19 +86,27 @@ func parseResourceURI(uri string) (kind resourceKind, pane ports.PaneID, ok bool
 	if m == nil {
 		return 0, "", false
 	}
-	pane = ports.PaneID("%" + m[1])
-	if m[2] != "" {
+	pane = ports.PaneID("%" + m[2])
+	if m[1] != "" {
+		pane = ports.PaneID(m[1]) + ":" + pane
+	}
+	if m[3] != "" {
 		return kindContent, pane, true
 	}
 	return kindPane, pane, true
 }
 
+// paneNumber is the pane's id as a pane URI has it: without its "%",
+// and its host's colon encoded.
 func paneNumber(pane ports.PaneID) string {
-	s := string(pane)
-	if len(s) > 0 && s[0] == '%' {
-		return s[1:]
+	host, s := "", string(pane)
+	if h, rest, found := strings.Cut(s, ":"); found {
+		host, s = h+"%3A", rest
 	}
-	return s
+	if len(s) > 0 && s[0] == '%' {
+		return host + s[1:]
+	}
+	return host + s
 }
 
 // resources serves the resources of one Server and keeps their

@@ -62,6 +62,7 @@ var resultShapes = map[string]struct {
 	"kill_pane":             {map[string]any{"paneId": "%3"}, "KillPane", reflect.TypeFor[lifecycle.KillResult]()},
 	"kill_window":           {map[string]any{"windowId": "@2"}, "KillWindow", reflect.TypeFor[lifecycle.KillResult]()},
 	"kill_session":          {map[string]any{"session": "work"}, "KillSession", reflect.TypeFor[lifecycle.KillResult]()},
+	"list_hosts":            {map[string]any{}, "Hosts", reflect.TypeFor[[]ports.HostInfo]()},
 }
 
 // The values the domain's enumerations take, by type.
@@ -78,8 +79,17 @@ var enumerations = map[reflect.Type][]any{
 // or full (each present), with ids of their forms in both, as the domain
 // always gives them, and each enumeration at one of its values.
 type shaper struct {
-	full bool
-	enum map[reflect.Type]int // the index of each enumeration's value
+	full  bool
+	enum  map[reflect.Type]int // the index of each enumeration's value
+	hosts bool                 // ids of a server of several hosts, web1:%3
+}
+
+// id is an id of the shaper's form.
+func (s shaper) id(own string) string {
+	if s.hosts {
+		return "web1:" + own
+	}
+	return own
 }
 
 func (s shaper) make(t reflect.Type) reflect.Value {
@@ -96,13 +106,13 @@ func (s shaper) fill(v reflect.Value, field string) {
 	}
 	switch t {
 	case reflect.TypeFor[ports.PaneID]():
-		v.SetString("%3")
+		v.SetString(s.id("%3"))
 		return
 	case reflect.TypeFor[ports.SessionRef]():
-		v.Set(reflect.ValueOf(ports.SessionRef{ID: "$1", Name: "work"}))
+		v.Set(reflect.ValueOf(ports.SessionRef{ID: s.id("$1"), Name: "work"}))
 		return
 	case reflect.TypeFor[ports.WindowRef]():
-		v.Set(reflect.ValueOf(ports.WindowRef{ID: "@2", Index: 1, Name: "logs"}))
+		v.Set(reflect.ValueOf(ports.WindowRef{ID: s.id("@2"), Index: 1, Name: "logs"}))
 		return
 	case reflect.TypeFor[time.Time]():
 		if s.full {
@@ -120,7 +130,7 @@ func (s shaper) fill(v reflect.Value, field string) {
 	case reflect.String:
 		switch {
 		case field == "WindowID":
-			v.SetString("@2") // an id in a plain string
+			v.SetString(s.id("@2")) // an id in a plain string
 		case s.full:
 			v.SetString("text")
 		}
@@ -155,8 +165,9 @@ func (s shaper) fill(v reflect.Value, field string) {
 }
 
 // shapes are every shape of a domain result type: sparse and full, with
-// each value of each enumeration it holds.
-func shapes(t reflect.Type) map[string]reflect.Value {
+// each value of each enumeration it holds, and ids of a server of several
+// hosts when hosts is set.
+func shapes(t reflect.Type, hosts bool) map[string]reflect.Value {
 	out := map[string]reflect.Value{}
 	counts := map[reflect.Type]int{}
 	var walk func(t reflect.Type)
@@ -189,7 +200,7 @@ func shapes(t reflect.Type) map[string]reflect.Value {
 			if full {
 				name = fmt.Sprintf("full #%d", i)
 			}
-			out[name] = shaper{full: full, enum: enum}.make(t)
+			out[name] = shaper{full: full, enum: enum, hosts: hosts}.make(t)
 		}
 	}
 	return out
@@ -242,21 +253,64 @@ func TestEveryResultShapeOfEveryToolMatchesItsSchema(t *testing.T) {
 			t.Errorf("resultShapes has %s, which is no tool", name)
 			continue
 		}
-		for shape, v := range shapes(tool.result) {
-			t.Run(name+"/"+shape, func(t *testing.T) {
-				stub := shapeStub(t, tool.method, v)
-				cs, _ := connectWith(t, stub, mcp.Options{Manage: stub, Safety: mcp.TierDestructive})
-				res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: tool.args})
-				if err != nil {
-					t.Fatalf("protocol error %v", err)
+		for _, hosts := range []bool{false, true} {
+			if name == "list_hosts" && !hosts {
+				continue // a tool of several hosts alone
+			}
+			args := tool.args
+			if hosts {
+				args = withHosts(tool.args)
+			}
+			for shape, v := range shapes(tool.result, hosts) {
+				if hosts {
+					shape += " of several hosts"
 				}
-				if res.IsError {
-					t.Errorf("the %s result of %+v breaks its schema: %s", shape, v.Interface(), texts(t, res))
-				}
-			})
+				t.Run(name+"/"+shape, func(t *testing.T) {
+					stub := shapeStub(t, tool.method, v)
+					opts := mcp.Options{Manage: stub, Safety: mcp.TierDestructive}
+					if hosts {
+						h := &hostsStub{status: []ports.HostInfo{{Name: "web1", Reachable: true}, {Name: "web2", Error: "ssh web2: Connection refused"}}}
+						if name == "list_hosts" {
+							h.hosts = v.Interface().([]ports.HostInfo)
+						}
+						opts.Hosts = h
+					}
+					cs, _ := connectWith(t, stub, opts)
+					res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+					if err != nil {
+						t.Fatalf("protocol error %v", err)
+					}
+					if res.IsError {
+						t.Errorf("the %s result of %+v breaks its schema: %s", shape, v.Interface(), texts(t, res))
+					}
+				})
+			}
 		}
 	}
 }
+
+// withHosts is args with every id of its host: as a server of several
+// hosts takes them.
+func withHosts(args map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range args {
+		switch k {
+		case "paneId", "windowId", "session":
+			v = "web1:" + v.(string)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// hostsStub is a ports.HostLister that reports what it is given.
+type hostsStub struct {
+	hosts  []ports.HostInfo // what Hosts reports
+	status []ports.HostInfo // what HostStatus reports
+}
+
+func (h *hostsStub) Hosts(context.Context) []ports.HostInfo { return h.hosts }
+func (h *hostsStub) HostStatus() []ports.HostInfo           { return h.status }
 
 // The check the tests rely on is on in them: a result that breaks its
 // schema is a tool error there, never sent.

@@ -67,34 +67,54 @@ type (
 	sessionRef string // a session's id or its exact name
 )
 
+// hostPrefix is the host part of an id of a server of several hosts
+// (ports.HostLister): the host's name and a colon, as in web1:%3.
+const hostPrefix = `[A-Za-z0-9._-]{1,64}:`
+
 // idSchemas are the schemas of the id types: a string of the id's form,
-// with a description a field may replace (an array's items keep it).
-var idSchemas = map[reflect.Type]func() *jsonschema.Schema{
-	reflect.TypeFor[ports.PaneID](): func() *jsonschema.Schema {
+// with a description a field may replace (an array's items keep it). A
+// server of several hosts takes and gives every id with its host in
+// front (hosts).
+var idSchemas = map[reflect.Type]func(hosts bool) *jsonschema.Schema{
+	reflect.TypeFor[ports.PaneID](): func(hosts bool) *jsonschema.Schema {
+		if hosts {
+			return &jsonschema.Schema{Type: "string", Pattern: `^` + hostPrefix + `%\d+$`, Description: "Stable pane id, its host first, e.g. web1:%1."}
+		}
 		return &jsonschema.Schema{Type: "string", Pattern: `^%\d+$`, Description: "Stable pane id, e.g. %1."}
 	},
-	reflect.TypeFor[windowID](): func() *jsonschema.Schema {
+	reflect.TypeFor[windowID](): func(hosts bool) *jsonschema.Schema {
+		if hosts {
+			return &jsonschema.Schema{Type: "string", Pattern: `^` + hostPrefix + `@\d+$`, Description: "Window id, its host first, e.g. web1:@2."}
+		}
 		return &jsonschema.Schema{Type: "string", Pattern: `^@\d+$`, Description: "Window id, e.g. @2."}
 	},
-	reflect.TypeFor[sessionID](): func() *jsonschema.Schema {
+	reflect.TypeFor[sessionID](): func(hosts bool) *jsonschema.Schema {
+		if hosts {
+			return &jsonschema.Schema{Type: "string", Pattern: `^` + hostPrefix + `\$\d+$`, Description: "Session id, its host first, e.g. web1:$1."}
+		}
 		return &jsonschema.Schema{Type: "string", Pattern: `^\$\d+$`, Description: "Session id, e.g. $1."}
 	},
 	// A name cannot start with "-" or hold ":" or ".", which would make it
 	// part of a target; a name of the form of an id is read as the id.
-	reflect.TypeFor[sessionRef](): func() *jsonschema.Schema {
+	reflect.TypeFor[sessionRef](): func(hosts bool) *jsonschema.Schema {
+		if hosts {
+			return &jsonschema.Schema{Type: "string", Pattern: `^` + hostPrefix + `(\$\d+|[^-:.][^:.]*)$`, MinLength: new(1), MaxLength: new(256 + 65)}
+		}
 		return &jsonschema.Schema{Type: "string", Pattern: `^(\$\d+|[^-:.][^:.]*)$`, MinLength: new(1), MaxLength: new(256)}
 	},
 }
 
-// inputSchema builds the input schema of a tool whose arguments are a T.
-func inputSchema(t reflect.Type) (*jsonschema.Schema, error) {
-	return rootSchema(t, schemaBuilder{}, nil)
+// inputSchema builds the input schema of a tool whose arguments are a T,
+// for a server of several hosts when hosts is set.
+func inputSchema(t reflect.Type, hosts bool) (*jsonschema.Schema, error) {
+	return rootSchema(t, schemaBuilder{hosts: hosts}, nil)
 }
 
-// outputSchema builds the output schema of a tool whose result is a T.
-// order, if not nil, is the order of its required list.
-func outputSchema(t reflect.Type, order []string) (*jsonschema.Schema, error) {
-	return rootSchema(t, schemaBuilder{output: true}, order)
+// outputSchema builds the output schema of a tool whose result is a T,
+// for a server of several hosts when hosts is set. order, if not nil, is
+// the order of its required list.
+func outputSchema(t reflect.Type, order []string, hosts bool) (*jsonschema.Schema, error) {
+	return rootSchema(t, schemaBuilder{output: true, hosts: hosts}, order)
 }
 
 func rootSchema(t reflect.Type, b schemaBuilder, order []string) (*jsonschema.Schema, error) {
@@ -118,7 +138,15 @@ func rootSchema(t reflect.Type, b schemaBuilder, order []string) (*jsonschema.Sc
 // schemaBuilder builds the schemas of one side of a tool.
 type schemaBuilder struct {
 	output bool // building a result's schema, not the arguments'
+	hosts  bool // for a server of several hosts (see idSchemas, hostsOnly)
 }
+
+// hostsOnly reports whether f is a property of a server of several hosts
+// alone (tag hosts:"only"), such as the host of a listed pane: a server
+// of one host has no such property, and its value, the zero value there,
+// is left out (omitzero); a server of several always gives it, never
+// zero (a slice empty but not nil).
+func hostsOnly(f reflect.StructField) bool { return f.Tag.Get("hosts") == "only" }
 
 func (b schemaBuilder) object(t reflect.Type) (*jsonschema.Schema, error) {
 	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}, Required: []string{}}
@@ -135,9 +163,20 @@ func (b schemaBuilder) object(t reflect.Type) (*jsonschema.Schema, error) {
 		if !f.IsExported() {
 			return nil, fmt.Errorf("%s.%s is not exported, so JSON would not carry it", t, f.Name)
 		}
-		name, optional, err := jsonName(f)
+		name, optional, zero, err := jsonName(f)
 		if err != nil {
 			return nil, fmt.Errorf("%s.%s: %w", t, f.Name, err)
+		}
+		if hostsOnly(f) != zero {
+			return nil, fmt.Errorf("%s.%s: omitzero is for a property of several hosts alone (hosts:\"only\"), and such a property is omitzero, so that a server of one host leaves it out", t, f.Name)
+		}
+		if zero {
+			if !b.hosts {
+				continue
+			}
+			// Present in every result of several hosts; optional among
+			// the arguments.
+			optional = !b.output
 		}
 		if _, dup := s.Properties[name]; dup {
 			return nil, fmt.Errorf("%s.%s: a second property %q", t, f.Name, name)
@@ -155,26 +194,32 @@ func (b schemaBuilder) object(t reflect.Type) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-// jsonName returns the property name of f and whether it is omitempty.
-func jsonName(f reflect.StructField) (name string, omitempty bool, err error) {
+// jsonName returns the property name of f and whether it is omitempty
+// or omitzero.
+func jsonName(f reflect.StructField) (name string, omitempty, omitzero bool, err error) {
 	tag, ok := f.Tag.Lookup("json")
 	if !ok {
-		return "", false, errors.New("no json tag: a property's name must be written down")
+		return "", false, false, errors.New("no json tag: a property's name must be written down")
 	}
 	name, opts, _ := strings.Cut(tag, ",")
 	if name == "" || name == "-" {
-		return "", false, fmt.Errorf("json tag %q names no property", tag)
+		return "", false, false, fmt.Errorf("json tag %q names no property", tag)
 	}
 	for opt := range strings.SplitSeq(opts, ",") {
 		switch opt {
 		case "":
 		case "omitempty":
 			omitempty = true
+		case "omitzero":
+			omitzero = true
 		default:
-			return "", false, fmt.Errorf("json tag %q: option %q has no meaning here", tag, opt)
+			return "", false, false, fmt.Errorf("json tag %q: option %q has no meaning here", tag, opt)
 		}
 	}
-	return name, omitempty, nil
+	if omitempty && omitzero {
+		return "", false, false, fmt.Errorf("json tag %q: omitempty or omitzero, not both", tag)
+	}
+	return name, omitempty, omitzero, nil
 }
 
 func (b schemaBuilder) property(f reflect.StructField, optional bool) (*jsonschema.Schema, error) {
@@ -212,7 +257,7 @@ func (b schemaBuilder) property(f reflect.StructField, optional bool) (*jsonsche
 // value is the schema of a value of type t.
 func (b schemaBuilder) value(t reflect.Type) (*jsonschema.Schema, error) {
 	if id, ok := idSchemas[t]; ok {
-		return id(), nil
+		return id(b.hosts), nil
 	}
 	switch t.Kind() {
 	case reflect.String:

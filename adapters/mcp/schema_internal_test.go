@@ -53,7 +53,7 @@ type ruleResult struct {
 }
 
 func TestSchemaRulesOnAnArgumentsType(t *testing.T) {
-	s, err := inputSchema(reflect.TypeFor[ruleArgs]())
+	s, err := inputSchema(reflect.TypeFor[ruleArgs](), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestSchemaRulesOnAnArgumentsType(t *testing.T) {
 }
 
 func TestSchemaRulesOnAResultType(t *testing.T) {
-	s, err := outputSchema(reflect.TypeFor[ruleResult](), []string{"zebra", "bare", "count", "exit", "maybe", "nested", "paneId", "panes", "session", "window"})
+	s, err := outputSchema(reflect.TypeFor[ruleResult](), []string{"zebra", "bare", "count", "exit", "maybe", "nested", "paneId", "panes", "session", "window"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestSchemaRulesOnAResultType(t *testing.T) {
 }
 
 func TestSchemaOfNoArgumentsIsAnEmptyObject(t *testing.T) {
-	s, err := inputSchema(reflect.TypeFor[noArgs]())
+	s, err := inputSchema(reflect.TypeFor[noArgs](), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestSchemaBuilderRefusesDeclarationsItCannotKeepTrue(t *testing.T) {
 		{"not a struct", reflect.TypeFor[[]string](), "is not a struct"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := inputSchema(tc.t)
+			_, err := inputSchema(tc.t, false)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("inputSchema(%s) = %v, want an error containing %q", tc.t, err, tc.want)
 			}
@@ -211,7 +211,7 @@ func TestSchemaBuilderRefusesDeclarationsItCannotKeepTrue(t *testing.T) {
 		type r struct {
 			N int `json:"n,omitempty"`
 		}
-		if _, err := outputSchema(reflect.TypeFor[r](), nil); err == nil || !strings.Contains(err.Error(), "every field of a result is present") {
+		if _, err := outputSchema(reflect.TypeFor[r](), nil, false); err == nil || !strings.Contains(err.Error(), "every field of a result is present") {
 			t.Errorf("outputSchema = %v", err)
 		}
 	})
@@ -221,7 +221,7 @@ func TestSchemaBuilderRefusesDeclarationsItCannotKeepTrue(t *testing.T) {
 			B string `json:"b"`
 		}
 		for _, order := range [][]string{{"a"}, {"a", "b", "c"}, {"a", "a"}, {"a", "B"}} {
-			if _, err := outputSchema(reflect.TypeFor[r](), order); err == nil || !strings.Contains(err.Error(), "required order") {
+			if _, err := outputSchema(reflect.TypeFor[r](), order, false); err == nil || !strings.Contains(err.Error(), "required order") {
 				t.Errorf("outputSchema with order %v = %v, want an error", order, err)
 			}
 		}

@@ -111,6 +111,13 @@ type Options struct {
 	// list or shape its sessions: they would only ever fail.
 	Manage ManageTools
 
+	// Hosts, for a backend that serves the panes of several hosts, tells
+	// how each fares: the server then offers list_hosts, takes and gives
+	// every id with its host in front (web1:%3) and says the host of each
+	// session, window, pane and match it lists. nil is a backend of one
+	// host, whose ids are the multiplexer's own.
+	Hosts ports.HostLister
+
 	// Safety is the tier of tools offered (see Tier); "" means
 	// DefaultTier. NewServer panics on any other value that is not a
 	// tier: the caller validates the setting.
@@ -154,6 +161,7 @@ type Server struct {
 	sdk    *sdk.Server
 	tools  Tools
 	manage ManageTools
+	hosts  ports.HostLister // nil for a backend of one host
 	tier   Tier
 	audit  *audit.Log
 	logger Logger
@@ -197,6 +205,7 @@ func NewServer(t Tools, opts Options) *Server {
 	closing, closeFn := context.WithCancelCause(context.Background())
 	s := &Server{
 		tools:        t,
+		hosts:        opts.Hosts,
 		tier:         tierOrDefault(opts.Safety),
 		audit:        opts.Audit,
 		logger:       logger,
@@ -215,6 +224,9 @@ func NewServer(t Tools, opts Options) *Server {
 	if opts.Manage != nil {
 		s.manage = opts.Manage
 		decls = append(decls, s.manageTools()...)
+	}
+	if opts.Hosts != nil {
+		decls = append(decls, s.hostTools()...)
 	}
 	type offeredTool struct {
 		tool    *sdk.Tool
@@ -248,13 +260,13 @@ func NewServer(t Tools, opts Options) *Server {
 	}
 	for _, name := range slices.Sorted(maps.Keys(allowed)) {
 		if allowed[name] {
-			logger.Warn("a tool of the tool allowlist needs what this backend cannot do (list and shape sessions), so it is not offered",
+			logger.Warn("a tool of the tool allowlist needs what this backend cannot do (list and shape sessions, or serve several hosts), so it is not offered",
 				"tool", name)
 		}
 	}
 	// The instructions name the tools offered, so the server is made once
 	// they are known.
-	sdkOpts := &sdk.ServerOptions{Instructions: instructionsFor(s.offered, opts.PanesNote), Logger: s.sdkLogger, CompletionHandler: s.complete}
+	sdkOpts := &sdk.ServerOptions{Instructions: instructionsFor(s.offered, opts.PanesNote, opts.Hosts != nil), Logger: s.sdkLogger, CompletionHandler: s.complete}
 	res := newResources(t, opts.Manage, opts.Clock, logger, closing, sdkOpts)
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: Name, Title: "tmux MCP server", Version: version}, sdkOpts)
 	for _, o := range tools {
@@ -269,14 +281,16 @@ func NewServer(t Tools, opts Options) *Server {
 }
 
 // ToolNames returns the name of every tool the package declares, offered
-// or not: those of Tools, then those of ManageTools, in the order
-// tools/list gives them. They are the names Options.Tools may hold.
+// or not: those of Tools, then those of ManageTools, then list_hosts, in
+// the order tools/list gives them. They are the names Options.Tools may
+// hold.
 func ToolNames() []string {
 	// The declarations only name the calls they will make: a Server whose
-	// Tools and ManageTools are empty shells is enough to read them.
-	s := &Server{tools: struct{ Tools }{}, manage: struct{ ManageTools }{}}
+	// Tools, ManageTools and HostLister are empty shells is enough to read
+	// them.
+	s := &Server{tools: struct{ Tools }{}, manage: struct{ ManageTools }{}, hosts: struct{ ports.HostLister }{}}
 	var names []string
-	for _, d := range append(s.paneTools(), s.manageTools()...) {
+	for _, d := range append(append(s.paneTools(), s.manageTools()...), s.hostTools()...) {
 		names = append(names, d.toolName())
 	}
 	return names

@@ -23,7 +23,11 @@ func (s *Server) listSessions() declaration {
 		name:        "list_sessions",
 		description: listSessionsDescription,
 		annotations: readingAnnotations("List sessions"),
-		call:        serveNoArgs(s.manage.ListSessions, fromSessionList),
+		call: serveNoArgs(s.manage.ListSessions, func(l lifecycle.SessionList) sessionListOutput {
+			out := fromSessionList(l)
+			out.UnreachableHosts = s.unreachable()
+			return out
+		}),
 	}
 }
 
@@ -33,20 +37,22 @@ const listSessionsDescription = "List sessions; accepts no client-supplied execu
 	"list_panes, create_window, rename_session and kill_session."
 
 type sessionListOutput struct {
-	Sessions []sessionOutput `json:"sessions" jsonschema:"Every session, in the multiplexer's order."`
+	Sessions         []sessionOutput     `json:"sessions" jsonschema:"Every session, in the multiplexer's order."`
+	UnreachableHosts []unreachableOutput `json:"unreachableHosts,omitzero" hosts:"only" jsonschema:"The hosts that could not be reached, left out of the list: each one's name and why (list_hosts tells more). Empty when every host answered."`
 }
 
 // sessionOutput is a session as list_sessions and rename_session report it.
 type sessionOutput struct {
 	Clients int       `json:"clients" jsonschema:"How many people are attached to the session: attached clients that show it on a terminal. Clients that only read output, such as this server's own, are not counted."`
 	Created *string   `json:"created" jsonschema:"When the session was created, in RFC 3339; null when the backend cannot tell."`
+	Host    string    `json:"host,omitzero" hosts:"only" jsonschema:"The host holding it: what its id carries before the colon."`
 	ID      sessionID `json:"id"`
 	Name    string    `json:"name" jsonschema:"The session's name."`
 	Windows int       `json:"windows" jsonschema:"How many windows the session has."`
 }
 
 func fromSession(s ports.SessionInfo) sessionOutput {
-	return sessionOutput{Clients: s.Clients, Created: timeOrNull(s.Created), ID: sessionID(s.ID), Name: s.Name, Windows: s.Windows}
+	return sessionOutput{Clients: s.Clients, Created: timeOrNull(s.Created), Host: hostOf(s.ID), ID: sessionID(s.ID), Name: s.Name, Windows: s.Windows}
 }
 
 func fromSessionList(l lifecycle.SessionList) sessionListOutput {
@@ -62,7 +68,11 @@ func (s *Server) listWindows() declaration {
 		name:        "list_windows",
 		description: listWindowsDescription,
 		annotations: readingAnnotations("List windows"),
-		call:        serve(s.manage.ListWindows, listWindowsArgs.request, fromWindowList),
+		call: serve(s.manage.ListWindows, listWindowsArgs.request, func(l lifecycle.WindowList) windowListOutput {
+			out := fromWindowList(l)
+			out.UnreachableHosts = s.unreachable()
+			return out
+		}),
 	}
 }
 
@@ -80,7 +90,8 @@ func (a listWindowsArgs) request() lifecycle.ListWindowsRequest {
 }
 
 type windowListOutput struct {
-	Windows []windowOutput `json:"windows" jsonschema:"The windows, session by session, each session's in index order. Without session, those of every session."`
+	Windows          []windowOutput      `json:"windows" jsonschema:"The windows, session by session, each session's in index order. Without session, those of every session."`
+	UnreachableHosts []unreachableOutput `json:"unreachableHosts,omitzero" hosts:"only" jsonschema:"The hosts that could not be reached, left out of the list: each one's name and why (list_hosts tells more). Empty when every host answered."`
 }
 
 // windowOutput is a window as list_windows, select_window and
@@ -88,6 +99,7 @@ type windowListOutput struct {
 type windowOutput struct {
 	Active      bool      `json:"active" jsonschema:"The window is its session's current window."`
 	Height      int       `json:"height" jsonschema:"The window's height in cells."`
+	Host        string    `json:"host,omitzero" hosts:"only" jsonschema:"The host holding it: what its id carries before the colon."`
 	ID          windowID  `json:"id"`
 	Index       int       `json:"index" jsonschema:"The window's number in its session, as the status line shows it."`
 	Name        string    `json:"name" jsonschema:"The window's name."`
@@ -102,6 +114,7 @@ func fromWindow(w ports.WindowInfo) windowOutput {
 	return windowOutput{
 		Active:      w.Active,
 		Height:      w.Height,
+		Host:        hostOf(w.ID),
 		ID:          windowID(w.ID),
 		Index:       w.Index,
 		Name:        w.Name,
@@ -126,7 +139,11 @@ func (s *Server) listPanes() declaration {
 		name:        "list_panes",
 		description: listPanesDescription,
 		annotations: readingAnnotations("List panes"),
-		call:        serve(s.manage.ListPanes, listPanesArgs.request, fromPaneList),
+		call: serve(s.manage.ListPanes, listPanesArgs.request, func(l lifecycle.PaneList) paneListOutput {
+			out := fromPaneList(l)
+			out.UnreachableHosts = s.unreachable()
+			return out
+		}),
 	}
 }
 
@@ -147,7 +164,8 @@ func (a listPanesArgs) request() lifecycle.ListPanesRequest {
 }
 
 type paneListOutput struct {
-	Panes []paneOutput `json:"panes" jsonschema:"The panes, each once, in session, window and pane order."`
+	Panes            []paneOutput        `json:"panes" jsonschema:"The panes, each once, in session, window and pane order."`
+	UnreachableHosts []unreachableOutput `json:"unreachableHosts,omitzero" hosts:"only" jsonschema:"The hosts that could not be reached, left out of the list: each one's name and why (list_hosts tells more). Empty when every host answered."`
 }
 
 // paneOutput is a pane as list_panes, select_pane and resize_pane report
@@ -158,6 +176,7 @@ type paneOutput struct {
 	Command          *string      `json:"command" jsonschema:"The pane's foreground program, without a path, such as bash or vim; null when the backend cannot tell."`
 	Dead             bool         `json:"dead" jsonschema:"The pane's program has exited: the pane takes no input and every write to it is refused."`
 	Height           int          `json:"height" jsonschema:"The height of the pane's visible screen in cells."`
+	Host             string       `json:"host,omitzero" hosts:"only" jsonschema:"The host holding it: what its id carries before the colon."`
 	Index            int          `json:"index" jsonschema:"The pane's number in its window."`
 	IsServerOwn      *bool        `json:"isServerOwn" jsonschema:"This MCP server itself runs in the pane: writing to it, killing or clearing it needs force. Null when the backend cannot tell, which is refused."`
 	PaneID           ports.PaneID `json:"paneId"`
@@ -180,6 +199,7 @@ func fromPane(p lifecycle.Pane) paneOutput {
 		Busy:        stringOrNull(p.Busy),
 		Dead:        p.Dead,
 		Height:      p.Height,
+		Host:        hostOf(string(p.ID)),
 		Index:       p.Index,
 		PaneID:      p.ID,
 		SessionID:   sessionID(p.Session.ID),
@@ -219,7 +239,11 @@ func (s *Server) searchPanes() declaration {
 		name:        "search_panes",
 		description: searchPanesDescription,
 		annotations: readingAnnotations("Search panes"),
-		call:        serve(s.manage.SearchPanes, searchPanesArgs.request, fromSearch),
+		call: serve(s.manage.SearchPanes, searchPanesArgs.request, func(r lifecycle.SearchPanesResult) searchPanesOutput {
+			out := fromSearch(r)
+			out.UnreachableHosts = s.unreachable()
+			return out
+		}),
 	}
 }
 
@@ -254,17 +278,19 @@ func (a searchPanesArgs) request() lifecycle.SearchPanesRequest {
 }
 
 type searchPanesOutput struct {
-	Matches       int                 `json:"matches" jsonschema:"How many matching rows the result holds, in all panes."`
-	MaxMatches    int                 `json:"maxMatches" jsonschema:"The bound on matches that was applied: the call's maxMatches, its default, or the ceiling."`
-	Panes         []paneMatchesOutput `json:"panes" jsonschema:"The panes with a matching row, in listing order (session, window, pane); panes without one are left out."`
-	PanesGone     int                 `json:"panesGone" jsonschema:"Panes that were listed but closed before their rows could be read: skipped."`
-	PanesSearched int                 `json:"panesSearched" jsonschema:"Panes whose rows were read (the last of them only in part when truncated)."`
-	RangeClamped  bool                `json:"rangeClamped" jsonschema:"A pane held more rows than the search reads of one pane (100000, screen included), so only its newest were searched."`
-	Truncated     bool                `json:"truncated" jsonschema:"A matching row was found that the result could not hold (maxMatches or the byte ceiling reached): the search stopped there, and more rows may match. Narrow the patterns or the session, or raise maxMatches."`
+	Matches          int                 `json:"matches" jsonschema:"How many matching rows the result holds, in all panes."`
+	MaxMatches       int                 `json:"maxMatches" jsonschema:"The bound on matches that was applied: the call's maxMatches, its default, or the ceiling."`
+	Panes            []paneMatchesOutput `json:"panes" jsonschema:"The panes with a matching row, in listing order (session, window, pane); panes without one are left out."`
+	PanesGone        int                 `json:"panesGone" jsonschema:"Panes that were listed but closed before their rows could be read: skipped."`
+	PanesSearched    int                 `json:"panesSearched" jsonschema:"Panes whose rows were read (the last of them only in part when truncated)."`
+	RangeClamped     bool                `json:"rangeClamped" jsonschema:"A pane held more rows than the search reads of one pane (100000, screen included), so only its newest were searched."`
+	Truncated        bool                `json:"truncated" jsonschema:"A matching row was found that the result could not hold (maxMatches or the byte ceiling reached): the search stopped there, and more rows may match. Narrow the patterns or the session, or raise maxMatches."`
+	UnreachableHosts []unreachableOutput `json:"unreachableHosts,omitzero" hosts:"only" jsonschema:"The hosts that could not be reached, whose panes were not searched: each one's name and why (list_hosts tells more). Empty when every host answered."`
 }
 
 type paneMatchesOutput struct {
 	Lines       []lineMatchOutput `json:"lines" jsonschema:"The pane's matching rows, top to bottom."`
+	Host        string            `json:"host,omitzero" hosts:"only" jsonschema:"The host holding it: what its id carries before the colon."`
 	PaneID      ports.PaneID      `json:"paneId" jsonschema:"The pane, e.g. %3: what capture_pane and the other pane tools take."`
 	SessionID   sessionID         `json:"sessionId" jsonschema:"The id of the session holding the pane, e.g. $1."`
 	SessionName string            `json:"sessionName" jsonschema:"The name of the session holding the pane."`
@@ -293,6 +319,7 @@ func fromSearch(r lifecycle.SearchPanesResult) searchPanesOutput {
 	for _, p := range r.Panes {
 		pm := paneMatchesOutput{
 			Lines:       make([]lineMatchOutput, 0, len(p.Lines)),
+			Host:        hostOf(string(p.PaneID)),
 			PaneID:      p.PaneID,
 			SessionID:   sessionID(p.Session.ID),
 			SessionName: p.Session.Name,
@@ -416,6 +443,7 @@ type displayOutput struct {
 	CursorY          *int         `json:"cursorY" jsonschema:"The cursor's row on the visible screen, 0 at the top (capture_pane's row numbers); null when the backend cannot tell."`
 	Dead             bool         `json:"dead" jsonschema:"The pane's program has exited: the pane takes no input, and pid is that of the program that exited."`
 	Height           int          `json:"height" jsonschema:"The height of the pane's visible screen in cells."`
+	Host             string       `json:"host,omitzero" hosts:"only" jsonschema:"The host holding it: what its id carries before the colon."`
 	InMode           *bool        `json:"inMode" jsonschema:"The pane is in a mode, such as copy mode, where input goes to the mode instead of the program; null when the backend cannot tell."`
 	Mode             *string      `json:"mode" jsonschema:"The mode the pane is in, such as copy-mode; empty when none; null when the backend cannot tell."`
 	PaneID           ports.PaneID `json:"paneId" jsonschema:"The pane described, e.g. %3."`
@@ -429,6 +457,7 @@ func fromFacts(f lifecycle.PaneFacts) displayOutput {
 	out := displayOutput{
 		Dead:   f.Dead,
 		Height: f.Height,
+		Host:   hostOf(string(f.PaneID)),
 		PaneID: f.PaneID,
 		Width:  f.Width,
 		// A backend that does not know a pane's directory says "".

@@ -146,7 +146,12 @@ func (d Doctor) Run() []Result {
 		}
 		rs = append(rs, r)
 	case d.Config.SSH != "":
-		rs = append(rs, d.ssh()...)
+		rs = append(rs, d.ssh(d.Config.SSH)...)
+	case len(d.Config.Hosts) > 0:
+		// Every host of a server of several, one after the other.
+		for _, h := range d.Config.Hosts {
+			rs = append(rs, d.ssh(h.Destination)...)
+		}
 	default:
 		tmux := d.tmux()
 		rs = append(rs, tmux)
@@ -329,9 +334,9 @@ func (d Doctor) stateDir() Result {
 	return r
 }
 
-// ssh checks the -ssh destination answers in batch mode and runs tmux.
-func (d Doctor) ssh() []Result {
-	dest := d.Config.SSH
+// ssh checks an ssh destination (-ssh, or a host of several) answers in
+// batch mode and runs tmux.
+func (d Doctor) ssh(dest string) []Result {
 	base := []string{"-o", "BatchMode=yes", "-o", "ConnectTimeout=5"}
 	if d.Config.SSHConfig != "" {
 		base = append(base, "-F", d.Config.SSHConfig)

@@ -140,6 +140,21 @@ func TestDoctorChecksTheSSHDestinationInBatchMode(t *testing.T) {
 	}
 }
 
+// With several hosts, each destination is checked.
+func TestDoctorChecksEveryHost(t *testing.T) {
+	gate.Real(t, "stub programs")
+	stubs(t, map[string]string{"ssh": `for a; do last="$a"; done; [ "$last" = -V ] && echo "tmux 3.3a"; exit 0`})
+	rs := doctor(t, nil, "-ssh", "deploy@web1", "-ssh", "deploy@web2").Run()
+	for _, dest := range []string{"deploy@web1", "deploy@web2"} {
+		if r := find(t, rs, "ssh "+dest); r.Status != OK {
+			t.Errorf("%v", r)
+		}
+		if r := find(t, rs, "tmux on "+dest); r.Status != OK || r.Detail != "tmux 3.3a" {
+			t.Errorf("%v", r)
+		}
+	}
+}
+
 func TestDoctorFindsThePrivateDirectory(t *testing.T) {
 	dir := t.TempDir()
 	r := doctor(t, map[string]string{"XDG_RUNTIME_DIR": dir}).stateDir()
