@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -242,6 +243,13 @@ func (b schemaBuilder) property(f reflect.StructField, optional bool) (*jsonsche
 	if err := addKeywords(s, f.Tag.Get("schema")); err != nil {
 		return nil, err
 	}
+	if b.hosts {
+		// What a field of several hosts takes beyond, such as a name
+		// with its host in front.
+		if err := addKeywords(s, f.Tag.Get("hostsschema")); err != nil {
+			return nil, err
+		}
+	}
 	if nullable {
 		s = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{s, {Type: "null"}}}
 	}
@@ -250,8 +258,29 @@ func (b schemaBuilder) property(f reflect.StructField, optional bool) (*jsonsche
 			return nil, errors.New("an empty description")
 		}
 		s.Description = d
+		if _, isID := idSchemas[t]; isID && b.hosts {
+			s.Description = withHostExamples(d)
+		}
+	}
+	if d, ok := f.Tag.Lookup("hostsjsonschema"); ok && b.hosts {
+		if d == "" {
+			return nil, errors.New("an empty description for several hosts")
+		}
+		s.Description = d
 	}
 	return s, nil
+}
+
+// idExample is an id given as an example in a description: "e.g. %1".
+var idExample = regexp.MustCompile(`e\.g\. ([%@$]\d+)`)
+
+// withHostExamples is the description d of an id field as a server of
+// several hosts gives it: its examples of ids carry a host, as the ids it
+// takes and gives do, and a session named by its name is named after its
+// host too.
+func withHostExamples(d string) string {
+	d = idExample.ReplaceAllString(d, "e.g. web1:$1")
+	return strings.ReplaceAll(d, "or its exact name (", "or its exact name after its host (e.g. web1:work; ")
 }
 
 // value is the schema of a value of type t.

@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmux-mcp/tmux-mcp/adapters/mcp"
+	"github.com/tmux-mcp/tmux-mcp/ports"
 )
 
 // specifiedTools have a reference page with their schemas; contractTools
@@ -239,12 +240,20 @@ type wireSchemas struct {
 	input, output []byte
 }
 
-// advertisedOnTheWire returns the schemas of every tool of a server that
-// offers them all, read from its tools/list reply on stdio as raw JSON.
+// advertisedOnTheWire returns the schemas of every tool of a server of one
+// host that offers them all, read from its tools/list reply on stdio as
+// raw JSON.
 func advertisedOnTheWire(t *testing.T) map[string]wireSchemas {
 	t.Helper()
+	return advertisedBy(t, nil)
+}
+
+// advertisedBy is advertisedOnTheWire for a server of the hosts of hosts,
+// or of one host when hosts is nil.
+func advertisedBy(t *testing.T, hosts ports.HostLister) map[string]wireSchemas {
+	t.Helper()
 	stub := newManageStub(t)
-	r := serveStdioServer(t, mcp.NewServer(stub, mcp.Options{Manage: stub, Safety: mcp.TierDestructive}), mcp.StdioOptions{})
+	r := serveStdioServer(t, mcp.NewServer(stub, mcp.Options{Manage: stub, Hosts: hosts, Safety: mcp.TierDestructive}), mcp.StdioOptions{})
 	r.send(initializeLine(1, "2025-11-25"))
 	r.nextResult("1")
 	r.send(initializedLine, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
@@ -674,4 +683,60 @@ func mustJSON(v any) string {
 		return err.Error()
 	}
 	return string(data)
+}
+
+// hostsGoldenDir holds the golden copies of the schemas a server of
+// several hosts advertises where they differ from a server of one host's
+// (list_hosts, and the tools whose results say which host they came
+// from), so that a change of either is seen in review.
+const hostsGoldenDir = goldenDir + "/hosts"
+
+// noHosts is a HostLister of no host, enough to make a server advertise
+// what a server of several hosts does.
+type noHosts struct{}
+
+func (noHosts) Hosts(context.Context) []ports.HostInfo { return nil }
+func (noHosts) HostStatus() []ports.HostInfo          { return nil }
+
+// A server of several hosts advertises, byte for byte, its golden copy of
+// each schema that differs from a server of one host's, and the one
+// host's copy of every other; there is a golden copy of each schema that
+// differs and of no other.
+func TestSeveralHostsAdvertiseTheirGoldenCopiesByteForByte(t *testing.T) {
+	single := advertisedOnTheWire(t)
+	several := advertisedBy(t, noHosts{})
+	if _, ok := several["list_hosts"]; !ok {
+		t.Fatal("a server of several hosts does not list list_hosts")
+	}
+	files, err := filepath.Glob(filepath.Join(hostsGoldenDir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden []string
+	for _, f := range files {
+		golden = append(golden, filepath.Base(f))
+	}
+	var differ []string
+	for name, got := range several {
+		for kind, got := range map[string][]byte{"input": got.input, "output": got.output} {
+			one, listed := single[name]
+			oneKind := map[string][]byte{"input": one.input, "output": one.output}[kind]
+			if listed && bytes.Equal(got, oneKind) {
+				continue
+			}
+			file := name + "." + kind + ".json"
+			differ = append(differ, file)
+			data, err := os.ReadFile(filepath.Join(hostsGoldenDir, file))
+			if err != nil {
+				t.Errorf("%s differs from a server of one host's and has no golden copy: %v\n got %s", file, err, got)
+				continue
+			}
+			if want := compacted(t, data); !bytes.Equal(got, want) {
+				t.Errorf("a server of several hosts advertises a %s other than %s/%s, byte for byte:\n got %s\nwant %s", kind, hostsGoldenDir, file, got, want)
+			}
+		}
+	}
+	if slices.Sort(differ); !slices.Equal(golden, differ) {
+		t.Errorf("golden copies for several hosts %v, want one of each schema that differs %v", golden, differ)
+	}
 }
