@@ -696,7 +696,7 @@ const hostsGoldenDir = goldenDir + "/hosts"
 type noHosts struct{}
 
 func (noHosts) Hosts(context.Context) []ports.HostInfo { return nil }
-func (noHosts) HostStatus() []ports.HostInfo          { return nil }
+func (noHosts) HostStatus() []ports.HostInfo           { return nil }
 
 // A server of several hosts advertises, byte for byte, its golden copy of
 // each schema that differs from a server of one host's, and the one
